@@ -1,0 +1,116 @@
+package domains
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Domain is a loaded, validated domain. Build one with NewDomain.
+type Domain struct {
+	Name        string
+	Description string
+	Policy      string
+	Tasks       []Task
+	Tools       []ToolSpec
+	newEnv      func() (Env, error)
+}
+
+// Task returns the task with the given id.
+func (d *Domain) Task(id string) (*Task, bool) {
+	for i := range d.Tasks {
+		if d.Tasks[i].ID == id {
+			return &d.Tasks[i], true
+		}
+	}
+	return nil, false
+}
+
+// NewEnv returns a fresh environment with the task's initialization actions
+// applied. A failing initialization action is an error: the task's data is
+// broken and no simulation of it can be scored.
+func (d *Domain) NewEnv(task *Task) (Env, error) {
+	env, err := d.newEnv()
+	if err != nil {
+		return nil, fmt.Errorf("domain %s: %w", d.Name, err)
+	}
+	if task != nil && task.InitialState != nil {
+		for _, a := range task.InitialState.InitializationActions {
+			if res := env.Call(ToolCall{Name: a.Name, Arguments: a.Arguments}); res.Error {
+				return nil, fmt.Errorf("domain %s: task %s: initialization action %s: %s", d.Name, task.ID, a.Name, res.Content)
+			}
+		}
+	}
+	return env, nil
+}
+
+// GoldHash replays the task's expected actions on a fresh environment and
+// returns the resulting database hash: the state a perfect agent leaves.
+// Expected actions that fail (a policy says no) are replayed all the same,
+// as tau2-bench does; they must leave the state unchanged.
+func (d *Domain) GoldHash(task *Task) (string, error) {
+	env, err := d.NewEnv(task)
+	if err != nil {
+		return "", err
+	}
+	if task.EvaluationCriteria != nil {
+		for _, a := range task.EvaluationCriteria.Actions {
+			env.Call(ToolCall{Name: a.Name, Arguments: a.Arguments, Requestor: a.Requestor})
+		}
+	}
+	return env.Hash()
+}
+
+// Registry maps domain names to domains.
+type Registry struct {
+	domains map[string]*Domain
+}
+
+// NewRegistry returns a registry holding the given domains.
+func NewRegistry(ds ...*Domain) (*Registry, error) {
+	r := &Registry{domains: make(map[string]*Domain, len(ds))}
+	for _, d := range ds {
+		if _, dup := r.domains[d.Name]; dup {
+			return nil, fmt.Errorf("domain %q registered twice", d.Name)
+		}
+		r.domains[d.Name] = d
+	}
+	return r, nil
+}
+
+// Get returns a domain by name, or an error that lists the known names.
+func (r *Registry) Get(name string) (*Domain, error) {
+	if d, ok := r.domains[name]; ok {
+		return d, nil
+	}
+	return nil, fmt.Errorf("unknown domain %q (known: %s)", name, strings.Join(r.Names(), ", "))
+}
+
+// Names returns the registered domain names, sorted.
+func (r *Registry) Names() []string {
+	names := make([]string, 0, len(r.domains))
+	for n := range r.domains {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// All returns the registered domains in name order.
+func (r *Registry) All() []*Domain {
+	out := make([]*Domain, 0, len(r.domains))
+	for _, n := range r.Names() {
+		out = append(out, r.domains[n])
+	}
+	return out
+}
+
+// ToolNames returns the names of a domain's tools in registration order.
+func (d *Domain) ToolNames() []string {
+	names := make([]string, len(d.Tools))
+	for i, t := range d.Tools {
+		names[i] = t.Name
+	}
+	return slices.Clip(names)
+}
