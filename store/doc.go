@@ -1,0 +1,80 @@
+// Package store persists proctor's evaluations, simulations and per-request
+// metrics in a single bbolt file.
+//
+// It is proctor's lowest layer and imports no other proctor package. The
+// records' payloads (Evaluation.Data, Simulation.Data, Simulation.Requests)
+// are opaque JSON owned by the caller, package bench; the store only knows
+// the few fields it indexes or filters on: an evaluation's domain, agent URL
+// and status, and a simulation's task, trial and reward.
+//
+// # Layout
+//
+// Schema version 1 uses four top-level buckets:
+//
+//	meta         "schema_version" -> "1"
+//	evaluations  evaluation id -> JSON of Evaluation
+//	simulations  evaluation id -> nested bucket: simulation id -> JSON (Simulation without Requests)
+//	requests     evaluation id -> nested bucket: simulation id -> JSON of Simulation.Requests
+//
+// Evaluation ids from NewID are UUIDv7 strings, so the evaluations bucket is
+// ordered by creation time and ListEvaluations pages newest-first with a
+// cursor. Request metrics live apart from simulations so that reading all the
+// simulations of an evaluation does not read every request's metrics.
+//
+// # Durability and locking
+//
+// Each Put is one bbolt transaction, fsynced on commit (unless WithNoSync):
+// PutSimulation writes a simulation and its request metrics together, so a
+// crash loses at most the simulations in flight and a restarted run can skip
+// finished ones with SimulationIDs. After a crash, MarkInterrupted turns the
+// evaluations left "running" into "interrupted".
+//
+// bbolt locks the file: one process may open it read-write (other Opens fail
+// with ErrLocked after the lock timeout), or several may open it with
+// WithReadOnly. Within a process a *DB is safe for concurrent use.
+//
+// Open never truncates or rewrites an existing file: a file that is not a
+// proctor database, or one written by a newer schema version, is refused.
+//
+// # Example
+//
+//	path, err := store.DefaultPath()
+//	if err != nil {
+//		return err
+//	}
+//	db, err := store.Open(path)
+//	if errors.Is(err, store.ErrLocked) {
+//		return fmt.Errorf("another proctor is using %s: %w", path, err)
+//	} else if err != nil {
+//		return err
+//	}
+//	defer db.Close()
+//
+//	ev := store.Evaluation{
+//		ID:       store.NewID(),
+//		Domain:   "airline",
+//		AgentURL: "http://localhost:9999",
+//		Status:   "running",
+//		Data:     json.RawMessage(`{"trials":4}`),
+//	}
+//	if err := db.PutEvaluation(ctx, ev); err != nil {
+//		return err
+//	}
+//	done, err := db.SimulationIDs(ctx, ev.ID) // resume: skip these
+//	if err != nil {
+//		return err
+//	}
+//	if !done["task-3#0"] {
+//		err = db.PutSimulation(ctx, ev.ID, store.Simulation{
+//			ID: "task-3#0", TaskID: "task-3", Trial: 0, Reward: 1,
+//			Data:     json.RawMessage(`{"termination":"user_stop"}`),
+//			Requests: json.RawMessage(`[{"latency_ms":812,"status":200}]`),
+//		})
+//	}
+//
+//	recent, err := db.ListEvaluations(ctx, store.ListFilter{Domain: "airline", Limit: 10})
+//	// next page: store.ListFilter{Domain: "airline", Limit: 10, Before: recent[len(recent)-1].ID}
+//
+// Short ids work like git's: GetEvaluation accepts a unique prefix of at
+// least 8 characters.
+package store

@@ -1,0 +1,341 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"go.etcd.io/bbolt"
+)
+
+// Evaluation is one evaluation run: its indexed fields plus the caller's
+// full record in Data, which the store keeps as opaque JSON.
+type Evaluation struct {
+	// ID is the key; use NewID for new evaluations so keys sort by
+	// creation time.
+	ID string `json:"id"`
+	// Domain is the evaluated domain's name; ListFilter can select on it.
+	Domain string `json:"domain"`
+	// AgentURL is the evaluated agent's URL, compared verbatim by ListFilter.
+	AgentURL string `json:"agent_url"`
+	// Status is owned by the caller (running, completed, interrupted,
+	// failed, canceled, ...); ListFilter and MarkInterrupted compare it
+	// verbatim.
+	Status string `json:"status"`
+	// CreatedAt is set by PutEvaluation when zero: to the stored record's
+	// CreatedAt if one exists, else to UpdatedAt.
+	CreatedAt time.Time `json:"created_at"`
+	// UpdatedAt is set to the current time by PutEvaluation when zero.
+	UpdatedAt time.Time `json:"updated_at"`
+	// Data is the caller's record (config, summary...). It must be valid
+	// JSON or empty; it is stored compacted, and null or empty reads back
+	// as nil.
+	Data json.RawMessage `json:"data"`
+}
+
+// evalHeader is the part of a stored Evaluation that filters need; decoding
+// into it skips copying Data.
+type evalHeader struct {
+	Domain    string    `json:"domain"`
+	AgentURL  string    `json:"agent_url"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// NewID returns a new evaluation id: a UUIDv7 string. UUIDv7 strings start
+// with a millisecond timestamp and are monotonic within a process, so
+// evaluation keys sort by creation time.
+func NewID() string {
+	// NewV7 fails only if the system random source fails, which Go's
+	// crypto/rand treats as fatal anyway.
+	return uuid.Must(uuid.NewV7()).String()
+}
+
+// PutEvaluation inserts e or replaces the evaluation with the same ID. It
+// sets UpdatedAt to now if zero, and CreatedAt if zero (see Evaluation). It
+// does not touch the evaluation's simulations.
+func (db *DB) PutEvaluation(ctx context.Context, e Evaluation) error {
+	if err := validateID("evaluation", e.ID); err != nil {
+		return err
+	}
+	if e.UpdatedAt.IsZero() {
+		e.UpdatedAt = time.Now().UTC().Round(0)
+	}
+	e.Data = normRaw(e.Data)
+	if err := checkSize(fmt.Sprintf("data of evaluation %q", e.ID), len(e.Data)); err != nil {
+		return err // before encoding a huge payload
+	}
+	return db.update(ctx, func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketEvaluations)
+		if e.CreatedAt.IsZero() {
+			if old := b.Get([]byte(e.ID)); old != nil {
+				var h evalHeader
+				if json.Unmarshal(old, &h) == nil {
+					e.CreatedAt = h.CreatedAt
+				}
+			}
+			if e.CreatedAt.IsZero() {
+				e.CreatedAt = e.UpdatedAt
+			}
+		}
+		val, err := encodeJSON(e)
+		if err != nil {
+			return fmt.Errorf("store: encode evaluation %q: %w", e.ID, err)
+		}
+		if err := checkSize(fmt.Sprintf("evaluation %q", e.ID), len(val)); err != nil {
+			return err
+		}
+		return b.Put([]byte(e.ID), val)
+	})
+}
+
+// GetEvaluation returns the evaluation with the given id. Like a git short
+// hash, id may also be a prefix of at least 8 characters that matches exactly
+// one evaluation; an ambiguous prefix returns an error listing candidates.
+// A missing evaluation returns an error wrapping ErrNotFound.
+func (db *DB) GetEvaluation(ctx context.Context, id string) (Evaluation, error) {
+	if id == "" {
+		return Evaluation{}, fmt.Errorf("%w: empty evaluation id", ErrNotFound)
+	}
+	var out Evaluation
+	err := db.view(ctx, func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketEvaluations)
+		if b == nil {
+			return fmt.Errorf("%w: evaluation %q", ErrNotFound, id)
+		}
+		key := []byte(id)
+		if v := b.Get(key); v != nil {
+			var err error
+			out, err = decodeEvaluation(key, v)
+			return err
+		}
+		if len(id) < minPrefixLen {
+			return fmt.Errorf("%w: evaluation %q (an id prefix needs at least %d characters)", ErrNotFound, id, minPrefixLen)
+		}
+		const show = 5
+		var (
+			n          int
+			candidates []string
+			firstKey   []byte
+			firstVal   []byte
+		)
+		c := b.Cursor()
+		for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
+			if n == 0 {
+				firstKey, firstVal = k, v
+			}
+			if n < show {
+				candidates = append(candidates, string(k))
+			}
+			n++
+		}
+		switch n {
+		case 0:
+			return fmt.Errorf("%w: evaluation %q", ErrNotFound, id)
+		case 1:
+			var err error
+			out, err = decodeEvaluation(firstKey, firstVal)
+			return err
+		}
+		more := ""
+		if n > show {
+			more = fmt.Sprintf(" and %d more", n-show)
+		}
+		return fmt.Errorf("store: evaluation id prefix %q is ambiguous: it matches %d evaluations: %s%s; give more characters",
+			id, n, strings.Join(candidates, ", "), more)
+	})
+	if err != nil {
+		return Evaluation{}, err
+	}
+	return out, nil
+}
+
+// decodeEvaluation decodes a stored evaluation. The key is authoritative for
+// the ID. A corrupt value yields an error naming the key, never a panic.
+func decodeEvaluation(key, v []byte) (Evaluation, error) {
+	if v == nil {
+		return Evaluation{}, fmt.Errorf("store: corrupt evaluation %q: a nested bucket where a record was expected", key)
+	}
+	var e Evaluation
+	if err := json.Unmarshal(v, &e); err != nil {
+		return Evaluation{}, fmt.Errorf("store: corrupt evaluation %q: %w", key, err)
+	}
+	e.ID = string(key)
+	e.Data = normRaw(e.Data)
+	return e, nil
+}
+
+// ListFilter selects evaluations for ListEvaluations. Empty string fields
+// match everything; non-empty ones must match exactly.
+type ListFilter struct {
+	// Domain, AgentURL and Status select evaluations whose fields are
+	// equal to them.
+	Domain, AgentURL, Status string
+	// Limit is the maximum number of evaluations returned: 0 means 50,
+	// a negative value means no limit.
+	Limit int
+	// Before is a paging cursor: only evaluations whose id sorts strictly
+	// before it (that is, older ones) are returned. Pass the ID of the
+	// last evaluation of the previous page. It need not exist.
+	Before string
+}
+
+func (f ListFilter) matches(h evalHeader) bool {
+	return (f.Domain == "" || f.Domain == h.Domain) &&
+		(f.AgentURL == "" || f.AgentURL == h.AgentURL) &&
+		(f.Status == "" || f.Status == h.Status)
+}
+
+// ListEvaluations returns evaluations matching f, newest first (descending
+// id order, which is creation order for ids from NewID). It walks the keys
+// with a cursor from the newest (or from f.Before) and stops after f.Limit
+// matches, so a small page reads only what it needs. It returns an empty,
+// non-nil slice when nothing matches.
+func (db *DB) ListEvaluations(ctx context.Context, f ListFilter) ([]Evaluation, error) {
+	limit := f.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	filtering := f.Domain != "" || f.AgentURL != "" || f.Status != ""
+	out := []Evaluation{}
+	err := db.view(ctx, func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketEvaluations)
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		var k, v []byte
+		if f.Before != "" {
+			if k, v = c.Seek([]byte(f.Before)); k == nil {
+				k, v = c.Last() // every key is before the cursor
+			} else {
+				k, v = c.Prev() // Seek lands on the first key >= Before
+			}
+		} else {
+			k, v = c.Last()
+		}
+		for n := 0; k != nil; k, v = c.Prev() {
+			if err := checkCtx(ctx, n); err != nil {
+				return err
+			}
+			n++
+			if filtering {
+				if v == nil {
+					return fmt.Errorf("store: corrupt evaluation %q: a nested bucket where a record was expected", k)
+				}
+				var h evalHeader
+				if err := json.Unmarshal(v, &h); err != nil {
+					return fmt.Errorf("store: corrupt evaluation %q: %w", k, err)
+				}
+				if !f.matches(h) {
+					continue
+				}
+			}
+			e, err := decodeEvaluation(k, v)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+			if limit > 0 && len(out) >= limit {
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteEvaluation removes the evaluation with exactly this id (prefixes are
+// not accepted here) together with all its simulations and request metrics,
+// in one transaction. A missing evaluation returns an error wrapping
+// ErrNotFound.
+func (db *DB) DeleteEvaluation(ctx context.Context, id string) error {
+	if err := validateID("evaluation", id); err != nil {
+		return err
+	}
+	key := []byte(id)
+	return db.update(ctx, func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketEvaluations)
+		if b.Get(key) == nil {
+			return fmt.Errorf("%w: evaluation %q", ErrNotFound, id)
+		}
+		if err := b.Delete(key); err != nil {
+			return fmt.Errorf("store: delete evaluation %q: %w", id, err)
+		}
+		for _, name := range [][]byte{bucketSimulations, bucketRequests} {
+			parent := tx.Bucket(name)
+			if parent.Bucket(key) == nil {
+				continue
+			}
+			if err := parent.DeleteBucket(key); err != nil {
+				return fmt.Errorf("store: delete %s of evaluation %q: %w", name, id, err)
+			}
+		}
+		return nil
+	})
+}
+
+// MarkInterrupted sets Status to toStatus (and UpdatedAt to now) on every
+// evaluation whose Status equals fromStatus, in one transaction, and returns
+// how many it changed. proctor calls it at start-up to mark evaluations left
+// "running" by a crashed process. Both statuses must be non-empty.
+func (db *DB) MarkInterrupted(ctx context.Context, fromStatus, toStatus string) (int, error) {
+	if fromStatus == "" || toStatus == "" {
+		return 0, fmt.Errorf("store: MarkInterrupted needs non-empty statuses (got %q -> %q)", fromStatus, toStatus)
+	}
+	now := time.Now().UTC().Round(0)
+	count := 0
+	err := db.update(ctx, func(tx *bbolt.Tx) error {
+		b := tx.Bucket(bucketEvaluations)
+		type change struct{ key, val []byte }
+		var changes []change
+		c := b.Cursor()
+		n := 0
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if err := checkCtx(ctx, n); err != nil {
+				return err
+			}
+			n++
+			if v == nil {
+				return fmt.Errorf("store: corrupt evaluation %q: a nested bucket where a record was expected", k)
+			}
+			var h evalHeader
+			if err := json.Unmarshal(v, &h); err != nil {
+				return fmt.Errorf("store: corrupt evaluation %q: %w", k, err)
+			}
+			if h.Status != fromStatus {
+				continue
+			}
+			e, err := decodeEvaluation(k, v)
+			if err != nil {
+				return err
+			}
+			e.Status, e.UpdatedAt = toStatus, now
+			val, err := encodeJSON(e)
+			if err != nil {
+				return fmt.Errorf("store: encode evaluation %q: %w", k, err)
+			}
+			// Keys and values are only valid during the transaction and
+			// must not be modified while the cursor walks: write after.
+			changes = append(changes, change{bytes.Clone(k), val})
+		}
+		for _, ch := range changes {
+			if err := b.Put(ch.key, ch.val); err != nil {
+				return fmt.Errorf("store: update evaluation %q: %w", ch.key, err)
+			}
+		}
+		count = len(changes)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return count, nil
+}

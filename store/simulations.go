@@ -1,0 +1,236 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"go.etcd.io/bbolt"
+)
+
+// Simulation is one simulation (one task x one trial) of an evaluation.
+type Simulation struct {
+	// ID is the caller's key, e.g. "task-3#0", unique within an evaluation.
+	ID string `json:"id"`
+	// TaskID is the task simulated.
+	TaskID string `json:"task_id"`
+	// Trial is the trial number of the task.
+	Trial int `json:"trial"`
+	// Reward is the simulation's reward; it must be finite.
+	Reward float64 `json:"reward"`
+	// Data is the full simulation result (transcript, reward breakdown,
+	// metrics) as opaque JSON; stored compacted, null or empty reads back
+	// as nil.
+	Data json.RawMessage `json:"data"`
+	// Requests is the per-request metrics array. It is stored in its own
+	// bucket so that listing simulations does not read it; Simulations
+	// leaves it nil, Requests returns it.
+	Requests json.RawMessage `json:"requests"`
+}
+
+// simRecord is the stored form of a Simulation: everything but Requests.
+type simRecord struct {
+	ID     string          `json:"id"`
+	TaskID string          `json:"task_id"`
+	Trial  int             `json:"trial"`
+	Reward float64         `json:"reward"`
+	Data   json.RawMessage `json:"data"`
+}
+
+// PutSimulation inserts s into evaluation evalID, or replaces the simulation
+// with the same ID. The simulation and its request metrics are written in one
+// transaction, so a crash loses at most the simulations still in flight and
+// never leaves one without its metrics. Replacing a simulation with nil
+// Requests removes its old request metrics. The evaluation must exist (else
+// the error wraps ErrNotFound).
+//
+// Calls from many goroutines are group-committed: bbolt may put several
+// simulations in one transaction and one fsync. Each call returns only once
+// its simulation is durable, so a simulation acknowledged is never lost.
+func (db *DB) PutSimulation(ctx context.Context, evalID string, s Simulation) error {
+	if err := validateID("evaluation", evalID); err != nil {
+		return err
+	}
+	if err := validateID("simulation", s.ID); err != nil {
+		return err
+	}
+	if math.IsNaN(s.Reward) || math.IsInf(s.Reward, 0) {
+		return fmt.Errorf("store: simulation %q of evaluation %q: reward %v is not a finite number", s.ID, evalID, s.Reward)
+	}
+	if err := checkSize(fmt.Sprintf("data of simulation %q of evaluation %q", s.ID, evalID), len(s.Data)); err != nil {
+		return err // before encoding a huge payload
+	}
+	// Encode outside the write transaction: writers are serialized.
+	val, err := encodeJSON(simRecord{ID: s.ID, TaskID: s.TaskID, Trial: s.Trial, Reward: s.Reward, Data: normRaw(s.Data)})
+	if err != nil {
+		return fmt.Errorf("store: encode simulation %q of evaluation %q: %w", s.ID, evalID, err)
+	}
+	if err := checkSize(fmt.Sprintf("simulation %q of evaluation %q", s.ID, evalID), len(val)); err != nil {
+		return err
+	}
+	var reqs []byte
+	if r := normRaw(s.Requests); r != nil {
+		if err := checkSize(fmt.Sprintf("request metrics of simulation %q of evaluation %q", s.ID, evalID), len(r)); err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, r); err != nil {
+			return fmt.Errorf("store: request metrics of simulation %q of evaluation %q are not valid JSON: %w", s.ID, evalID, err)
+		}
+		reqs = buf.Bytes()
+	}
+
+	ekey, skey := []byte(evalID), []byte(s.ID)
+	return db.batch(ctx, func(tx *bbolt.Tx) error {
+		if tx.Bucket(bucketEvaluations).Get(ekey) == nil {
+			return fmt.Errorf("%w: evaluation %q (storing simulation %q)", ErrNotFound, evalID, s.ID)
+		}
+		sims, err := tx.Bucket(bucketSimulations).CreateBucketIfNotExists(ekey)
+		if err != nil {
+			return fmt.Errorf("store: simulations bucket of evaluation %q: %w", evalID, err)
+		}
+		if err := sims.Put(skey, val); err != nil {
+			return fmt.Errorf("store: put simulation %q of evaluation %q: %w", s.ID, evalID, err)
+		}
+		parent := tx.Bucket(bucketRequests)
+		if reqs == nil {
+			if rb := parent.Bucket(ekey); rb != nil {
+				if err := rb.Delete(skey); err != nil {
+					return fmt.Errorf("store: delete request metrics of simulation %q of evaluation %q: %w", s.ID, evalID, err)
+				}
+			}
+			return nil
+		}
+		rb, err := parent.CreateBucketIfNotExists(ekey)
+		if err != nil {
+			return fmt.Errorf("store: requests bucket of evaluation %q: %w", evalID, err)
+		}
+		if err := rb.Put(skey, reqs); err != nil {
+			return fmt.Errorf("store: put request metrics of simulation %q of evaluation %q: %w", s.ID, evalID, err)
+		}
+		return nil
+	})
+}
+
+// evalExists returns an ErrNotFound error if evaluation evalID is missing.
+func evalExists(tx *bbolt.Tx, evalID string) error {
+	b := tx.Bucket(bucketEvaluations)
+	if b == nil || b.Get([]byte(evalID)) == nil {
+		return fmt.Errorf("%w: evaluation %q", ErrNotFound, evalID)
+	}
+	return nil
+}
+
+// nested returns the nested bucket evalID of top-level bucket parent, or nil.
+func nested(tx *bbolt.Tx, parent []byte, evalID string) *bbolt.Bucket {
+	p := tx.Bucket(parent)
+	if p == nil {
+		return nil
+	}
+	return p.Bucket([]byte(evalID))
+}
+
+// Simulations returns the simulations of evaluation evalID (exact id),
+// sorted by ID (byte order), without their Requests. It returns an empty,
+// non-nil slice for an evaluation with no simulations, and an error wrapping
+// ErrNotFound for a missing evaluation.
+func (db *DB) Simulations(ctx context.Context, evalID string) ([]Simulation, error) {
+	out := []Simulation{}
+	err := db.view(ctx, func(tx *bbolt.Tx) error {
+		if err := evalExists(tx, evalID); err != nil {
+			return err
+		}
+		b := nested(tx, bucketSimulations, evalID)
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		n := 0
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if err := checkCtx(ctx, n); err != nil {
+				return err
+			}
+			n++
+			if v == nil {
+				return fmt.Errorf("store: corrupt simulation %q of evaluation %q: a nested bucket where a record was expected", k, evalID)
+			}
+			var r simRecord
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("store: corrupt simulation %q of evaluation %q: %w", k, evalID, err)
+			}
+			out = append(out, Simulation{
+				ID:     string(k), // the key is authoritative
+				TaskID: r.TaskID,
+				Trial:  r.Trial,
+				Reward: r.Reward,
+				Data:   normRaw(r.Data),
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SimulationIDs returns the set of simulation ids stored for evaluation
+// evalID. It reads keys only, so it is cheap; a resumed evaluation uses it to
+// skip the simulations already done. A missing evaluation returns an error
+// wrapping ErrNotFound.
+func (db *DB) SimulationIDs(ctx context.Context, evalID string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := db.view(ctx, func(tx *bbolt.Tx) error {
+		if err := evalExists(tx, evalID); err != nil {
+			return err
+		}
+		b := nested(tx, bucketSimulations, evalID)
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		n := 0
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			if err := checkCtx(ctx, n); err != nil {
+				return err
+			}
+			n++
+			out[string(k)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Requests returns the per-request metrics stored with simulation simID of
+// evaluation evalID: the JSON given as Simulation.Requests, compacted, or nil
+// if none was given. A missing evaluation or simulation returns an error
+// wrapping ErrNotFound.
+func (db *DB) Requests(ctx context.Context, evalID, simID string) (json.RawMessage, error) {
+	var out json.RawMessage
+	err := db.view(ctx, func(tx *bbolt.Tx) error {
+		if err := evalExists(tx, evalID); err != nil {
+			return err
+		}
+		skey := []byte(simID)
+		sims := nested(tx, bucketSimulations, evalID)
+		if sims == nil || sims.Get(skey) == nil {
+			return fmt.Errorf("%w: simulation %q of evaluation %q", ErrNotFound, simID, evalID)
+		}
+		if rb := nested(tx, bucketRequests, evalID); rb != nil {
+			if v := rb.Get(skey); v != nil {
+				out = bytes.Clone(v) // v is only valid inside the transaction
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
