@@ -11,7 +11,7 @@
 //
 // Usage:
 //
-//	reg := domains.Builtin()
+//	reg, err := builtin.Registry() // package domains/builtin
 //	d, err := reg.Get("mock")
 //	env, err := d.NewEnv(&d.Tasks[0])
 //	out := env.Call(domains.ToolCall{Name: "get_user", Arguments: map[string]any{"user_id": "u-1001"}})

@@ -106,7 +106,12 @@ func NewDomain[DB any](s Spec[DB]) (*Domain, error) {
 	if err := strictDecode(s.DB, &probe); err != nil {
 		return nil, fmt.Errorf("domain %s: database: %w", s.Name, err)
 	}
+	ids := make(map[string]bool, len(s.Tasks))
 	for _, t := range s.Tasks {
+		if ids[t.ID] {
+			return nil, fmt.Errorf("domain %s: duplicate task id %q", s.Name, t.ID)
+		}
+		ids[t.ID] = true
 		if err := t.Validate(); err != nil {
 			return nil, fmt.Errorf("domain %s: %w", s.Name, err)
 		}

@@ -59,12 +59,14 @@ type EvaluationCriteria struct {
 // Action is an expected tool call. CompareArgs names the arguments that must
 // match; nil means all of Arguments.
 type Action struct {
-	ActionID    string         `json:"action_id,omitempty"`
-	Requestor   string         `json:"requestor,omitempty"`
-	Name        string         `json:"name"`
-	Arguments   map[string]any `json:"arguments"`
-	Info        string         `json:"info,omitempty"`
-	CompareArgs []string       `json:"compare_args,omitempty"`
+	ActionID  string         `json:"action_id,omitempty"`
+	Requestor string         `json:"requestor,omitempty"`
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+	Info      string         `json:"info,omitempty"`
+	// CompareArgs is not omitempty: an empty list (compare nothing) and an
+	// absent one (compare everything) mean opposite things.
+	CompareArgs []string `json:"compare_args"`
 }
 
 // Bases returns the task's reward bases, defaulting to DB and COMMUNICATE as
