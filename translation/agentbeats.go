@@ -1,0 +1,128 @@
+package translation
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/proctor-eval/proctor/domains"
+)
+
+// Markers of the agentbeats profile. proctor's reference agent parses them,
+// so they are part of the wire contract and must not change.
+const (
+	// AgentBeatsUserPrefix starts the line that carries the user's words.
+	AgentBeatsUserPrefix = "User message: "
+	// AgentBeatsToolResultPrefix starts each tool result block, which reads
+	// "Tool call result (<tool name>):\n<content>".
+	AgentBeatsToolResultPrefix = "Tool call result ("
+	// RespondTool is the pseudo-tool the agent calls to talk to the user. A
+	// call of it is never run: its content becomes [Reply.Text].
+	RespondTool = "respond"
+)
+
+const agentBeatsName = "agentbeats"
+
+// agentBeats is the default profile: the first message carries the policy,
+// the tools as OpenAI function JSON plus the respond pseudo-tool, and the
+// reply format; every message then carries the user's words or tool results
+// as plain text.
+type agentBeats struct{}
+
+func (agentBeats) Name() string { return agentBeatsName }
+
+func (agentBeats) Render(setup Setup, first bool, in Input) []*a2a.Part {
+	var b strings.Builder
+	if first {
+		b.WriteString("<policy>\n")
+		b.WriteString(strings.TrimSpace(setup.Policy))
+		b.WriteString("\n</policy>\n\n")
+		b.WriteString("You are the assistant in this conversation and must follow the policy above. " +
+			"In every reply you either call one tool or talk to the user, never both: " +
+			"you may call at most one tool per reply. " +
+			"Tool results come back to you in the next message; the user does not see your tool calls or their results.\n\n")
+		b.WriteString("These are the tools you can use, in OpenAI function format. " +
+			"The \"" + RespondTool + "\" tool sends a message to the user:\n")
+		b.WriteString(openAIToolsJSON(setup.Tools))
+		b.WriteString("\n\n")
+		b.WriteString("Answer with exactly one JSON object and nothing else:\n" +
+			`{"name": "<tool name or ` + RespondTool + `>", "arguments": {...}}` + "\n" +
+			"You may wrap the object in <json>...</json>. To talk to the user, reply with " +
+			`{"name": "` + RespondTool + `", "arguments": {"content": "<your message>"}}.` + "\n\n")
+	}
+	b.WriteString(renderAgentBeatsInput(in))
+	return []*a2a.Part{a2a.NewTextPart(b.String())}
+}
+
+// renderAgentBeatsInput renders tool results (one block per outcome, in call
+// order) and then the user's words. With neither, it renders an empty user
+// message so that every message has a body.
+func renderAgentBeatsInput(in Input) string {
+	blocks := make([]string, 0, len(in.ToolResults)+1)
+	for _, o := range in.ToolResults {
+		content := o.Result.Content
+		if o.Result.Error && !strings.HasPrefix(content, "Error") {
+			content = "Error: " + content
+		}
+		blocks = append(blocks, AgentBeatsToolResultPrefix+o.Call.Name+"):\n"+content)
+	}
+	if in.UserText != "" || len(in.ToolResults) == 0 {
+		blocks = append(blocks, AgentBeatsUserPrefix+in.UserText)
+	}
+	return strings.Join(blocks, "\n\n")
+}
+
+// openAITool is one entry of the tools array in OpenAI function format.
+type openAITool struct {
+	Type     string         `json:"type"`
+	Function openAIFunction `json:"function"`
+}
+
+type openAIFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// emptyParameters stands in for a tool whose schema is missing or malformed,
+// so that rendering never fails.
+var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+
+var respondParameters = json.RawMessage(`{"type":"object","properties":{"content":{"type":"string",` +
+	`"description":"The message to send to the user."}},"required":["content"]}`)
+
+// openAIToolsJSON renders the domain tools plus the respond pseudo-tool as
+// an indented JSON array. A domain tool named like the pseudo-tool is left
+// out: the agent could not call it anyway.
+func openAIToolsJSON(specs []domains.ToolSpec) string {
+	tools := make([]openAITool, 0, len(specs)+1)
+	for _, s := range specs {
+		if s.Name == RespondTool {
+			continue
+		}
+		params := s.Parameters
+		if t := bytes.TrimSpace(params); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+			params = emptyParameters
+		}
+		tools = append(tools, openAITool{Type: "function", Function: openAIFunction{
+			Name: s.Name, Description: s.Description, Parameters: params,
+		}})
+	}
+	tools = append(tools, openAITool{Type: "function", Function: openAIFunction{
+		Name: RespondTool,
+		Description: "Send a message to the user: use it to talk to the user, " +
+			"for example to ask for information, confirm an action or give an answer.",
+		Parameters: respondParameters,
+	}})
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(tools); err != nil {
+		// Unreachable: every parameters value is valid JSON.
+		return "[]"
+	}
+	return strings.TrimRight(buf.String(), "\n")
+}

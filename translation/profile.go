@@ -1,0 +1,102 @@
+package translation
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/proctor-eval/proctor/domains"
+)
+
+// Setup is what the agent is told once, at the start of a conversation: the
+// domain policy it must follow and the tools it may call.
+type Setup struct {
+	// Policy is the domain policy the agent must follow.
+	Policy string
+	// Tools are the domain's tools, in the order they are presented.
+	Tools []domains.ToolSpec
+}
+
+// Input is one message to the agent: either the user's words or the results
+// of the tool calls the agent made in its previous reply (in call order).
+type Input struct {
+	// UserText is what the simulated user said.
+	UserText string
+	// ToolResults are the outcomes of the agent's previous tool calls.
+	ToolResults []ToolOutcome
+}
+
+// ToolOutcome pairs a tool call the agent made with what it returned.
+type ToolOutcome struct {
+	// Call is the call as the agent made it (see [Reply.ToolCalls]).
+	Call domains.ToolCall
+	// Result is what the domain environment returned for it.
+	Result domains.ToolResult
+}
+
+// Reply is an agent reply after parsing.
+type Reply struct {
+	// Text is what the user sees ("" when the reply is only tool calls).
+	Text string
+	// ToolCalls are the calls to run, in order. Every call has a non-empty
+	// Name, non-nil Arguments and an ID unique within the reply: the agent's
+	// own when it gave one, otherwise "call-1", "call-2", ...
+	ToolCalls []domains.ToolCall
+	// Format says how the reply was recognised: "text", "json",
+	// "fenced_json", "json_tag" or "data_part". It is for results and
+	// debugging only.
+	Format string
+}
+
+// Reply formats, the values of [Reply.Format].
+const (
+	formatText       = "text"
+	formatJSON       = "json"
+	formatFencedJSON = "fenced_json"
+	formatJSONTag    = "json_tag"
+	formatDataPart   = "data_part"
+)
+
+// Profile decides what the remote agent is told and how. Replies are parsed
+// by [ParseReply] whatever the profile.
+type Profile interface {
+	// Name is the profile's registered name, as accepted by [ProfileByName].
+	Name() string
+	// Render builds the parts of the next message to the agent. first is
+	// true for the first message of a conversation, which carries the Setup.
+	Render(setup Setup, first bool, in Input) []*a2a.Part
+}
+
+// defaultProfile is the profile used when none is named.
+const defaultProfile = agentBeatsName
+
+// profiles holds every known profile by name. New profiles (tau2-a2a,
+// structured) register here.
+var profiles = map[string]Profile{
+	agentBeatsName: agentBeats{},
+}
+
+// ProfileByName returns the named profile. The empty name selects the
+// default profile, "agentbeats". An unknown name is an error that lists the
+// known ones.
+func ProfileByName(name string) (Profile, error) {
+	if name == "" {
+		name = defaultProfile
+	}
+	if p, ok := profiles[name]; ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("translation: unknown profile %q (known: %s)", name, strings.Join(ProfileNames(), ", "))
+}
+
+// ProfileNames returns the names of the known profiles, sorted.
+func ProfileNames() []string {
+	names := make([]string, 0, len(profiles))
+	for n := range profiles {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
