@@ -1,0 +1,227 @@
+package refagent
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/mock"
+)
+
+// Version is the reference agent's version, as its agent card reports it.
+const Version = "0.1.0"
+
+// MaxContexts bounds the conversations an Agent remembers; beyond it the least
+// recently used one is forgotten.
+const MaxContexts = 10000
+
+// protocolVersion is the A2A protocol version the agent serves.
+const protocolVersion a2a.ProtocolVersion = "1.0"
+
+// Agent is the rule-based reference agent for one domain. It keeps the state
+// of each conversation (A2A context) in memory; it is safe for concurrent use.
+type Agent struct {
+	domain *domains.Domain
+
+	mu    sync.Mutex
+	convs map[string]*list.Element // context id -> element of order
+	order *list.List               // of *entry, most recently used first
+	max   int
+}
+
+// entry is one remembered conversation.
+type entry struct {
+	contextID string
+	conv      *conversation
+}
+
+// New returns a reference agent for d. Only domains the agent has rules for
+// are accepted: for now the built-in mock domain.
+func New(d *domains.Domain) (*Agent, error) {
+	if d == nil {
+		return nil, errors.New("refagent: nil domain")
+	}
+	if d.Name != mock.Name {
+		return nil, fmt.Errorf("refagent: no rules for domain %q (supported: %s)", d.Name, mock.Name)
+	}
+	have := d.ToolNames()
+	for _, t := range mockTools {
+		if !slices.Contains(have, t) {
+			return nil, fmt.Errorf("refagent: domain %s lacks the tool %s its rules use", d.Name, t)
+		}
+	}
+	return &Agent{domain: d, convs: make(map[string]*list.Element), order: list.New(), max: MaxContexts}, nil
+}
+
+// Card returns the agent card advertising the JSON-RPC interface at url.
+func (a *Agent) Card(url string) *a2a.AgentCard {
+	return &a2a.AgentCard{
+		Name:        "proctor reference agent (" + a.domain.Name + ")",
+		Description: "A rule-based agent, no LLM, that follows the " + a.domain.Name + " domain's policy. It speaks proctor's agentbeats message profile and replies with one JSON object: a tool call or a respond. Use it to check that an evaluation pipeline works end to end.",
+		Version:     Version,
+		SupportedInterfaces: []*a2a.AgentInterface{{
+			URL:             url,
+			ProtocolBinding: a2a.TransportProtocolJSONRPC,
+			ProtocolVersion: protocolVersion,
+		}},
+		Capabilities:       a2a.AgentCapabilities{Streaming: true},
+		DefaultInputModes:  []string{"text/plain"},
+		DefaultOutputModes: []string{"text/plain"},
+		Skills: []a2a.AgentSkill{{
+			ID:          a.domain.Name + "-support",
+			Name:        "Taskly help desk",
+			Description: a.domain.Description,
+			Tags:        []string{"tau-bench", "agentbeats", "reference", a.domain.Name},
+			Examples:    []string{"User message: Hi, I'm jane.park@example.com. Please add a task 'Order catering' with medium priority."},
+		}},
+	}
+}
+
+// Handler serves the agent: its card at /.well-known/agent-card.json and
+// A2A JSON-RPC (protocol 1.0) at every other path. cardURL is the URL the card
+// advertises for the JSON-RPC interface, usually the server's base URL.
+func (a *Agent) Handler(cardURL string) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(a.Card(cardURL)))
+	mux.Handle("/", a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(&executor{agent: a})))
+	return mux
+}
+
+// Serve runs a reference agent for d on ln until ctx ends, then shuts down
+// gracefully. The card advertises the listener's address (a loopback address
+// when it listens on all interfaces); to advertise another URL, serve
+// [Agent.Handler] yourself. Serve closes ln.
+func Serve(ctx context.Context, ln net.Listener, d *domains.Domain) error {
+	a, err := New(d)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv := &http.Server{Handler: a.Handler(BaseURL(ln.Addr())), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("refagent: serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		srv.Close()
+		return fmt.Errorf("refagent: shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("refagent: serve: %w", err)
+	}
+	return nil
+}
+
+// BaseURL is the http URL of a listener's address, with a trailing slash.
+// An unspecified host (0.0.0.0, ::) becomes the loopback address.
+func BaseURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String() + "/"
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+		if ip.To4() == nil {
+			host = "::1"
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
+}
+
+// Reply computes the agent's reply, a JSON object in the agentbeats profile,
+// to one incoming message text of a conversation. A message carrying the
+// policy starts the conversation afresh.
+func (a *Agent) Reply(contextID, text string) (out string) {
+	in := parseInput(text)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	defer func() {
+		// A bug in the rules must cost one conversation, not the server.
+		if r := recover(); r != nil {
+			a.conversation(contextID, true)
+			out = say("Sorry, something went wrong on my side. Let's start over: what can I do for you?").JSON()
+		}
+	}()
+	return a.conversation(contextID, in.First).step(in).JSON()
+}
+
+// conversation returns the state of a context, creating it (or replacing it,
+// when fresh is set) and marking it most recently used. a.mu must be held.
+func (a *Agent) conversation(contextID string, fresh bool) *conversation {
+	if el, ok := a.convs[contextID]; ok {
+		a.order.MoveToFront(el)
+		e := el.Value.(*entry)
+		if fresh {
+			e.conv = &conversation{}
+		}
+		return e.conv
+	}
+	e := &entry{contextID: contextID, conv: &conversation{}}
+	a.convs[contextID] = a.order.PushFront(e)
+	for a.order.Len() > a.max {
+		oldest := a.order.Back()
+		a.order.Remove(oldest)
+		delete(a.convs, oldest.Value.(*entry).contextID)
+	}
+	return e.conv
+}
+
+// contexts reports how many conversations the agent remembers.
+func (a *Agent) contexts() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.order.Len()
+}
+
+// executor adapts the Agent to a2asrv: every request gets one agent Message.
+type executor struct{ agent *Agent }
+
+var _ a2asrv.AgentExecutor = (*executor)(nil)
+
+// Execute answers the request's message with the agent's reply.
+func (e *executor) Execute(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		out := e.agent.Reply(ec.ContextID, messageText(ec.Message))
+		msg := a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart(out))
+		msg.ContextID = ec.ContextID
+		yield(msg, nil)
+	}
+}
+
+// Cancel cancels nothing: the agent answers at once and keeps no tasks.
+func (e *executor) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
+	}
+}
+
+// messageText joins the text parts of a message.
+func messageText(m *a2a.Message) string {
+	if m == nil {
+		return ""
+	}
+	var texts []string
+	for _, p := range m.Parts {
+		if p != nil && p.Text() != "" {
+			texts = append(texts, p.Text())
+		}
+	}
+	return strings.Join(texts, "\n")
+}

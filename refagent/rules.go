@@ -1,0 +1,432 @@
+package refagent
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// The mock domain's tools, as the rules call them.
+const (
+	toolFindUser = "find_user_by_email"
+	toolGetUser  = "get_user"
+	toolList     = "list_tasks"
+	toolCreate   = "create_task"
+	toolUpdate   = "update_task_status"
+	toolDelete   = "delete_task"
+	toolTransfer = "transfer_to_human_agents"
+)
+
+// mockTools are the tools the rules need from the domain.
+var mockTools = []string{toolFindUser, toolGetUser, toolList, toolCreate, toolUpdate, toolDelete, toolTransfer}
+
+// awaiting is what the agent asked the user and waits for.
+type awaiting int
+
+const (
+	awaitNothing  awaiting = iota
+	awaitConfirm           // yes or no to the delete at the head of the queue
+	awaitPriority          // a priority for the create at the head of the queue
+)
+
+// trackedTask is a task as the mock domain's tools return it.
+type trackedTask struct {
+	TaskID   string `json:"task_id"`
+	Title    string `json:"title"`
+	Priority string `json:"priority"`
+	Status   string `json:"status"`
+}
+
+// conversation is the state machine of one conversation (one A2A context).
+// step is its only entry point: given the parsed incoming message it returns
+// the next reply. It does no I/O, so tests drive it directly.
+type conversation struct {
+	email       string // the email to authenticate with, lowercased
+	triedEmail  string // the last email looked up
+	userID      string // set once authenticated
+	userName    string
+	tasks       []trackedTask // the user's tasks, once listed
+	haveTasks   bool
+	queue       []op // the user's requests, in the order given
+	await       awaiting
+	pending     string   // the tool called last, whose result is due
+	notes       []string // what to tell the user in the next respond
+	transferred bool
+}
+
+// step consumes one incoming message and decides the next reply.
+func (c *conversation) step(in input) reply {
+	if len(in.Results) > 0 {
+		for _, r := range in.Results {
+			c.onResult(r)
+		}
+	} else {
+		c.onUser(in.User)
+	}
+	return c.advance()
+}
+
+// onUser updates the state with what the user said.
+func (c *conversation) onUser(text string) {
+	u := parseUtterance(text)
+	if c.transferred {
+		if u.closing {
+			c.note("You're welcome!")
+		}
+		c.note("A human agent will take over this conversation shortly.")
+		return
+	}
+	if len(c.queue) == 0 {
+		c.await = awaitNothing // nothing left to confirm or complete
+	}
+	switch c.await {
+	case awaitConfirm:
+		c.await = awaitNothing
+		head := c.queue[0]
+		switch {
+		case u.deny:
+			c.pop()
+			c.note(fmt.Sprintf("Okay, I won't delete %s; it stays on your list.", head.target()))
+			return
+		case u.affirm:
+			c.queue[0].confirmed = true
+			return
+		}
+		c.pop() // the user moved on without confirming: do not delete
+		c.note(fmt.Sprintf("I did not delete %s, since you did not confirm.", head.target()))
+	case awaitPriority:
+		c.await = awaitNothing
+		if u.priority != "" && len(u.ops) == 0 {
+			c.queue[0].priority = u.priority
+			return
+		}
+		c.pop()
+	}
+	if len(u.emails) > 0 && u.emails[0] != c.email {
+		c.email = u.emails[0]
+		if c.userID != "" { // a different account: authenticate again
+			c.userID, c.userName, c.tasks, c.haveTasks = "", "", nil, false
+		}
+	}
+	c.queue = append(c.queue, u.ops...)
+	switch {
+	case len(u.ops) > 0 || len(u.emails) > 0:
+	case u.closing:
+		c.note("You're welcome! Have a great day.")
+	case c.userID == "":
+		c.note("I can help you view, create, update and delete your Taskly tasks. To start, what is the email address of your Taskly account?")
+	default:
+		c.note("I can help you view, create, update and delete your Taskly tasks. What would you like me to do?")
+	}
+}
+
+// advance picks the next tool call, or speaks when nothing is left to call.
+func (c *conversation) advance() reply {
+	for {
+		if c.userID == "" && c.email != "" && c.email != c.triedEmail {
+			c.triedEmail = c.email
+			return c.call(toolFindUser, map[string]any{"email": c.email})
+		}
+		if len(c.queue) == 0 {
+			return c.flush()
+		}
+		if c.userID == "" {
+			if len(c.notes) == 0 {
+				c.note("Before I can help, please tell me the email address of your Taskly account so I can verify your identity.")
+			}
+			return c.flush()
+		}
+		o := &c.queue[0]
+		switch o.kind {
+		case opTransfer:
+			summary := fmt.Sprintf("User %s (%s) needs help outside the help desk's scope. Their request: %s", c.userID, c.email, o.request)
+			return c.call(toolTransfer, map[string]any{"summary": summary})
+		case opPlan:
+			return c.call(toolGetUser, map[string]any{"user_id": c.userID})
+		case opCreate:
+			if o.priority == "" {
+				c.await = awaitPriority
+				c.note(fmt.Sprintf("What priority should %s have: low, medium or high?", o.target()))
+				return c.flush()
+			}
+			return c.call(toolCreate, map[string]any{"user_id": c.userID, "title": o.title, "priority": o.priority})
+		}
+		if !c.haveTasks {
+			return c.call(toolList, map[string]any{"user_id": c.userID})
+		}
+		if o.kind == opReport {
+			c.note(c.report(o.status))
+			c.pop()
+			continue
+		}
+		t, ok := c.resolve(*o)
+		if !ok {
+			if o.title == "" {
+				c.note(fmt.Sprintf("Task %s is not one of your tasks, so I can't change it. I can only act on tasks that belong to your own account.", o.taskID))
+			} else {
+				c.note(fmt.Sprintf("I couldn't find a task called %s on your account.", o.target()))
+			}
+			c.pop()
+			continue
+		}
+		o.taskID, o.title = t.TaskID, t.Title
+		switch o.kind {
+		case opUpdate:
+			if t.Status == o.status {
+				c.note(fmt.Sprintf("%s is already %s.", capitalize(o.target()), statusText(o.status)))
+				c.pop()
+				continue
+			}
+			return c.call(toolUpdate, map[string]any{"task_id": o.taskID, "status": o.status})
+		case opDelete:
+			if !o.confirmed {
+				c.await = awaitConfirm
+				c.note(fmt.Sprintf("Just to confirm: do you want me to permanently delete your task %s (%s)? This cannot be undone. Please reply yes to confirm.", o.target(), o.taskID))
+				return c.flush()
+			}
+			return c.call(toolDelete, map[string]any{"task_id": o.taskID})
+		}
+		c.pop() // unreachable: every kind is handled above
+	}
+}
+
+// onResult applies the result of the tool called last.
+func (c *conversation) onResult(r toolResult) {
+	name := c.pending
+	if name == "" {
+		return // nothing was asked: ignore stray results
+	}
+	c.pending = ""
+	if name == toolFindUser {
+		if r.Error {
+			c.note(fmt.Sprintf("I couldn't find a Taskly account with the email %s. Could you check the address and send it again?", c.triedEmail))
+			return
+		}
+		var u struct {
+			UserID string `json:"user_id"`
+			Name   string `json:"name"`
+		}
+		if err := json.Unmarshal([]byte(r.Content), &u); err != nil || u.UserID == "" {
+			c.note("Something went wrong while looking up your account. Could you send your email address again?")
+			c.triedEmail = ""
+			c.email = ""
+			return
+		}
+		c.userID, c.userName, c.tasks, c.haveTasks = u.UserID, u.Name, nil, false
+		if len(c.queue) == 0 {
+			c.note(fmt.Sprintf("Thanks, %s, I've verified your account. What can I do for you?", firstName(u.Name)))
+		}
+		return
+	}
+	if len(c.queue) == 0 {
+		return
+	}
+	o := c.queue[0]
+	if r.Error {
+		c.note(failure(o, r.Content))
+		c.pop()
+		return
+	}
+	switch name {
+	case toolList:
+		var l struct {
+			Tasks []trackedTask `json:"tasks"`
+		}
+		if err := json.Unmarshal([]byte(r.Content), &l); err != nil {
+			c.note("I couldn't read your task list, sorry.")
+			c.pop()
+			return
+		}
+		c.tasks, c.haveTasks = l.Tasks, true
+		return // the op at the head still has to be done
+	case toolGetUser:
+		var p struct {
+			PlanName     string `json:"plan_name"`
+			MaxOpenTasks int    `json:"max_open_tasks"`
+			OpenTasks    int    `json:"open_tasks"`
+		}
+		if err := json.Unmarshal([]byte(r.Content), &p); err != nil {
+			c.note("I couldn't read your account details, sorry.")
+		} else {
+			c.note(fmt.Sprintf("You're on the %s plan, which allows up to %d open (not done) tasks. You currently have %d open %s.",
+				p.PlanName, p.MaxOpenTasks, p.OpenTasks, plural(p.OpenTasks, "task", "tasks")))
+		}
+	case toolCreate:
+		var t trackedTask
+		if err := json.Unmarshal([]byte(r.Content), &t); err == nil && t.TaskID != "" && c.haveTasks {
+			c.tasks = append(c.tasks, t)
+		}
+		c.note(fmt.Sprintf("Done: I created the task %s (%s) with %s priority.", o.target(), t.TaskID, o.priority))
+	case toolUpdate:
+		var t trackedTask
+		if err := json.Unmarshal([]byte(r.Content), &t); err == nil && t.TaskID != "" {
+			c.replace(t)
+		}
+		c.note(fmt.Sprintf("Done: %s is now %s.", o.target(), statusText(o.status)))
+	case toolDelete:
+		c.remove(o.taskID)
+		c.note(fmt.Sprintf("Done: I deleted the task %s.", o.target()))
+	case toolTransfer:
+		c.note("I've transferred you to a human agent, who will help you with this request. Please hold on; they will be with you shortly.")
+		c.transferred = true
+		c.queue = nil
+		return
+	}
+	c.pop()
+}
+
+var limitRE = regexp.MustCompile(`the (\S+) plan allows at most (\d+) open tasks.*already has (\d+)`)
+
+// failure words a failed call for the user.
+func failure(o op, msg string) string {
+	verb := map[opKind]string{opCreate: "add", opUpdate: "update", opDelete: "delete"}[o.kind]
+	if o.kind == opUpdate && o.status == "open" {
+		verb = "reopen"
+	}
+	if m := limitRE.FindStringSubmatch(msg); m != nil && verb != "" {
+		return fmt.Sprintf("I can't %s %s: your %s plan allows at most %s open tasks (open or in progress), and you already have %s. To make room, mark a task as done or delete one.",
+			verb, o.target(), m[1], m[2], m[3])
+	}
+	if verb == "" {
+		return fmt.Sprintf("Sorry, that didn't work: %s.", strings.TrimSuffix(msg, "."))
+	}
+	return fmt.Sprintf("I couldn't %s %s: %s.", verb, o.target(), strings.TrimSuffix(msg, "."))
+}
+
+// report answers a question about the user's tasks.
+func (c *conversation) report(filter string) string {
+	var picked []trackedTask
+	for _, t := range c.tasks {
+		if filter == filterAll || t.Status == filter || (filter == filterNotDone && t.Status != "done") {
+			picked = append(picked, t)
+		}
+	}
+	what := map[string]string{
+		filterAll:     "tasks",
+		filterNotDone: "tasks that are not done yet",
+		"open":        "open tasks",
+		"in_progress": "tasks in progress",
+		"done":        "tasks that are done",
+	}[filter]
+	if len(picked) == 0 {
+		return fmt.Sprintf("You have no %s.", what)
+	}
+	if len(picked) == 1 {
+		what = strings.Replace(what, "tasks", "task", 1)
+		what = strings.Replace(what, " are ", " is ", 1)
+	}
+	items := make([]string, len(picked))
+	for i, t := range picked {
+		if filter == filterAll || filter == filterNotDone {
+			items[i] = fmt.Sprintf("%s (%s, %s priority)", t.Title, statusText(t.Status), t.Priority)
+		} else {
+			items[i] = fmt.Sprintf("%s (%s priority)", t.Title, t.Priority)
+		}
+	}
+	return fmt.Sprintf("You have %d %s: %s.", len(picked), what, joinList(items))
+}
+
+// resolve finds the op's task among the user's own tasks: by id, by exact
+// title, or by a title that contains the words given when only one does.
+func (c *conversation) resolve(o op) (trackedTask, bool) {
+	if o.taskID != "" {
+		for _, t := range c.tasks {
+			if strings.EqualFold(t.TaskID, o.taskID) {
+				return t, true
+			}
+		}
+		return trackedTask{}, false
+	}
+	for _, t := range c.tasks {
+		if strings.EqualFold(t.Title, o.title) {
+			return t, true
+		}
+	}
+	var found []trackedTask
+	for _, t := range c.tasks {
+		if strings.Contains(strings.ToLower(t.Title), strings.ToLower(o.title)) {
+			found = append(found, t)
+		}
+	}
+	if len(found) == 1 {
+		return found[0], true
+	}
+	return trackedTask{}, false
+}
+
+func (c *conversation) replace(t trackedTask) {
+	for i := range c.tasks {
+		if c.tasks[i].TaskID == t.TaskID {
+			c.tasks[i] = t
+		}
+	}
+}
+
+func (c *conversation) remove(id string) {
+	for i := range c.tasks {
+		if c.tasks[i].TaskID == id {
+			c.tasks = append(c.tasks[:i], c.tasks[i+1:]...)
+			return
+		}
+	}
+}
+
+func (c *conversation) call(name string, args map[string]any) reply {
+	c.pending = name
+	return callTool(name, args)
+}
+
+func (c *conversation) note(s string) { c.notes = append(c.notes, s) }
+
+func (c *conversation) pop() { c.queue = c.queue[1:] }
+
+// flush speaks the notes gathered so far.
+func (c *conversation) flush() reply {
+	text := strings.Join(c.notes, " ")
+	c.notes = nil
+	if text == "" {
+		text = "Is there anything else I can help you with?"
+	}
+	return say(text)
+}
+
+func statusText(s string) string {
+	switch s {
+	case "in_progress":
+		return "in progress"
+	case "done":
+		return "done"
+	case "open":
+		return "open"
+	}
+	return s
+}
+
+func joinList(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func firstName(name string) string {
+	if f := strings.Fields(name); len(f) > 0 {
+		return f[0]
+	}
+	return "there"
+}
