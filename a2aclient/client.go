@@ -1,0 +1,249 @@
+package a2aclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	sdkclient "github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/google/uuid"
+)
+
+// Defaults for a Client's options.
+const (
+	DefaultRequestTimeout   = 300 * time.Second
+	DefaultMaxResponseBytes = 16 << 20
+	maxCardBytes            = 1 << 20
+)
+
+// Well-known agent card paths: the 1.0 name first, then the older one.
+var cardPaths = []string{"/.well-known/agent-card.json", "/.well-known/agent.json"}
+
+type options struct {
+	httpClient       *http.Client
+	requestTimeout   time.Duration
+	maxResponseBytes int64
+	headers          http.Header
+	maxConns         int
+}
+
+// Option configures a Client.
+type Option func(*options)
+
+// WithHTTPClient sets the HTTP client whose transport carries every request.
+// Its Transport is wrapped to record per-request metrics; its Timeout should
+// be zero (requests are bounded by WithRequestTimeout instead).
+func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpClient = c } }
+
+// WithRequestTimeout bounds each request to the agent, including the time the
+// agent takes to answer. Default DefaultRequestTimeout.
+func WithRequestTimeout(d time.Duration) Option { return func(o *options) { o.requestTimeout = d } }
+
+// WithMaxResponseBytes caps the size of one response body so that one agent
+// cannot exhaust proctor's memory. Default DefaultMaxResponseBytes.
+func WithMaxResponseBytes(n int64) Option { return func(o *options) { o.maxResponseBytes = n } }
+
+// WithHeaders adds headers (for example authentication) to every request,
+// including the agent-card fetch.
+func WithHeaders(h http.Header) Option { return func(o *options) { o.headers = h.Clone() } }
+
+// WithMaxConnsPerHost sizes the connection pool for the expected number of
+// concurrent conversations, so that parallel simulations reuse connections
+// instead of opening new ones per request.
+func WithMaxConnsPerHost(n int) Option { return func(o *options) { o.maxConns = n } }
+
+// Client talks to one remote agent. It is safe for concurrent use; open one
+// Conversation per simulated dialogue.
+type Client struct {
+	opts     options
+	card     *a2a.AgentCard
+	cardURL  string
+	endpoint *a2a.AgentInterface
+	sdk      *sdkclient.Client
+	http     *http.Client
+}
+
+// Dial resolves the agent card at target (a base URL, or the URL of the card
+// itself) and connects to the agent's protocol 1.0 JSON-RPC interface.
+func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
+	o := options{requestTimeout: DefaultRequestTimeout, maxResponseBytes: DefaultMaxResponseBytes, maxConns: 64}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	u, err := url.Parse(strings.TrimSpace(target))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("agent URL %q: want an absolute http:// or https:// URL", target)
+	}
+	hc := o.httpClient
+	if hc == nil {
+		base := http.DefaultTransport.(*http.Transport).Clone()
+		base.MaxIdleConns = 0
+		base.MaxIdleConnsPerHost = max(o.maxConns, 2)
+		hc = &http.Client{Transport: base}
+	}
+	c := &Client{opts: o}
+	c.http = &http.Client{
+		Transport:     &recordingTransport{base: transportOf(hc), headers: o.headers, maxBytes: o.maxResponseBytes},
+		CheckRedirect: hc.CheckRedirect,
+		Jar:           hc.Jar,
+	}
+	card, cardURL, err := c.resolveCard(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	c.card, c.cardURL = card, cardURL
+	iface, err := pickInterface(card)
+	if err != nil {
+		return nil, err
+	}
+	c.endpoint = iface
+	sdk, err := sdkclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{iface},
+		sdkclient.WithDefaultsDisabled(),
+		sdkclient.WithJSONRPCTransport(c.http),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", iface.URL, err)
+	}
+	c.sdk = sdk
+	return c, nil
+}
+
+func transportOf(hc *http.Client) http.RoundTripper {
+	if hc.Transport != nil {
+		return hc.Transport
+	}
+	return http.DefaultTransport
+}
+
+// Card returns the agent card the client was built from.
+func (c *Client) Card() *a2a.AgentCard { return c.card }
+
+// CardURL returns where the agent card was found.
+func (c *Client) CardURL() string { return c.cardURL }
+
+// Endpoint returns the interface (URL, transport, protocol version) in use.
+func (c *Client) Endpoint() a2a.AgentInterface { return *c.endpoint }
+
+// Close releases the client's resources.
+func (c *Client) Close() error {
+	if c.sdk == nil {
+		return nil
+	}
+	return c.sdk.Destroy()
+}
+
+// NewConversation starts a dialogue with its own A2A context id.
+func (c *Client) NewConversation() *Conversation {
+	return &Conversation{client: c, contextID: uuid.NewString()}
+}
+
+func (c *Client) resolveCard(ctx context.Context, u *url.URL) (*a2a.AgentCard, string, error) {
+	var candidates []string
+	if strings.HasSuffix(u.Path, ".json") {
+		candidates = []string{u.String()}
+	} else {
+		for _, p := range cardPaths {
+			cu := *u
+			cu.Path = strings.TrimRight(u.Path, "/") + p
+			cu.RawQuery, cu.Fragment = "", ""
+			candidates = append(candidates, cu.String())
+		}
+	}
+	var errs []error
+	for _, cu := range candidates {
+		card, err := c.fetchCard(ctx, cu)
+		if err == nil {
+			return card, cu, nil
+		}
+		errs = append(errs, err)
+		var se *cardStatusError
+		if !errors.As(err, &se) || se.status != http.StatusNotFound {
+			break // only a 404 means "try the other well-known name"
+		}
+	}
+	return nil, "", fmt.Errorf("resolve agent card: %w", errors.Join(errs...))
+}
+
+type cardStatusError struct {
+	url    string
+	status int
+}
+
+func (e *cardStatusError) Error() string {
+	return fmt.Sprintf("GET %s: HTTP %d %s", e.url, e.status, http.StatusText(e.status))
+}
+
+func (c *Client) fetchCard(ctx context.Context, cardURL string) (*a2a.AgentCard, error) {
+	ctx, cancel := context.WithTimeout(ctx, min(c.opts.requestTimeout, 30*time.Second))
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", cardURL, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", cardURL, describeNetError(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, &cardStatusError{url: cardURL, status: resp.StatusCode}
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxCardBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: read: %w", cardURL, err)
+	}
+	if len(body) > maxCardBytes {
+		return nil, fmt.Errorf("GET %s: agent card larger than %d bytes", cardURL, maxCardBytes)
+	}
+	// The compat parser reads 1.0 cards and 0.3 cards (url/preferredTransport).
+	card, err := a2av0.NewAgentCardParser()(body)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: not a valid agent card: %w", cardURL, err)
+	}
+	return card, nil
+}
+
+// pickInterface chooses the interface to talk to. Today that is protocol 1.0
+// over JSON-RPC; the transport and version matrix extends this choice.
+func pickInterface(card *a2a.AgentCard) (*a2a.AgentInterface, error) {
+	var offered []string
+	for _, iface := range card.SupportedInterfaces {
+		if iface == nil {
+			continue
+		}
+		v := string(iface.ProtocolVersion)
+		if v == "" {
+			v = string(a2a.Version)
+		}
+		if iface.ProtocolBinding == a2a.TransportProtocolJSONRPC && strings.HasPrefix(v, "1.") {
+			if _, err := url.Parse(iface.URL); err != nil || iface.URL == "" {
+				return nil, fmt.Errorf("agent card: JSON-RPC interface has an invalid URL %q", iface.URL)
+			}
+			out := *iface
+			out.ProtocolVersion = a2a.ProtocolVersion(v)
+			return &out, nil
+		}
+		offered = append(offered, fmt.Sprintf("%s %s at %s", iface.ProtocolBinding, v, iface.URL))
+	}
+	if len(offered) == 0 {
+		return nil, fmt.Errorf("agent card %q lists no interfaces", card.Name)
+	}
+	return nil, fmt.Errorf("agent card %q offers no protocol 1.0 JSON-RPC interface (offers: %s)", card.Name, strings.Join(offered, "; "))
+}
+
+func describeNetError(err error) error {
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return fmt.Errorf("cannot connect (is the agent running?): %w", err)
+	}
+	return err
+}

@@ -1,0 +1,249 @@
+package a2aclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// Conversation is one dialogue with the agent: every message carries the
+// same A2A context id, and a task the agent leaves in input-required is
+// continued by the next message. It is not safe for concurrent use: a
+// conversation is a sequence.
+type Conversation struct {
+	client    *Client
+	contextID string
+	taskID    a2a.TaskID
+}
+
+// ContextID returns the A2A context id of the conversation.
+func (cv *Conversation) ContextID() string { return cv.contextID }
+
+// Response is one agent reply, normalized.
+type Response struct {
+	// Parts is what the agent said, from wherever in the reply it was found.
+	Parts []*a2a.Part
+	// Shape says where Parts were found (ShapeMessage, ShapeArtifacts, ...).
+	Shape string
+	// TaskID and State describe the task the reply belongs to, when the agent
+	// answered with a task; both are empty for a plain message.
+	TaskID a2a.TaskID
+	State  a2a.TaskState
+	// NonConformant is set when the reply broke the protocol but could still
+	// be read; it says how.
+	NonConformant string
+	// Metrics is always filled, also when Send returns an error.
+	Metrics RequestMetrics
+}
+
+// CallError is a failed call to the agent. Class is one of the ErrClass
+// constants.
+type CallError struct {
+	Class      string
+	HTTPStatus int
+	Err        error
+}
+
+func (e *CallError) Error() string {
+	if e.HTTPStatus != 0 && e.Class == ErrClassHTTPStatus {
+		return fmt.Sprintf("agent answered HTTP %d: %v", e.HTTPStatus, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Class, e.Err)
+}
+
+func (e *CallError) Unwrap() error { return e.Err }
+
+// Send sends one user message made of parts and waits for the agent's reply.
+// A task the agent leaves submitted or working is polled until it reaches a
+// state where the agent has finished its turn.
+func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response, error) {
+	c := cv.client
+	ctx, cancel := context.WithTimeout(ctx, c.opts.requestTimeout)
+	defer cancel()
+	ctx, ex := withExchange(ctx)
+
+	msg := a2a.NewMessage(a2a.MessageRoleUser, parts...)
+	msg.ContextID = cv.contextID
+	msg.TaskID = cv.taskID
+	resp := &Response{Metrics: RequestMetrics{Method: "SendMessage", StartedAt: time.Now().UTC()}}
+	start := time.Now()
+
+	out, nonConformant, err := cv.send(ctx, ex, msg)
+	if err == nil && out.isTask && !turnOver(out.state) {
+		out, err = cv.poll(ctx, out)
+	}
+	resp.Metrics.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+	status, sent, received, _, tooLarge := ex.snapshot()
+	resp.Metrics.HTTPStatus, resp.Metrics.BytesSent, resp.Metrics.BytesReceived = status, sent, received
+	if err != nil {
+		cerr := classify(ctx, err, status, tooLarge)
+		resp.Metrics.ErrorClass, resp.Metrics.Error = cerr.Class, cerr.Error()
+		cv.fillTokens(resp, parts, nil)
+		return resp, cerr
+	}
+
+	resp.Parts, resp.Shape, resp.TaskID, resp.State = out.parts, out.shape, out.taskID, out.state
+	resp.NonConformant = nonConformant
+	if out.contextID != "" && out.contextID != cv.contextID {
+		cv.contextID = out.contextID // the server assigns contexts it does not know
+	}
+	if out.isTask && out.state == a2a.TaskStateInputRequired {
+		cv.taskID = out.taskID
+	} else {
+		cv.taskID = ""
+	}
+	cv.fillTokens(resp, parts, out.metadata)
+	if out.isTask && failedState(out.state) {
+		cerr := &CallError{Class: ErrClassTaskFailed, Err: fmt.Errorf("agent ended the task %s: %s", stateName(out.state), summarize(out.parts))}
+		resp.Metrics.ErrorClass, resp.Metrics.Error = cerr.Class, cerr.Error()
+		return resp, cerr
+	}
+	return resp, nil
+}
+
+// send makes the call; when a2a-go cannot decode a 200 reply, the raw body is
+// read tolerantly and the reply flagged as non-conformant.
+func (cv *Conversation) send(ctx context.Context, ex *exchange, msg *a2a.Message) (extracted, string, error) {
+	res, err := cv.client.sdk.SendMessage(ctx, &a2a.SendMessageRequest{Message: msg})
+	if err == nil {
+		return fromResult(res), "", nil
+	}
+	status, _, _, body, tooLarge := ex.snapshot()
+	var rpcErr *a2a.Error
+	if status != 200 || tooLarge || ctx.Err() != nil || errors.As(err, &rpcErr) || len(body) == 0 {
+		return extracted{}, "", err
+	}
+	var envelope struct {
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if jerr := json.Unmarshal(body, &envelope); jerr != nil || len(envelope.Result) == 0 {
+		return extracted{}, "", err
+	}
+	out, ok := fromRaw(envelope.Result)
+	if !ok {
+		return extracted{}, "", err
+	}
+	return out, fmt.Sprintf("reply rejected by the A2A types (%v); read tolerantly", firstLine(err.Error())), nil
+}
+
+// poll follows a task the agent has not finished with GetTask and backoff.
+func (cv *Conversation) poll(ctx context.Context, out extracted) (extracted, error) {
+	delay := 50 * time.Millisecond
+	for {
+		select {
+		case <-ctx.Done():
+			return out, &CallError{Class: ErrClassNonTerminal, Err: fmt.Errorf("task %s still %s when the request timed out", out.taskID, stateName(out.state))}
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 2*time.Second)
+		task, err := cv.client.sdk.GetTask(ctx, &a2a.GetTaskRequest{ID: out.taskID})
+		if err != nil {
+			return out, err
+		}
+		out = fromTask(task)
+		if turnOver(out.state) {
+			return out, nil
+		}
+	}
+}
+
+func turnOver(s a2a.TaskState) bool {
+	return s.Terminal() || s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired || s == a2a.TaskStateUnspecified
+}
+
+func failedState(s a2a.TaskState) bool {
+	return s == a2a.TaskStateFailed || s == a2a.TaskStateRejected || s == a2a.TaskStateCanceled || s == a2a.TaskStateAuthRequired
+}
+
+func stateName(s a2a.TaskState) string {
+	return strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_"))
+}
+
+func (cv *Conversation) fillTokens(resp *Response, sent []*a2a.Part, metadata []map[string]any) {
+	for _, m := range metadata {
+		if u, ok := ReportedUsage(m); ok {
+			resp.Metrics.InputTokens, resp.Metrics.OutputTokens = u.InputTokens, u.OutputTokens
+			return
+		}
+	}
+	resp.Metrics.TokensEstimated = true
+	resp.Metrics.InputTokens = EstimateTokens(PartsText(sent))
+	resp.Metrics.OutputTokens = EstimateTokens(PartsText(resp.Parts))
+}
+
+// PartsText renders parts as text: text parts as they are, data parts as
+// JSON, one part per line.
+func PartsText(parts []*a2a.Part) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if p == nil {
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		switch {
+		case p.Data() != nil:
+			j, _ := json.Marshal(p.Data())
+			b.Write(j)
+		default:
+			b.WriteString(p.Text())
+		}
+	}
+	return b.String()
+}
+
+func summarize(parts []*a2a.Part) string {
+	s := strings.TrimSpace(PartsText(parts))
+	if s == "" {
+		return "(no message)"
+	}
+	if len(s) > 500 {
+		s = s[:500] + "…"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func classify(ctx context.Context, err error, status int, tooLarge bool) *CallError {
+	var cerr *CallError
+	if errors.As(err, &cerr) {
+		return cerr
+	}
+	var rpcErr *a2a.Error
+	var netErr net.Error
+	switch {
+	case tooLarge || errors.Is(err, errResponseTooLarge):
+		return &CallError{Class: ErrClassTooLarge, Err: err}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		return &CallError{Class: ErrClassTimeout, Err: fmt.Errorf("no reply in time: %w", err)}
+	case errors.Is(err, context.Canceled):
+		return &CallError{Class: ErrClassCanceled, Err: err}
+	case status != 0 && status != 200:
+		return &CallError{Class: ErrClassHTTPStatus, HTTPStatus: status, Err: err}
+	case errors.As(err, &rpcErr):
+		return &CallError{Class: ErrClassRPC, Err: err}
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, io.EOF), errors.As(err, &netErr):
+		return &CallError{Class: ErrClassConnection, Err: err}
+	}
+	return &CallError{Class: ErrClassProtocol, Err: err}
+}

@@ -1,0 +1,228 @@
+package a2aclient
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Error classes recorded in RequestMetrics.ErrorClass.
+const (
+	ErrClassTimeout     = "timeout"
+	ErrClassConnection  = "connection"
+	ErrClassHTTPStatus  = "http_status"
+	ErrClassProtocol    = "protocol"
+	ErrClassRPC         = "rpc_error"
+	ErrClassTaskFailed  = "task_failed"
+	ErrClassTooLarge    = "response_too_large"
+	ErrClassCanceled    = "canceled"
+	ErrClassNonTerminal = "task_not_finished"
+)
+
+// RequestMetrics describes one call to the agent (one SendMessage, including
+// any polling needed to see its task finish).
+type RequestMetrics struct {
+	Method        string    `json:"method"`
+	StartedAt     time.Time `json:"started_at"`
+	LatencyMS     float64   `json:"latency_ms"`
+	HTTPStatus    int       `json:"http_status,omitempty"`
+	BytesSent     int64     `json:"bytes_sent"`
+	BytesReceived int64     `json:"bytes_received"`
+	InputTokens   int64     `json:"input_tokens"`
+	OutputTokens  int64     `json:"output_tokens"`
+	// TokensEstimated is true when the agent reported no usage and the token
+	// counts are proctor's estimate from the text sent and received.
+	TokensEstimated bool   `json:"tokens_estimated,omitempty"`
+	ErrorClass      string `json:"error_class,omitempty"`
+	Error           string `json:"error,omitempty"`
+}
+
+// exchange accumulates what the HTTP layer saw during one call. It travels in
+// the request context because the SDK owns the HTTP request in between.
+type exchange struct {
+	mu       sync.Mutex
+	status   int
+	sent     int64
+	received int64
+	lastBody []byte
+	tooLarge bool
+}
+
+type exchangeKey struct{}
+
+func withExchange(ctx context.Context) (context.Context, *exchange) {
+	ex := &exchange{}
+	return context.WithValue(ctx, exchangeKey{}, ex), ex
+}
+
+func (ex *exchange) snapshot() (status int, sent, received int64, body []byte, tooLarge bool) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.status, ex.sent, ex.received, ex.lastBody, ex.tooLarge
+}
+
+// errResponseTooLarge reports a response body over the configured cap.
+var errResponseTooLarge = errors.New("response body exceeds the size limit")
+
+// recordingTransport adds configured headers, counts bytes, records the HTTP
+// status, caps the response size and keeps the last response body so that a
+// reply the SDK cannot decode can still be read tolerantly.
+type recordingTransport struct {
+	base     http.RoundTripper
+	headers  http.Header
+	maxBytes int64
+}
+
+func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context()) // a RoundTripper must not modify its request
+		for k, vs := range t.headers {
+			req.Header.Del(k)
+			for _, v := range vs {
+				req.Header.Add(k, v)
+			}
+		}
+	}
+	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
+	if ex != nil && req.ContentLength > 0 {
+		ex.mu.Lock()
+		ex.sent += req.ContentLength
+		ex.mu.Unlock()
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || ex == nil {
+		return resp, err
+	}
+	ex.mu.Lock()
+	ex.status = resp.StatusCode
+	ex.mu.Unlock()
+	resp.Body = &recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes}
+	return resp, nil
+}
+
+type recordingBody struct {
+	rc    io.ReadCloser
+	ex    *exchange
+	limit int64
+	n     int64
+	buf   bytes.Buffer
+}
+
+func (b *recordingBody) Read(p []byte) (int, error) {
+	if b.limit > 0 && b.n >= b.limit {
+		b.ex.mu.Lock()
+		b.ex.tooLarge = true
+		b.ex.mu.Unlock()
+		return 0, fmt.Errorf("%w (%d bytes)", errResponseTooLarge, b.limit)
+	}
+	if b.limit > 0 && int64(len(p)) > b.limit-b.n {
+		p = p[:b.limit-b.n+1] // read one byte past the cap to detect overflow
+	}
+	n, err := b.rc.Read(p)
+	b.n += int64(n)
+	b.buf.Write(p[:n])
+	b.ex.mu.Lock()
+	b.ex.received += int64(n)
+	b.ex.mu.Unlock()
+	if b.limit > 0 && b.n > b.limit {
+		b.ex.mu.Lock()
+		b.ex.tooLarge = true
+		b.ex.mu.Unlock()
+		return n, fmt.Errorf("%w (%d bytes)", errResponseTooLarge, b.limit)
+	}
+	return n, err
+}
+
+func (b *recordingBody) Close() error {
+	b.ex.mu.Lock()
+	b.ex.lastBody = b.buf.Bytes()
+	b.ex.mu.Unlock()
+	return b.rc.Close()
+}
+
+// Usage is token usage an agent reported about itself.
+type Usage struct {
+	InputTokens  int64
+	OutputTokens int64
+}
+
+// ReportedUsage reads token usage from an A2A metadata map. Accepted keys
+// (first match wins):
+//
+//   - usage.input_tokens / usage.output_tokens
+//   - usage.prompt_tokens / usage.completion_tokens (OpenAI style)
+//   - token_usage.* with either naming
+//   - adk_usage_metadata.promptTokenCount / candidatesTokenCount (ADK; also
+//     prompt_token_count / candidates_token_count)
+func ReportedUsage(meta map[string]any) (Usage, bool) {
+	if len(meta) == 0 {
+		return Usage{}, false
+	}
+	for _, key := range []string{"usage", "token_usage"} {
+		m, ok := meta[key].(map[string]any)
+		if !ok {
+			continue
+		}
+		if u, ok := usagePair(m, "input_tokens", "output_tokens"); ok {
+			return u, true
+		}
+		if u, ok := usagePair(m, "prompt_tokens", "completion_tokens"); ok {
+			return u, true
+		}
+	}
+	for _, key := range []string{"adk_usage_metadata", "usage_metadata", "usageMetadata"} {
+		m, ok := meta[key].(map[string]any)
+		if !ok {
+			continue
+		}
+		if u, ok := usagePair(m, "promptTokenCount", "candidatesTokenCount"); ok {
+			return u, true
+		}
+		if u, ok := usagePair(m, "prompt_token_count", "candidates_token_count"); ok {
+			return u, true
+		}
+	}
+	return Usage{}, false
+}
+
+func usagePair(m map[string]any, in, out string) (Usage, bool) {
+	i, okI := toCount(m[in])
+	o, okO := toCount(m[out])
+	if !okI && !okO {
+		return Usage{}, false
+	}
+	return Usage{InputTokens: i, OutputTokens: o}, true
+}
+
+func toCount(v any) (int64, bool) {
+	switch n := v.(type) {
+	case float64:
+		if n < 0 || n > math.MaxInt64/2 || math.IsNaN(n) {
+			return 0, false
+		}
+		return int64(n), true
+	case int:
+		return int64(max(n, 0)), n >= 0
+	case int64:
+		return max(n, 0), n >= 0
+	}
+	return 0, false
+}
+
+// EstimateTokens is proctor's token estimate for text whose usage the agent
+// did not report: about four characters per token, the usual rule of thumb
+// for English with BPE tokenizers.
+func EstimateTokens(s string) int64 {
+	n := utf8.RuneCountInString(s)
+	if n == 0 {
+		return 0
+	}
+	return int64((n + 3) / 4)
+}

@@ -1,0 +1,211 @@
+package a2aclient
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// Response shapes: where in a reply the agent's output was found. Real agents
+// put it in any of these places; proctor reads them all.
+const (
+	ShapeMessage       = "message"        // a Message result: its parts
+	ShapeArtifacts     = "artifacts"      // a Task's artifacts' parts
+	ShapeStatusMessage = "status_message" // a Task's status.message parts
+	ShapeHistory       = "history"        // the last agent message in a Task's history
+	ShapeWrapped       = "wrapped"        // a legacy {"message": {...}} wrapper
+	ShapeEmpty         = "empty"          // nothing the agent said could be found
+)
+
+// extracted is the agent output found in one reply.
+type extracted struct {
+	parts     []*a2a.Part
+	shape     string
+	metadata  []map[string]any
+	taskID    a2a.TaskID
+	contextID string
+	state     a2a.TaskState
+	isTask    bool
+}
+
+func fromResult(res a2a.SendMessageResult) extracted {
+	switch r := res.(type) {
+	case *a2a.Message:
+		return extracted{parts: r.Parts, shape: ShapeMessage, metadata: []map[string]any{r.Metadata}, contextID: r.ContextID}
+	case *a2a.Task:
+		return fromTask(r)
+	}
+	return extracted{shape: ShapeEmpty}
+}
+
+func fromTask(t *a2a.Task) extracted {
+	out := extracted{taskID: t.ID, contextID: t.ContextID, state: t.Status.State, isTask: true, shape: ShapeEmpty}
+	out.metadata = append(out.metadata, t.Metadata)
+	for _, a := range t.Artifacts {
+		if a == nil {
+			continue
+		}
+		out.parts = append(out.parts, a.Parts...)
+		out.metadata = append(out.metadata, a.Metadata)
+	}
+	if len(out.parts) > 0 {
+		out.shape = ShapeArtifacts
+	} else if m := t.Status.Message; m != nil && len(m.Parts) > 0 {
+		out.parts, out.shape = m.Parts, ShapeStatusMessage
+	} else if m := lastAgentMessage(t.History); m != nil {
+		out.parts, out.shape = m.Parts, ShapeHistory
+	}
+	if m := t.Status.Message; m != nil {
+		out.metadata = append(out.metadata, m.Metadata)
+	}
+	return out
+}
+
+func lastAgentMessage(history []*a2a.Message) *a2a.Message {
+	for i := len(history) - 1; i >= 0; i-- {
+		if m := history[i]; m != nil && m.Role == a2a.MessageRoleAgent && len(m.Parts) > 0 {
+			return m
+		}
+	}
+	return nil
+}
+
+// fromRaw reads a JSON-RPC result that a2a-go's types rejected. It accepts
+// 1.0 field names (oneof parts, "TASK_STATE_*", {"task":…}/{"message":…}
+// wrappers) and 0.3 names ("kind" discriminators, "completed"), and extracts
+// text and data parts from the same five places as fromResult.
+func fromRaw(result json.RawMessage) (extracted, bool) {
+	var v any
+	if err := json.Unmarshal(result, &v); err != nil {
+		return extracted{}, false
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
+			return extracted{parts: []*a2a.Part{a2a.NewTextPart(s)}, shape: ShapeMessage}, true
+		}
+		return extracted{}, false
+	}
+	return rawObject(obj, 0)
+}
+
+func rawObject(obj map[string]any, depth int) (extracted, bool) {
+	if depth > 4 {
+		return extracted{}, false
+	}
+	if t, ok := obj["task"].(map[string]any); ok {
+		return rawObject(t, depth+1)
+	}
+	if m, ok := obj["message"].(map[string]any); ok && obj["parts"] == nil && obj["status"] == nil {
+		out, ok := rawObject(m, depth+1)
+		if ok && out.shape == ShapeMessage {
+			out.shape = ShapeWrapped
+		}
+		return out, ok
+	}
+	kind, _ := obj["kind"].(string)
+	_, hasStatus := obj["status"]
+	_, hasArtifacts := obj["artifacts"]
+	_, hasHistory := obj["history"]
+	if kind == "task" || hasStatus || hasArtifacts || hasHistory {
+		return rawTask(obj), true
+	}
+	if parts, ok := obj["parts"].([]any); ok {
+		ctxID, _ := obj["contextId"].(string)
+		meta, _ := obj["metadata"].(map[string]any)
+		return extracted{parts: rawParts(parts), shape: ShapeMessage, contextID: ctxID, metadata: []map[string]any{meta}}, true
+	}
+	return extracted{}, false
+}
+
+func rawTask(obj map[string]any) extracted {
+	out := extracted{isTask: true, shape: ShapeEmpty}
+	id, _ := obj["id"].(string)
+	out.taskID = a2a.TaskID(id)
+	out.contextID, _ = obj["contextId"].(string)
+	meta, _ := obj["metadata"].(map[string]any)
+	out.metadata = append(out.metadata, meta)
+	status, _ := obj["status"].(map[string]any)
+	if s, ok := status["state"].(string); ok {
+		out.state = normalizeState(s)
+	}
+	if arts, ok := obj["artifacts"].([]any); ok {
+		for _, a := range arts {
+			am, _ := a.(map[string]any)
+			if ps, ok := am["parts"].([]any); ok {
+				out.parts = append(out.parts, rawParts(ps)...)
+			}
+			if m, ok := am["metadata"].(map[string]any); ok {
+				out.metadata = append(out.metadata, m)
+			}
+		}
+	}
+	if len(out.parts) > 0 {
+		out.shape = ShapeArtifacts
+		return out
+	}
+	if sm, ok := status["message"].(map[string]any); ok {
+		if ps, ok := sm["parts"].([]any); ok && len(ps) > 0 {
+			out.parts, out.shape = rawParts(ps), ShapeStatusMessage
+			return out
+		}
+	}
+	if hist, ok := obj["history"].([]any); ok {
+		for i := len(hist) - 1; i >= 0; i-- {
+			m, _ := hist[i].(map[string]any)
+			role, _ := m["role"].(string)
+			if ps, ok := m["parts"].([]any); ok && len(ps) > 0 && isAgentRole(role) {
+				out.parts, out.shape = rawParts(ps), ShapeHistory
+				return out
+			}
+		}
+	}
+	return out
+}
+
+func isAgentRole(role string) bool {
+	r := strings.ToLower(role)
+	return r == "agent" || r == "role_agent" || r == "assistant" || r == "model"
+}
+
+func rawParts(parts []any) []*a2a.Part {
+	var out []*a2a.Part
+	for _, p := range parts {
+		pm, ok := p.(map[string]any)
+		if !ok {
+			if s, ok := p.(string); ok {
+				out = append(out, a2a.NewTextPart(s))
+			}
+			continue
+		}
+		if s, ok := pm["text"].(string); ok {
+			out = append(out, a2a.NewTextPart(s))
+			continue
+		}
+		if d, ok := pm["data"]; ok && d != nil {
+			// 0.3 data parts nest the payload as {"data": {...}}; some servers
+			// nest it once more.
+			if inner, ok := d.(map[string]any); ok && len(inner) == 1 {
+				if dd, ok := inner["data"]; ok {
+					d = dd
+				}
+			}
+			out = append(out, a2a.NewDataPart(d))
+		}
+	}
+	return out
+}
+
+// normalizeState maps 1.0 ("TASK_STATE_COMPLETED") and 0.3 ("completed",
+// "input-required") state names to a2a.TaskState.
+func normalizeState(s string) a2a.TaskState {
+	u := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), "-", "_"))
+	if !strings.HasPrefix(u, "TASK_STATE_") {
+		u = "TASK_STATE_" + u
+	}
+	if u == "TASK_STATE_CANCELLED" {
+		u = "TASK_STATE_CANCELED"
+	}
+	return a2a.TaskState(u)
+}
