@@ -1,0 +1,24 @@
+/*
+Package bench is proctor's orchestrator: it runs simulations (one task x one
+trial each) between a user simulator and a remote agent, executes the agent's
+tool calls against a fresh domain environment, scores each conversation, and
+runs whole evaluations with bounded concurrency, persistence and resume.
+
+A simulation follows tau2-bench: the agent greets, the user speaks, the agent
+answers with text or tool calls; tool calls run against the environment and
+their results go back to the agent; the user never sees tool calls. It ends
+when the user says ###STOP###, ###TRANSFER### or ###OUT-OF-SCOPE###
+(user_stop), the agent says ###STOP### (agent_stop), or on max_steps,
+too_many_errors, timeout, agent_error, user_error or infrastructure_error.
+Only user_stop and agent_stop can earn reward.
+
+Usage:
+
+	sim := bench.NewSimulator(domain, profile, bench.Limits{MaxSteps: 100, MaxErrors: 10, Timeout: 10 * time.Minute})
+	result := sim.Run(ctx, task, 0, bench.ClientAgent(client), bench.NewScriptedUser(task))
+	fmt.Println(result.Reward, result.TerminationReason)
+
+	runner := &bench.Runner{Domain: domain, Agent: bench.ClientAgent(client), Store: db, Simulator: sim}
+	eval, err := runner.Run(ctx, bench.NewEvaluation(cfg, agentInfo), tasks)
+*/
+package bench

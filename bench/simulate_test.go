@@ -1,0 +1,167 @@
+package bench_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/internal/agenttest"
+)
+
+func TestSimulationOutcomes(t *testing.T) {
+	d := counterDomain(t)
+	task, _ := d.Task("add-two")
+	hang := agenttest.HangingAgent(t)
+	cases := []struct {
+		name        string
+		url         string
+		limits      bench.Limits
+		opts        []a2aclient.Option
+		user        bench.UserSimulator
+		wantTerm    string
+		wantReward  float64
+		wantErrors  int    // requests that failed
+		wantStatus  string // a status code key that must be counted
+		wantNonConf bool
+	}{
+		{name: "solved", url: agenttest.Start(t, counterAgent).URL, wantTerm: bench.TermUserStop, wantReward: 1, wantStatus: "200"},
+		{name: "sorry agent", url: agenttest.Start(t, agenttest.Sorry).URL, wantTerm: bench.TermUserStop, wantReward: 0, wantStatus: "200"},
+		{name: "agent stop", url: agenttest.Start(t, func(context.Context, string, string) string {
+			return `{"name":"respond","arguments":{"content":"Goodbye ###STOP###"}}`
+		}).URL, wantTerm: bench.TermAgentStop, wantReward: 0},
+		{name: "max steps", url: agenttest.Start(t, func(context.Context, string, string) string {
+			return `{"name":"get","arguments":{}}`
+		}).URL, limits: bench.Limits{MaxSteps: 9}, wantTerm: bench.TermMaxSteps},
+		{name: "too many errors", url: agenttest.Start(t, func(context.Context, string, string) string {
+			return `{"name":"no_such_tool","arguments":{}}`
+		}).URL, limits: bench.Limits{MaxErrors: 3}, wantTerm: bench.TermTooManyErrors},
+		{name: "http 500", url: agenttest.StatusAgent(t, http.StatusInternalServerError).URL, wantTerm: bench.TermAgentError, wantErrors: 1, wantStatus: "500"},
+		{name: "garbage", url: agenttest.RawAgent(t, "application/json", "this is not json {{{").URL, wantTerm: bench.TermAgentError, wantErrors: 1, wantStatus: "200"},
+		{name: "hang past simulation timeout", url: hang.URL, limits: bench.Limits{Timeout: 300 * time.Millisecond}, wantTerm: bench.TermTimeout, wantErrors: 1, wantStatus: "none"},
+		{name: "hang past request timeout", url: hang.URL, opts: []a2aclient.Option{a2aclient.WithRequestTimeout(200 * time.Millisecond)}, wantTerm: bench.TermAgentError, wantErrors: 1},
+		{name: "0.3-style reply read tolerantly", url: agenttest.RawResultAgent(t, func(ctxID string) any {
+			return map[string]any{"kind": "message", "messageId": "m1", "role": "agent", "contextId": ctxID,
+				"parts": []any{map[string]any{"kind": "text", "text": `{"name":"respond","arguments":{"content":"the count is 2"}}`}}}
+		}).URL, wantTerm: bench.TermUserStop, wantReward: 0, wantNonConf: true},
+		{name: "user simulator fails", url: agenttest.Start(t, counterAgent).URL, user: failingUser{}, wantTerm: bench.TermUserError},
+		{name: "slow user past timeout", url: agenttest.Start(t, counterAgent).URL, user: slowUser{time.Minute}, limits: bench.Limits{Timeout: 200 * time.Millisecond}, wantTerm: bench.TermTimeout},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			client := dial(t, tc.url, tc.opts...)
+			sim := bench.NewSimulator(d, agentbeats(t), tc.limits)
+			user := tc.user
+			if user == nil {
+				var err error
+				if user, err = bench.NewScriptedUser(task); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, aborted := sim.Run(context.Background(), task, 0, bench.ClientAgent(client), user)
+			if aborted {
+				t.Fatal("simulation reported aborted")
+			}
+			if res.TerminationReason != tc.wantTerm {
+				t.Fatalf("termination = %s (error %q), want %s", res.TerminationReason, res.Error, tc.wantTerm)
+			}
+			if res.Reward != tc.wantReward {
+				t.Errorf("reward = %v, want %v (info %+v)", res.Reward, tc.wantReward, res.RewardInfo)
+			}
+			if res.Metrics.Errors != tc.wantErrors {
+				t.Errorf("request errors = %d, want %d (%+v)", res.Metrics.Errors, tc.wantErrors, res.Metrics)
+			}
+			if tc.wantStatus != "" && res.Metrics.StatusCodes[tc.wantStatus] == 0 {
+				t.Errorf("status codes %v lack %s", res.Metrics.StatusCodes, tc.wantStatus)
+			}
+			if (len(res.NonConformant) > 0) != tc.wantNonConf {
+				t.Errorf("non-conformant = %v, want %v", res.NonConformant, tc.wantNonConf)
+			}
+			if tc.wantErrors > 0 && res.Error == "" {
+				t.Error("a failed simulation must say why")
+			}
+			if len(res.Messages) == 0 || res.Messages[0].Role != bench.RoleAssistant || res.Messages[0].Content != bench.AgentGreeting {
+				t.Errorf("transcript must open with the greeting: %+v", res.Messages)
+			}
+		})
+	}
+}
+
+func TestSolvedTranscript(t *testing.T) {
+	d := counterDomain(t)
+	task, _ := d.Task("add-two")
+	client := dial(t, agenttest.Start(t, counterAgent).URL)
+	user, _ := bench.NewScriptedUser(task)
+	res, _ := bench.NewSimulator(d, agentbeats(t), bench.Limits{}).Run(context.Background(), task, 0, bench.ClientAgent(client), user)
+
+	var roles []string
+	for _, m := range res.Messages {
+		roles = append(roles, m.Role)
+	}
+	if got, want := strings.Join(roles, ","), "assistant,user,assistant,tool,assistant,user"; got != want {
+		t.Fatalf("roles = %s, want %s", got, want)
+	}
+	call := res.Messages[2].ToolCalls
+	if len(call) != 1 || call[0].Name != "add" || call[0].Arguments["n"] != 2.0 {
+		t.Errorf("tool call = %+v", call)
+	}
+	if res.Messages[3].Content != `{"count":2}` || res.Messages[3].Name != "add" {
+		t.Errorf("tool message = %+v", res.Messages[3])
+	}
+	if !res.RewardInfo.DBCheck.DBMatch || res.RewardInfo.RewardBreakdown[domains.BasisAction] != 1 || !res.RewardInfo.CommunicateChecks[0].Met {
+		t.Errorf("reward info = %+v", res.RewardInfo)
+	}
+	if res.Metrics.Requests != 2 || res.Metrics.InputTokens == 0 || !res.Metrics.TokensEstimated {
+		t.Errorf("metrics = %+v", res.Metrics)
+	}
+	if res.ContextID == "" {
+		t.Error("context id not recorded")
+	}
+}
+
+func TestOneContextPerSimulation(t *testing.T) {
+	d := counterDomain(t)
+	task, _ := d.Task("add-three")
+	seen := make(chan string, 16)
+	client := dial(t, agenttest.Start(t, func(ctx context.Context, contextID, text string) string {
+		seen <- contextID
+		return counterAgent(ctx, contextID, text)
+	}).URL)
+	sim := bench.NewSimulator(d, agentbeats(t), bench.Limits{})
+	for trial := range 2 {
+		user, _ := bench.NewScriptedUser(task)
+		if res, _ := sim.Run(context.Background(), task, trial, bench.ClientAgent(client), user); res.Reward != 1 {
+			t.Fatalf("trial %d: reward %v (%s %s)", trial, res.Reward, res.TerminationReason, res.Error)
+		}
+	}
+	close(seen)
+	perContext := map[string]int{}
+	for id := range seen {
+		perContext[id]++
+	}
+	// add-three: tool call, report, "Thanks!" answer: three requests per simulation.
+	if len(perContext) != 2 {
+		t.Fatalf("contexts = %v, want 2 distinct", perContext)
+	}
+	for id, n := range perContext {
+		if n != 3 {
+			t.Errorf("context %s got %d messages, want 3", id, n)
+		}
+	}
+}
+
+func TestAbortedSimulationIsNotAResult(t *testing.T) {
+	d := counterDomain(t)
+	task, _ := d.Task("add-two")
+	client := dial(t, agenttest.HangingAgent(t).URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	user, _ := bench.NewScriptedUser(task)
+	if _, aborted := bench.NewSimulator(d, agentbeats(t), bench.Limits{}).Run(ctx, task, 0, bench.ClientAgent(client), user); !aborted {
+		t.Fatal("a simulation cut short by its caller must report aborted")
+	}
+}

@@ -1,0 +1,195 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/domains"
+)
+
+// Termination reasons, as they appear in results.
+const (
+	TermUserStop       = "user_stop"
+	TermAgentStop      = "agent_stop"
+	TermMaxSteps       = "max_steps"
+	TermTooManyErrors  = "too_many_errors"
+	TermTimeout        = "timeout"
+	TermAgentError     = "agent_error"
+	TermUserError      = "user_error"
+	TermInfrastructure = "infrastructure_error"
+)
+
+// Evaluation statuses.
+const (
+	StatusRunning     = "running"
+	StatusCompleted   = "completed"
+	StatusInterrupted = "interrupted"
+	StatusFailed      = "failed"
+)
+
+// Roles of transcript messages.
+const (
+	RoleAssistant = "assistant"
+	RoleUser      = "user"
+	RoleTool      = "tool"
+)
+
+// Message is one entry of a simulation transcript.
+type Message struct {
+	Role       string             `json:"role"`
+	Content    string             `json:"content"`
+	ToolCalls  []domains.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string             `json:"tool_call_id,omitempty"`
+	// Name is the tool's name on tool messages.
+	Name  string `json:"name,omitempty"`
+	Error bool   `json:"error,omitempty"`
+	Turn  int    `json:"turn"`
+}
+
+// Simulation is the result of one task x one trial.
+type Simulation struct {
+	ID                string     `json:"id"`
+	TaskID            string     `json:"task_id"`
+	Trial             int        `json:"trial"`
+	Reward            float64    `json:"reward"`
+	TerminationReason string     `json:"termination_reason"`
+	Error             string     `json:"error,omitempty"`
+	RewardInfo        RewardInfo `json:"reward_info"`
+	Messages          []Message  `json:"messages"`
+	Metrics           Metrics    `json:"metrics"`
+	ContextID         string     `json:"context_id,omitempty"`
+	// NonConformant lists protocol deviations of the agent seen during the
+	// simulation that proctor worked around.
+	NonConformant []string  `json:"non_conformant,omitempty"`
+	StartedAt     time.Time `json:"started_at"`
+	DurationMS    float64   `json:"duration_ms"`
+	// Requests holds per-request metrics; stored beside the simulation, not
+	// inside it.
+	Requests []a2aclient.RequestMetrics `json:"-"`
+}
+
+// SimulationID names a simulation within its evaluation.
+func SimulationID(taskID string, trial int) string { return fmt.Sprintf("%s#%d", taskID, trial) }
+
+// Metrics aggregates request metrics over a simulation or an evaluation.
+type Metrics struct {
+	Requests        int            `json:"requests"`
+	Errors          int            `json:"errors"`
+	StatusCodes     map[string]int `json:"status_codes"`
+	ErrorClasses    map[string]int `json:"error_classes,omitempty"`
+	LatencyMS       Latency        `json:"latency_ms"`
+	InputTokens     int64          `json:"input_tokens"`
+	OutputTokens    int64          `json:"output_tokens"`
+	TokensEstimated bool           `json:"tokens_estimated"`
+	BytesSent       int64          `json:"bytes_sent"`
+	BytesReceived   int64          `json:"bytes_received"`
+}
+
+// Latency summarizes request latencies in milliseconds.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// Interval is a confidence interval.
+type Interval struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
+// Summary is the score of an evaluation.
+type Summary struct {
+	NumTasks           int                `json:"num_tasks"`
+	NumTrials          int                `json:"num_trials"`
+	NumSimulations     int                `json:"num_simulations"`
+	AvgReward          float64            `json:"avg_reward"`
+	PassHatK           map[string]float64 `json:"pass_hat_k"`
+	PassAtK            map[string]float64 `json:"pass_at_k"`
+	PassHat1CI95       Interval           `json:"pass_hat_1_ci95"`
+	TerminationReasons map[string]int     `json:"termination_reasons"`
+	Tasks              []TaskSummary      `json:"tasks"`
+}
+
+// TaskSummary is the score of one task over its trials.
+type TaskSummary struct {
+	TaskID    string  `json:"task_id"`
+	Trials    int     `json:"trials"`
+	Successes int     `json:"successes"`
+	AvgReward float64 `json:"avg_reward"`
+}
+
+// AgentInfo identifies the evaluated agent.
+type AgentInfo struct {
+	URL             string `json:"url"`
+	CardURL         string `json:"card_url,omitempty"`
+	Name            string `json:"name,omitempty"`
+	Version         string `json:"version,omitempty"`
+	Transport       string `json:"transport,omitempty"`
+	ProtocolVersion string `json:"protocol_version,omitempty"`
+	// Builtin is true for proctor's own reference agent.
+	Builtin bool `json:"builtin,omitempty"`
+}
+
+// Config is how an evaluation was asked for; stored so that --resume can
+// finish it the same way.
+type Config struct {
+	Domain         string   `json:"domain"`
+	Agent          string   `json:"agent"`
+	Profile        string   `json:"profile"`
+	User           string   `json:"user"`
+	NumTrials      int      `json:"num_trials"`
+	NumTasks       int      `json:"num_tasks,omitempty"`
+	TaskIDs        []string `json:"task_ids,omitempty"`
+	MaxSteps       int      `json:"max_steps"`
+	MaxErrors      int      `json:"max_errors"`
+	Timeout        Duration `json:"timeout"`
+	RequestTimeout Duration `json:"request_timeout"`
+	Concurrency    int      `json:"concurrency"`
+}
+
+// Evaluation is a whole run: config, scores, metrics and simulations. Its
+// JSON is the schema of `proctor run --format json` and of stored results.
+type Evaluation struct {
+	ID          string       `json:"id"`
+	Status      string       `json:"status"`
+	Domain      string       `json:"domain"`
+	Agent       AgentInfo    `json:"agent"`
+	Config      Config       `json:"config"`
+	CreatedAt   time.Time    `json:"created_at"`
+	UpdatedAt   time.Time    `json:"updated_at"`
+	FinishedAt  *time.Time   `json:"finished_at,omitempty"`
+	Error       string       `json:"error,omitempty"`
+	Summary     Summary      `json:"summary"`
+	Metrics     Metrics      `json:"metrics"`
+	Simulations []Simulation `json:"simulations"`
+}
+
+// Duration is a time.Duration that reads and writes JSON as "1m30s".
+type Duration time.Duration
+
+// MarshalJSON implements json.Marshaler.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON implements json.Unmarshaler; it accepts "90s" or nanoseconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("duration %q: %w", s, err)
+		}
+		*d = Duration(v)
+		return nil
+	}
+	var n int64
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("duration: want a string like \"90s\": %w", err)
+	}
+	*d = Duration(n)
+	return nil
+}
