@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -69,6 +70,7 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	ctx, cancel := context.WithTimeout(ctx, c.opts.requestTimeout)
 	defer cancel()
 	ctx, ex := withExchange(ctx)
+	defer ex.release()
 
 	msg := a2a.NewMessage(a2a.MessageRoleUser, parts...)
 	msg.ContextID = cv.contextID
@@ -176,8 +178,29 @@ func (cv *Conversation) fillTokens(resp *Response, sent []*a2a.Part, metadata []
 		}
 	}
 	resp.Metrics.TokensEstimated = true
-	resp.Metrics.InputTokens = EstimateTokens(PartsText(sent))
-	resp.Metrics.OutputTokens = EstimateTokens(PartsText(resp.Parts))
+	resp.Metrics.InputTokens = estimatePartTokens(sent)
+	resp.Metrics.OutputTokens = estimatePartTokens(resp.Parts)
+}
+
+// estimatePartTokens is EstimateTokens(PartsText(parts)) without building
+// the text.
+func estimatePartTokens(parts []*a2a.Part) int64 {
+	runes := 0
+	for i, p := range parts {
+		if p == nil {
+			continue
+		}
+		if i > 0 {
+			runes++
+		}
+		if d := p.Data(); d != nil {
+			j, _ := json.Marshal(d)
+			runes += utf8.RuneCount(j)
+		} else {
+			runes += utf8.RuneCountInString(p.Text())
+		}
+	}
+	return tokensForRunes(runes)
 }
 
 // PartsText renders parts as text: text parts as they are, data parts as

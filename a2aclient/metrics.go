@@ -51,8 +51,28 @@ type exchange struct {
 	status   int
 	sent     int64
 	received int64
-	lastBody []byte
+	lastBody *bytes.Buffer // pooled; returned by release
 	tooLarge bool
+}
+
+// bodyBuffers recycles the copies of response bodies kept for tolerant
+// decoding: at hundreds of concurrent conversations they are most of the
+// client's garbage.
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxKeptBody bounds the copy of a response body kept for tolerant decoding.
+const maxKeptBody = 4 << 20
+
+// release returns the exchange's body copy to the pool. The exchange must not
+// be used afterwards.
+func (ex *exchange) release() {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ex.lastBody != nil && ex.lastBody.Cap() <= maxKeptBody {
+		ex.lastBody.Reset()
+		bodyBuffers.Put(ex.lastBody)
+	}
+	ex.lastBody = nil
 }
 
 type exchangeKey struct{}
@@ -62,10 +82,15 @@ func withExchange(ctx context.Context) (context.Context, *exchange) {
 	return context.WithValue(ctx, exchangeKey{}, ex), ex
 }
 
+// snapshot reads what the HTTP layer saw. body aliases a pooled buffer: it is
+// valid until release.
 func (ex *exchange) snapshot() (status int, sent, received int64, body []byte, tooLarge bool) {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
-	return ex.status, ex.sent, ex.received, ex.lastBody, ex.tooLarge
+	if ex.lastBody != nil {
+		body = ex.lastBody.Bytes()
+	}
+	return ex.status, ex.sent, ex.received, body, ex.tooLarge
 }
 
 // errResponseTooLarge reports a response body over the configured cap.
@@ -103,7 +128,7 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	ex.mu.Lock()
 	ex.status = resp.StatusCode
 	ex.mu.Unlock()
-	resp.Body = &recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes}
+	resp.Body = &recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes, buf: bodyBuffers.Get().(*bytes.Buffer)}
 	return resp, nil
 }
 
@@ -112,7 +137,7 @@ type recordingBody struct {
 	ex    *exchange
 	limit int64
 	n     int64
-	buf   bytes.Buffer
+	buf   *bytes.Buffer
 }
 
 func (b *recordingBody) Read(p []byte) (int, error) {
@@ -127,7 +152,9 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.rc.Read(p)
 	b.n += int64(n)
-	b.buf.Write(p[:n])
+	if b.buf != nil && b.buf.Len()+n <= maxKeptBody {
+		b.buf.Write(p[:n])
+	}
 	b.ex.mu.Lock()
 	b.ex.received += int64(n)
 	b.ex.mu.Unlock()
@@ -142,7 +169,13 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 
 func (b *recordingBody) Close() error {
 	b.ex.mu.Lock()
-	b.ex.lastBody = b.buf.Bytes()
+	if b.buf != nil {
+		if old := b.ex.lastBody; old != nil && old.Cap() <= maxKeptBody {
+			old.Reset()
+			bodyBuffers.Put(old) // an earlier response of the same call (polling)
+		}
+		b.ex.lastBody, b.buf = b.buf, nil
+	}
 	b.ex.mu.Unlock()
 	return b.rc.Close()
 }
@@ -220,8 +253,11 @@ func toCount(v any) (int64, bool) {
 // did not report: about four characters per token, the usual rule of thumb
 // for English with BPE tokenizers.
 func EstimateTokens(s string) int64 {
-	n := utf8.RuneCountInString(s)
-	if n == 0 {
+	return tokensForRunes(utf8.RuneCountInString(s))
+}
+
+func tokensForRunes(n int) int64 {
+	if n <= 0 {
 		return 0
 	}
 	return int64((n + 3) / 4)

@@ -3,8 +3,10 @@ package bench_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -81,22 +83,45 @@ func BenchmarkSimulationOverhead(b *testing.B) {
 // agent that takes 200 ms per reply, through the runner and a real store. The
 // ideal wall time is requests-per-simulation x 200 ms; wall/ideal is how far
 // proctor falls short of it, peak-heap-MB its memory at that concurrency.
+// wall/bare compares, in the same iteration, with 500 goroutines making the
+// same calls through a2a-go's bare client: the part of the gap that is
+// proctor's rather than this machine's HTTP stack.
+//
+// The agent runs in this process and so shares its two cores. "lean" is a
+// minimal JSON-RPC agent, so the figure is proctor's; "a2a-go" is a2a-go's
+// full server, whose own CPU cost shows up in the same wall time.
 func BenchmarkConcurrentSimulations(b *testing.B) {
-	for _, sync := range []bool{false, true} {
-		b.Run(fmt.Sprintf("fsync=%v", sync), func(b *testing.B) { benchConcurrent(b, 500, 200*time.Millisecond, sync) })
+	for _, agent := range []string{"lean", "a2a-go"} {
+		for _, fsync := range []bool{true, false} {
+			b.Run(fmt.Sprintf("agent=%s/fsync=%v", agent, fsync), func(b *testing.B) {
+				benchConcurrent(b, agent, 500, 200*time.Millisecond, fsync)
+			})
+		}
 	}
 }
 
-func benchConcurrent(b *testing.B, n int, delay time.Duration, fsync bool) {
+func benchConcurrent(b *testing.B, agent string, n int, delay time.Duration, fsync bool) {
 	d, task := benchTask(b)
-	srv := agenttest.Start(b, agenttest.Delayed(delay, counterAgent))
+	start := agenttest.Start
+	if agent == "lean" {
+		start = agenttest.StartLean
+	}
+	srv := start(b, agenttest.Delayed(delay, counterAgent))
 	client := dial(b, srv.URL, a2aclient.WithMaxConnsPerHost(n))
 	const requestsPerSim = 3
 	ideal := time.Duration(requestsPerSim) * delay
 
-	var worst, total float64
+	bare, err := sdkclient.NewFromCard(context.Background(), agenttest.Card(srv.URL),
+		sdkclient.WithJSONRPCTransport(pooledHTTPClient(n)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bare.Destroy()
+
+	var worst, total, vsBare float64
 	var peak uint64
 	for i := range b.N {
+		bareWall := bareConcurrent(b, bare, n, requestsPerSim)
 		opts := []store.Option{}
 		if !fsync {
 			opts = append(opts, store.WithNoSync())
@@ -127,26 +152,62 @@ func benchConcurrent(b *testing.B, n int, delay time.Duration, fsync bool) {
 		ratio := float64(wall) / float64(ideal)
 		worst = max(worst, ratio)
 		total += ratio
+		vsBare += float64(wall) / float64(bareWall)
 	}
 	b.ReportMetric(total/float64(b.N), "wall/ideal")
+	b.ReportMetric(vsBare/float64(b.N), "wall/bare")
 	b.ReportMetric(worst, "worst-wall/ideal")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 }
 
+// bareConcurrent is the baseline of BenchmarkConcurrentSimulations: n
+// goroutines each making the same number of sequential SendMessage calls
+// with a2a-go's client and nothing else. Its wall time is what this machine
+// needs for the load without proctor.
+func bareConcurrent(b *testing.B, c *sdkclient.Client, n, calls int) time.Duration {
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctxID := a2a.NewContextID()
+			for range calls {
+				msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Please add 3 to the counter."))
+				msg.ContextID = ctxID
+				if _, err := c.SendMessage(context.Background(), &a2a.SendMessageRequest{Message: msg}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+func pooledHTTPClient(n int) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = n
+	return &http.Client{Transport: t}
+}
+
 // sampleHeap records the peak live heap until the returned stop is called.
+// It reads runtime/metrics, which unlike runtime.ReadMemStats does not stop
+// the world, so sampling does not slow down what it measures.
 func sampleHeap(peak *uint64) (stop func()) {
 	var done atomic.Bool
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		var ms runtime.MemStats
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 		for !done.Load() {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > *peak {
-				*peak = ms.HeapInuse
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > *peak {
+				*peak = v
 			}
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(5 * time.Millisecond)
 		}
 	}()
 	return func() { done.Store(true); wg.Wait() }

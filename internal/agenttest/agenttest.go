@@ -153,3 +153,45 @@ func Delayed(d time.Duration, reply ReplyFunc) ReplyFunc {
 		return reply(ctx, contextID, text)
 	}
 }
+
+// StartLean serves a minimal but spec-valid protocol 1.0 JSON-RPC agent:
+// SendMessage answered with a Message, nothing else. It costs far less CPU
+// than a2a-go's full server (no task store, no event pipes), so benchmarks
+// that run the agent in proctor's own process measure proctor, not the
+// agent's SDK.
+func StartLean(tb testing.TB, reply ReplyFunc) *httptest.Server {
+	tb.Helper()
+	return serve(tb, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     any    `json:"id"`
+			Method string `json:"method"`
+			Params struct {
+				Message struct {
+					ContextID string `json:"contextId"`
+					Parts     []struct {
+						Text string `json:"text"`
+					} `json:"parts"`
+				} `json:"message"`
+			} `json:"params"`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil,
+				"error": map[string]any{"code": -32700, "message": "parse error"}})
+			return
+		}
+		if req.Method != "SendMessage" {
+			_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID,
+				"error": map[string]any{"code": -32601, "message": "method not found"}})
+			return
+		}
+		texts := make([]string, len(req.Params.Message.Parts))
+		for i, p := range req.Params.Message.Parts {
+			texts[i] = p.Text
+		}
+		ctxID := req.Params.Message.ContextID
+		msg := a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart(reply(r.Context(), ctxID, strings.Join(texts, "\n"))))
+		msg.ContextID = ctxID
+		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": a2a.StreamResponse{Event: msg}})
+	}))
+}
