@@ -1,0 +1,32 @@
+# proctor: the two commands a newcomer needs are `make run` and `make test`.
+GO ?= go
+
+.PHONY: run test build lint bench fuzz
+
+# Evaluate the built-in reference agent on the built-in mock domain.
+run:
+	$(GO) run ./cmd/proctor run --domain mock --agent builtin
+
+# Everything CI runs: vet, the whole test suite with the race detector, and
+# each benchmark once so they keep compiling and working.
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+	$(GO) test -run='^$$' -bench=. -benchtime=1x ./...
+
+build:
+	$(GO) build -o bin/proctor ./cmd/proctor
+
+lint:
+	gofmt -l . | (! grep .)
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
+
+# The issue's performance figures (see README "Performance").
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -count=6 ./bench/ | tee bench.out
+
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run='^$$' -fuzz=FuzzParseReply -fuzztime=$(FUZZTIME) ./translation/
+	$(GO) test -run='^$$' -fuzz=FuzzStoredEvaluation -fuzztime=$(FUZZTIME) ./store/

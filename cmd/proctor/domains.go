@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/builtin"
+)
+
+type domainInfo struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	NumTasks    int      `json:"num_tasks"`
+	Tools       []string `json:"tools"`
+	TaskIDs     []string `json:"task_ids,omitempty"`
+}
+
+func describe(d *domains.Domain, withTasks bool) domainInfo {
+	info := domainInfo{Name: d.Name, Description: d.Description, NumTasks: len(d.Tasks), Tools: d.ToolNames()}
+	if withTasks {
+		for _, t := range d.Tasks {
+			info.TaskIDs = append(info.TaskIDs, t.ID)
+		}
+	}
+	return info
+}
+
+func newDomainsCmd() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "domains [NAME]",
+		Short: "List the domains agents can be evaluated on",
+		Example: `  proctor domains
+  proctor domains mock --format json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "table" && format != "json" {
+				return usageErr("--format %q: want table or json", format)
+			}
+			reg, err := builtin.Registry()
+			if err != nil {
+				return failErr(err)
+			}
+			var infos []domainInfo
+			if len(args) == 1 {
+				d, err := reg.Get(args[0])
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				infos = append(infos, describe(d, true))
+			} else {
+				for _, d := range reg.All() {
+					infos = append(infos, describe(d, false))
+				}
+			}
+			out := cmd.OutOrStdout()
+			if format == "json" {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(infos)
+			}
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "DOMAIN\tTASKS\tTOOLS\tDESCRIPTION")
+			for _, d := range infos {
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", d.Name, d.NumTasks, len(d.Tools), d.Description)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if len(args) == 1 {
+				fmt.Fprintf(out, "\ntools: %s\ntasks: %s\n", strings.Join(infos[0].Tools, ", "), strings.Join(infos[0].TaskIDs, ", "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json")
+	return cmd
+}

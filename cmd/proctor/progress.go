@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/proctor-eval/proctor/bench"
+)
+
+// progress shows finished simulations on stderr: a redrawn bar on a
+// terminal, one line per simulation with --progress lines, nothing otherwise.
+type progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	mode  string
+	start time.Time
+	drawn bool
+}
+
+func newProgress(w io.Writer, mode string) *progress {
+	if mode == "auto" {
+		mode = "none"
+		if isTerminal(w) {
+			mode = "bar"
+		}
+	}
+	return &progress{w: w, mode: mode, start: time.Now()}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func (p *progress) update(pr bench.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rate := 0.0
+	if pr.Done > 0 {
+		rate = float64(pr.Passed) / float64(pr.Done)
+	}
+	switch p.mode {
+	case "bar":
+		const width = 30
+		filled := width * pr.Done / max(pr.Total, 1)
+		fmt.Fprintf(p.w, "\r[%s%s] %d/%d  pass %.2f  %s ", strings.Repeat("=", filled), strings.Repeat(" ", width-filled),
+			pr.Done, pr.Total, rate, time.Since(p.start).Round(time.Second))
+		p.drawn = true
+	case "lines":
+		last := pr.Last
+		fmt.Fprintf(p.w, "proctor: %d/%d %s reward %.3f %s (pass %.2f)\n", pr.Done, pr.Total, last.ID, last.Reward, last.TerminationReason, rate)
+	}
+}
+
+func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprintln(p.w)
+	}
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/store"
+)
+
+func newResultsCmd() *cobra.Command {
+	var dbPath, format, domain, agent string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "results [ID]",
+		Short: "List stored evaluations, or show one",
+		Example: `  proctor results
+  proctor results --domain mock --limit 5
+  proctor results 01970d1c --format markdown`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if format != "table" && format != "json" && format != "markdown" {
+				return usageErr("--format %q: want table, json or markdown", format)
+			}
+			if limit < 1 {
+				return usageErr("--limit must be at least 1")
+			}
+			db, err := openDB(dbPath)
+			if err != nil {
+				return failErr(err)
+			}
+			defer db.Close()
+			if len(args) == 1 {
+				eval, err := bench.Load(ctx, db, args[0])
+				if errors.Is(err, store.ErrNotFound) {
+					return usageErr("%v", err)
+				}
+				if err != nil {
+					return failErr(err)
+				}
+				return render(cmd.OutOrStdout(), format, eval)
+			}
+			recs, err := db.ListEvaluations(ctx, store.ListFilter{Domain: domain, AgentURL: agent, Limit: limit})
+			if err != nil {
+				return failErr(err)
+			}
+			var heads []bench.Evaluation
+			for _, r := range recs {
+				var e bench.Evaluation
+				if err := json.Unmarshal(r.Data, &e); err != nil {
+					e = bench.Evaluation{ID: r.ID, Domain: r.Domain, Status: r.Status + " (unreadable)"}
+				}
+				e.Status = r.Status
+				heads = append(heads, e)
+			}
+			out := cmd.OutOrStdout()
+			if format == "json" {
+				if heads == nil {
+					heads = []bench.Evaluation{}
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(heads)
+			}
+			if len(heads) == 0 {
+				fmt.Fprintln(out, "No evaluations stored yet. Start one with: proctor run --domain mock --agent builtin")
+				return nil
+			}
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tCREATED\tDOMAIN\tAGENT\tSTATUS\tSIMS\tPASS^1\tAVG REWARD")
+			for _, e := range heads {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\n", e.ID, e.CreatedAt.Local().Format("2006-01-02 15:04"),
+					e.Domain, agentLabel(e.Agent), e.Status, e.Summary.NumSimulations, e.Summary.PassHatK["1"], e.Summary.AvgReward)
+			}
+			return tw.Flush()
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
+	fl.StringVar(&format, "format", "table", "output format: table, json, markdown")
+	fl.StringVar(&domain, "domain", "", "list only evaluations of this domain")
+	fl.StringVar(&agent, "agent-url", "", "list only evaluations of this agent URL")
+	fl.IntVar(&limit, "limit", 20, "list at most this many evaluations, newest first")
+	return cmd
+}

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/builtin"
+	"github.com/proctor-eval/proctor/refagent"
+	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/translation"
+)
+
+// builtinAgent is the --agent value that selects proctor's reference agent.
+const builtinAgent = "builtin"
+
+type runFlags struct {
+	domain, agent, profile, user string
+	numTrials, numTasks          int
+	taskIDs                      []string
+	maxSteps, maxErrors          int
+	timeout, requestTimeout      time.Duration
+	concurrency                  int
+	dbPath, format, out          string
+	failUnder                    float64
+	resume                       string
+	progress                     string
+}
+
+func newRunCmd() *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Evaluate an agent on a domain",
+		Long: `Evaluate an A2A agent on a domain's tasks and store the results.
+
+--agent is the agent's base URL (its card is read from /.well-known/agent-card.json,
+then /.well-known/agent.json), the URL of its card, or "builtin" for proctor's
+reference agent, started in-process on a loopback port.`,
+		Example: `  proctor run --domain mock --agent builtin
+  proctor run --domain mock --agent http://localhost:9019 --num-trials 4 --concurrency 8
+  proctor run --domain mock --agent http://localhost:9019 --task-ids mock-01,mock-02 --format json --out result.json
+  proctor run --resume 01970d1c`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runEvaluation(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.domain, "domain", "mock", "domain to evaluate on (see 'proctor domains')")
+	fl.StringVar(&f.agent, "agent", builtinAgent, `agent base URL, agent card URL, or "builtin"`)
+	fl.StringVar(&f.profile, "profile", "agentbeats", "what the agent is told and how: "+strings.Join(translation.ProfileNames(), ", "))
+	fl.StringVar(&f.user, "user", "scripted", "user simulator: scripted")
+	fl.IntVar(&f.numTrials, "num-trials", 1, "trials per task (pass^k is reported for every k up to this)")
+	fl.IntVar(&f.numTasks, "num-tasks", 0, "evaluate only the first N tasks (0: all)")
+	fl.StringSliceVar(&f.taskIDs, "task-ids", nil, "evaluate only these task ids (comma-separated)")
+	fl.IntVar(&f.maxSteps, "max-steps", bench.DefaultMaxSteps, "messages per simulation before it ends as max_steps")
+	fl.IntVar(&f.maxErrors, "max-errors", bench.DefaultMaxErrors, "failed tool calls per simulation before it ends as too_many_errors")
+	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "wall-clock limit of one simulation")
+	fl.DurationVar(&f.requestTimeout, "request-timeout", a2aclient.DefaultRequestTimeout, "limit of one request to the agent")
+	fl.IntVar(&f.concurrency, "concurrency", 4, "simulations run at the same time")
+	fl.StringVar(&f.dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
+	fl.StringVar(&f.format, "format", "table", "output format: table, json, markdown")
+	fl.StringVar(&f.out, "out", "", "write the result to this file instead of stdout")
+	fl.Float64Var(&f.failUnder, "fail-under", -1, "exit with status 3 when pass^1 is below this value (0..1)")
+	fl.StringVar(&f.resume, "resume", "", "finish the interrupted evaluation with this id (or unique id prefix)")
+	fl.StringVar(&f.progress, "progress", "auto", "progress display on stderr: auto (a bar on a terminal), bar, lines, none")
+	return cmd
+}
+
+func (f *runFlags) validate() error {
+	var errs []string
+	if !slices.Contains([]string{"table", "json", "markdown"}, f.format) {
+		errs = append(errs, fmt.Sprintf("--format %q: want table, json or markdown", f.format))
+	}
+	if f.numTrials < 1 || f.numTrials > 1000 {
+		errs = append(errs, fmt.Sprintf("--num-trials %d: want 1..1000", f.numTrials))
+	}
+	if f.numTasks < 0 {
+		errs = append(errs, fmt.Sprintf("--num-tasks %d: must not be negative", f.numTasks))
+	}
+	if f.concurrency < 1 || f.concurrency > 10000 {
+		errs = append(errs, fmt.Sprintf("--concurrency %d: want 1..10000", f.concurrency))
+	}
+	if f.maxSteps < 2 {
+		errs = append(errs, fmt.Sprintf("--max-steps %d: want at least 2", f.maxSteps))
+	}
+	if f.maxErrors < 1 {
+		errs = append(errs, fmt.Sprintf("--max-errors %d: want at least 1", f.maxErrors))
+	}
+	if f.timeout <= 0 || f.requestTimeout <= 0 {
+		errs = append(errs, "--timeout and --request-timeout must be positive")
+	}
+	if f.failUnder != -1 && (f.failUnder < 0 || f.failUnder > 1) {
+		errs = append(errs, fmt.Sprintf("--fail-under %v: want a value in 0..1", f.failUnder))
+	}
+	if f.user != "scripted" {
+		errs = append(errs, fmt.Sprintf("--user %q: only the scripted user is available in this build", f.user))
+	}
+	if !slices.Contains([]string{"auto", "bar", "lines", "none"}, f.progress) {
+		errs = append(errs, fmt.Sprintf("--progress %q: want auto, bar, lines or none", f.progress))
+	}
+	if len(errs) > 0 {
+		return usageErr("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func runEvaluation(cmd *cobra.Command, f *runFlags) error {
+	ctx := cmd.Context()
+	if err := f.validate(); err != nil {
+		return err
+	}
+	if _, err := translation.ProfileByName(f.profile); err != nil {
+		return usageErr("--profile: %v", err)
+	}
+	reg, err := builtin.Registry()
+	if err != nil {
+		return failErr(err)
+	}
+	db, err := openDB(f.dbPath)
+	if err != nil {
+		return failErr(err)
+	}
+	defer db.Close()
+
+	var eval *bench.Evaluation
+	if f.resume != "" {
+		if eval, err = resumable(ctx, cmd, db, f); err != nil {
+			return err
+		}
+	} else {
+		eval = bench.NewEvaluation(store.NewID(), bench.Config{
+			Domain: f.domain, Agent: f.agent, Profile: f.profile, User: f.user,
+			NumTrials: f.numTrials, NumTasks: f.numTasks, TaskIDs: f.taskIDs,
+			MaxSteps: f.maxSteps, MaxErrors: f.maxErrors, Concurrency: f.concurrency,
+			Timeout: bench.Duration(f.timeout), RequestTimeout: bench.Duration(f.requestTimeout),
+		}, bench.AgentInfo{})
+	}
+	cfg := eval.Config
+	domain, err := reg.Get(cfg.Domain)
+	if err != nil {
+		return usageErr("--domain: %v", err)
+	}
+	tasks, err := selectTasks(domain, cfg.TaskIDs, cfg.NumTasks)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if cfg.User == "scripted" {
+		if err := requireScripts(tasks); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	profile, err := translation.ProfileByName(cfg.Profile)
+	if err != nil {
+		return usageErr("--profile: %v", err)
+	}
+
+	agentCtx, stopAgent := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopAgent()
+	target, builtinURL := cfg.Agent, false
+	if cfg.Agent == builtinAgent {
+		if target, err = startBuiltin(agentCtx, domain); err != nil {
+			return failErr(err)
+		}
+		builtinURL = true
+	}
+	client, err := a2aclient.Dial(ctx, target,
+		a2aclient.WithRequestTimeout(time.Duration(cfg.RequestTimeout)),
+		a2aclient.WithMaxConnsPerHost(f.concurrency))
+	if err != nil {
+		return failErr(fmt.Errorf("cannot evaluate %s: %w", target, err))
+	}
+	defer client.Close()
+	card, iface := client.Card(), client.Endpoint()
+	eval.Agent = bench.AgentInfo{
+		URL: iface.URL, CardURL: client.CardURL(), Name: card.Name, Version: card.Version,
+		Transport: string(iface.ProtocolBinding), ProtocolVersion: string(iface.ProtocolVersion), Builtin: builtinURL,
+	}
+	ids := make([]string, len(tasks))
+	for i, t := range tasks {
+		ids[i] = t.ID
+	}
+	eval.Config.TaskIDs = ids // resume runs exactly these
+
+	errOut := cmd.ErrOrStderr()
+	fmt.Fprintf(errOut, "proctor: evaluation %s: %s on %s, %d tasks x %d trials (concurrency %d)\n",
+		eval.ID, agentLabel(eval.Agent), cfg.Domain, len(tasks), cfg.NumTrials, f.concurrency)
+	prog := newProgress(errOut, f.progress)
+	runner := &bench.Runner{
+		Simulator: bench.NewSimulator(domain, profile, bench.Limits{
+			MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
+		}),
+		Agent:       bench.ClientAgent(client),
+		Users:       bench.ScriptedUsers,
+		Store:       db,
+		Concurrency: f.concurrency,
+		OnProgress:  prog.update,
+	}
+	runErr := runner.Run(ctx, eval, tasks)
+	prog.finish()
+	if runErr != nil {
+		return failErr(fmt.Errorf("evaluation %s: %w", eval.ID, runErr))
+	}
+	if err := writeResult(cmd.OutOrStdout(), f.out, f.format, eval); err != nil {
+		return failErr(err)
+	}
+	if eval.Status == bench.StatusInterrupted {
+		fmt.Fprintf(errOut, "proctor: interrupted; %d simulations kept. Finish with: proctor run --resume %s\n", len(eval.Simulations), eval.ID)
+		return &exitError{code: exitInterrupt, err: errors.New("interrupted")}
+	}
+	if f.failUnder >= 0 {
+		if p1 := eval.Summary.PassHatK["1"]; p1 < f.failUnder {
+			fmt.Fprintf(errOut, "proctor: pass^1 %.3f is below --fail-under %.3f\n", p1, f.failUnder)
+			return &exitError{code: exitFailUnder, err: errors.New("below --fail-under")}
+		}
+	}
+	return nil
+}
+
+// resumable loads an evaluation to finish. Its stored config wins over flags:
+// a resumed evaluation must be the same evaluation.
+func resumable(ctx context.Context, cmd *cobra.Command, db *store.DB, f *runFlags) (*bench.Evaluation, error) {
+	eval, err := bench.Load(ctx, db, f.resume)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, usageErr("--resume: %v", err)
+		}
+		return nil, failErr(err)
+	}
+	if eval.Status == bench.StatusCompleted {
+		return nil, usageErr("--resume: evaluation %s is already completed (see 'proctor results %s')", eval.ID, eval.ID)
+	}
+	for _, name := range []string{"domain", "agent", "profile", "user", "num-trials", "num-tasks", "task-ids", "max-steps", "max-errors", "timeout", "request-timeout"} {
+		if cmd.Flags().Changed(name) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "proctor: --%s ignored: a resumed evaluation keeps its original settings\n", name)
+		}
+	}
+	if !cmd.Flags().Changed("concurrency") && eval.Config.Concurrency > 0 {
+		f.concurrency = eval.Config.Concurrency
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "proctor: resuming %s: %d simulations already done\n", eval.ID, len(eval.Simulations))
+	return eval, nil
+}
+
+func selectTasks(d *domains.Domain, ids []string, n int) ([]*domains.Task, error) {
+	var tasks []*domains.Task
+	if len(ids) > 0 {
+		var unknown []string
+		seen := map[string]bool{}
+		for _, id := range ids {
+			id = strings.TrimSpace(id)
+			if id == "" || seen[id] {
+				continue
+			}
+			seen[id] = true
+			t, ok := d.Task(id)
+			if !ok {
+				unknown = append(unknown, id)
+				continue
+			}
+			tasks = append(tasks, t)
+		}
+		if len(unknown) > 0 {
+			return nil, fmt.Errorf("--task-ids: domain %s has no task %s (see 'proctor domains %s')", d.Name, strings.Join(unknown, ", "), d.Name)
+		}
+	} else {
+		for i := range d.Tasks {
+			tasks = append(tasks, &d.Tasks[i])
+		}
+	}
+	if n > 0 && n < len(tasks) {
+		tasks = tasks[:n]
+	}
+	if len(tasks) == 0 {
+		return nil, fmt.Errorf("domain %s: no tasks selected", d.Name)
+	}
+	return tasks, nil
+}
+
+func requireScripts(tasks []*domains.Task) error {
+	var missing []string
+	for _, t := range tasks {
+		if len(t.UserScenario.Script) == 0 {
+			missing = append(missing, t.ID)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the scripted user cannot play tasks without a script (%s); they need the LLM user simulator", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// startBuiltin serves the reference agent on a loopback port until ctx ends.
+func startBuiltin(ctx context.Context, d *domains.Domain) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("start the built-in agent: %w", err)
+	}
+	go func() { _ = refagent.Serve(ctx, ln, d) }()
+	return "http://" + ln.Addr().String(), nil
+}
+
+func openDB(path string) (*store.DB, error) {
+	if path == "" {
+		p, err := store.DefaultPath()
+		if err != nil {
+			return nil, fmt.Errorf("no --db given and no default location: %w", err)
+		}
+		path = p
+	}
+	return store.Open(path)
+}
+
+func agentLabel(a bench.AgentInfo) string {
+	if a.Builtin {
+		return "built-in reference agent"
+	}
+	if a.Name != "" {
+		return fmt.Sprintf("%q at %s", a.Name, a.URL)
+	}
+	return a.URL
+}
+
+func writeResult(stdout io.Writer, out, format string, eval *bench.Evaluation) (err error) {
+	w := stdout
+	if out != "" {
+		file, err := os.Create(out)
+		if err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		defer func() {
+			if cerr := file.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("--out: %w", cerr)
+			}
+		}()
+		w = file
+	}
+	return render(w, format, eval)
+}
