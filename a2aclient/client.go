@@ -25,7 +25,10 @@ const (
 )
 
 // Well-known agent card paths: the 1.0 name first, then the older one.
-var cardPaths = []string{"/.well-known/agent-card.json", "/.well-known/agent.json"}
+const (
+	cardPath       = "/.well-known/agent-card.json"
+	legacyCardPath = "/.well-known/agent.json"
+)
 
 type options struct {
 	httpClient       *http.Client
@@ -150,7 +153,7 @@ func (c *Client) resolveCard(ctx context.Context, u *url.URL) (*a2a.AgentCard, s
 	if strings.HasSuffix(u.Path, ".json") {
 		candidates = []string{u.String()}
 	} else {
-		for _, p := range cardPaths {
+		for _, p := range []string{cardPath, legacyCardPath} {
 			cu := *u
 			cu.Path = strings.TrimRight(u.Path, "/") + p
 			cu.RawQuery, cu.Fragment = "", ""

@@ -95,10 +95,6 @@ func (s *Simulator) goldHash(task *domains.Task) (string, error) {
 	return h, nil
 }
 
-// errAborted marks a simulation cut short by the caller (not by its own
-// timeout); such a simulation is not a result and must not be stored.
-var errAborted = errors.New("simulation aborted")
-
 // simRun is the state of one running simulation.
 type simRun struct {
 	s      *Simulator

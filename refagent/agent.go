@@ -57,7 +57,7 @@ func New(d *domains.Domain) (*Agent, error) {
 		return nil, fmt.Errorf("refagent: no rules for domain %q (supported: %s)", d.Name, mock.Name)
 	}
 	have := d.ToolNames()
-	for _, t := range mockTools {
+	for _, t := range mockTools() {
 		if !slices.Contains(have, t) {
 			return nil, fmt.Errorf("refagent: domain %s lacks the tool %s its rules use", d.Name, t)
 		}

@@ -19,7 +19,9 @@ const (
 )
 
 // mockTools are the tools the rules need from the domain.
-var mockTools = []string{toolFindUser, toolGetUser, toolList, toolCreate, toolUpdate, toolDelete, toolTransfer}
+func mockTools() []string {
+	return []string{toolFindUser, toolGetUser, toolList, toolCreate, toolUpdate, toolDelete, toolTransfer}
+}
 
 // awaiting is what the agent asked the user and waits for.
 type awaiting int

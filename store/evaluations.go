@@ -66,7 +66,7 @@ func (db *DB) PutEvaluation(ctx context.Context, e Evaluation) error {
 		e.UpdatedAt = time.Now().UTC().Round(0)
 	}
 	e.Data = normRaw(e.Data)
-	if err := checkSize(fmt.Sprintf("data of evaluation %q", e.ID), len(e.Data)); err != nil {
+	if err := db.checkSize(fmt.Sprintf("data of evaluation %q", e.ID), len(e.Data)); err != nil {
 		return err // before encoding a huge payload
 	}
 	return db.update(ctx, func(tx *bbolt.Tx) error {
@@ -86,7 +86,7 @@ func (db *DB) PutEvaluation(ctx context.Context, e Evaluation) error {
 		if err != nil {
 			return fmt.Errorf("store: encode evaluation %q: %w", e.ID, err)
 		}
-		if err := checkSize(fmt.Sprintf("evaluation %q", e.ID), len(val)); err != nil {
+		if err := db.checkSize(fmt.Sprintf("evaluation %q", e.ID), len(val)); err != nil {
 			return err
 		}
 		return b.Put([]byte(e.ID), val)

@@ -59,7 +59,7 @@ func (db *DB) PutSimulation(ctx context.Context, evalID string, s Simulation) er
 	if math.IsNaN(s.Reward) || math.IsInf(s.Reward, 0) {
 		return fmt.Errorf("store: simulation %q of evaluation %q: reward %v is not a finite number", s.ID, evalID, s.Reward)
 	}
-	if err := checkSize(fmt.Sprintf("data of simulation %q of evaluation %q", s.ID, evalID), len(s.Data)); err != nil {
+	if err := db.checkSize(fmt.Sprintf("data of simulation %q of evaluation %q", s.ID, evalID), len(s.Data)); err != nil {
 		return err // before encoding a huge payload
 	}
 	// Encode outside the write transaction: writers are serialized.
@@ -67,12 +67,12 @@ func (db *DB) PutSimulation(ctx context.Context, evalID string, s Simulation) er
 	if err != nil {
 		return fmt.Errorf("store: encode simulation %q of evaluation %q: %w", s.ID, evalID, err)
 	}
-	if err := checkSize(fmt.Sprintf("simulation %q of evaluation %q", s.ID, evalID), len(val)); err != nil {
+	if err := db.checkSize(fmt.Sprintf("simulation %q of evaluation %q", s.ID, evalID), len(val)); err != nil {
 		return err
 	}
 	var reqs []byte
 	if r := normRaw(s.Requests); r != nil {
-		if err := checkSize(fmt.Sprintf("request metrics of simulation %q of evaluation %q", s.ID, evalID), len(r)); err != nil {
+		if err := db.checkSize(fmt.Sprintf("request metrics of simulation %q of evaluation %q", s.ID, evalID), len(r)); err != nil {
 			return err
 		}
 		var buf bytes.Buffer

@@ -48,11 +48,10 @@ const (
 	ctxCheckEvery = 256
 )
 
-// maxRecordSize bounds a single stored value (an evaluation record, a
+// defaultMaxRecordSize bounds a single stored value (an evaluation record, a
 // simulation record or a simulation's request metrics): 64 MiB. bbolt could
-// hold more, but every read copies the value, so we bound memory here. It is
-// a variable only so tests can lower it.
-var maxRecordSize = 64 << 20
+// hold more, but every read copies the value, so we bound memory here.
+const defaultMaxRecordSize = 64 << 20
 
 // Bucket and key names of the on-disk layout (schema version 1):
 //
@@ -73,16 +72,21 @@ var (
 // DB is an open proctor database. It is safe for concurrent use by multiple
 // goroutines: reads run concurrently, writes are serialized by bbolt.
 type DB struct {
-	bolt     *bbolt.DB
-	path     string
-	readOnly bool
+	bolt      *bbolt.DB
+	path      string
+	readOnly  bool
+	maxRecord int
 }
 
 type options struct {
 	lockTimeout time.Duration
 	readOnly    bool
 	noSync      bool
+	maxRecord   int
 }
+
+// withMaxRecordSize lowers the per-record size limit; for tests.
+func withMaxRecordSize(n int) Option { return func(o *options) { o.maxRecord = n } }
 
 // Option configures Open.
 type Option func(*options)
@@ -160,7 +164,7 @@ func DefaultPath() (string, error) {
 // If another process holds the lock for longer than the lock timeout (see
 // WithLockTimeout), the error wraps ErrLocked.
 func Open(path string, opts ...Option) (*DB, error) {
-	o := options{lockTimeout: defaultLockTimeout}
+	o := options{lockTimeout: defaultLockTimeout, maxRecord: defaultMaxRecordSize}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
@@ -202,7 +206,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 	}
 	// A lone writer waits at most this long for others to share its commit.
 	bdb.MaxBatchDelay = batchDelay
-	db := &DB{bolt: bdb, path: path, readOnly: o.readOnly}
+	db := &DB{bolt: bdb, path: path, readOnly: o.readOnly, maxRecord: o.maxRecord}
 	if err := db.initSchema(); err != nil {
 		_ = bdb.Close()
 		return nil, err
@@ -404,9 +408,9 @@ func validateID(kind, id string) error {
 	return nil
 }
 
-func checkSize(what string, n int) error {
-	if n > maxRecordSize {
-		return fmt.Errorf("store: %s is %d bytes, larger than the limit of %s per record", what, n, sizeString(maxRecordSize))
+func (db *DB) checkSize(what string, n int) error {
+	if n > db.maxRecord {
+		return fmt.Errorf("store: %s is %d bytes, larger than the limit of %s per record", what, n, sizeString(db.maxRecord))
 	}
 	return nil
 }

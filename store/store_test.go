@@ -145,9 +145,7 @@ func TestPutEvaluationReplaceKeepsCreatedAt(t *testing.T) {
 
 func TestPutEvaluationInvalid(t *testing.T) {
 	ctx := context.Background()
-	db := openTemp(t)
-	defer func(old int) { maxRecordSize = old }(maxRecordSize)
-	maxRecordSize = 1000
+	db := openTemp(t, withMaxRecordSize(1000))
 	big := json.RawMessage(`"` + strings.Repeat("x", 1000) + `"`)
 	// Fits alone but not with the rest of the record.
 	almost := json.RawMessage(`"` + strings.Repeat("x", 990) + `"`)
@@ -474,8 +472,9 @@ func TestSimulationErrors(t *testing.T) {
 	}
 
 	t.Run("too large", func(t *testing.T) {
-		defer func(old int) { maxRecordSize = old }(maxRecordSize)
-		maxRecordSize = 1000
+		limited := *db // the same database behind a handle with a lower limit
+		limited.maxRecord = 1000
+		db := &limited
 		big := json.RawMessage(`"` + strings.Repeat("x", 995) + `"`)     // record too large
 		bigger := json.RawMessage(`"` + strings.Repeat("x", 1000) + `"`) // payload too large
 		for _, s := range []Simulation{{ID: "big", Data: big}, {ID: "big", Data: bigger}, {ID: "big", Requests: bigger}} {

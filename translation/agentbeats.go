@@ -88,10 +88,10 @@ type openAIFunction struct {
 
 // emptyParameters stands in for a tool whose schema is missing or malformed,
 // so that rendering never fails.
-var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+const emptyParameters = `{"type":"object","properties":{}}`
 
-var respondParameters = json.RawMessage(`{"type":"object","properties":{"content":{"type":"string",` +
-	`"description":"The message to send to the user."}},"required":["content"]}`)
+const respondParameters = `{"type":"object","properties":{"content":{"type":"string",` +
+	`"description":"The message to send to the user."}},"required":["content"]}`
 
 // openAIToolsJSON renders the domain tools plus the respond pseudo-tool as
 // an indented JSON array. A domain tool named like the pseudo-tool is left
@@ -104,7 +104,7 @@ func openAIToolsJSON(specs []domains.ToolSpec) string {
 		}
 		params := s.Parameters
 		if t := bytes.TrimSpace(params); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
-			params = emptyParameters
+			params = json.RawMessage(emptyParameters)
 		}
 		tools = append(tools, openAITool{Type: "function", Function: openAIFunction{
 			Name: s.Name, Description: s.Description, Parameters: params,
@@ -114,7 +114,7 @@ func openAIToolsJSON(specs []domains.ToolSpec) string {
 		Name: RespondTool,
 		Description: "Send a message to the user: use it to talk to the user, " +
 			"for example to ask for information, confirm an action or give an answer.",
-		Parameters: respondParameters,
+		Parameters: json.RawMessage(respondParameters),
 	}})
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -72,10 +72,11 @@ type Profile interface {
 // defaultProfile is the profile used when none is named.
 const defaultProfile = agentBeatsName
 
-// profiles holds every known profile by name. New profiles (tau2-a2a,
-// structured) register here.
-var profiles = map[string]Profile{
-	agentBeatsName: agentBeats{},
+// knownProfiles returns every profile, in name order. New profiles
+// (tau2-a2a, structured) are added here. A function rather than a package
+// variable, so nothing can change the set at run time.
+func knownProfiles() []Profile {
+	return []Profile{agentBeats{}}
 }
 
 // ProfileByName returns the named profile. The empty name selects the
@@ -85,17 +86,19 @@ func ProfileByName(name string) (Profile, error) {
 	if name == "" {
 		name = defaultProfile
 	}
-	if p, ok := profiles[name]; ok {
-		return p, nil
+	for _, p := range knownProfiles() {
+		if p.Name() == name {
+			return p, nil
+		}
 	}
 	return nil, fmt.Errorf("translation: unknown profile %q (known: %s)", name, strings.Join(ProfileNames(), ", "))
 }
 
 // ProfileNames returns the names of the known profiles, sorted.
 func ProfileNames() []string {
-	names := make([]string, 0, len(profiles))
-	for n := range profiles {
-		names = append(names, n)
+	var names []string
+	for _, p := range knownProfiles() {
+		names = append(names, p.Name())
 	}
 	slices.Sort(names)
 	return names
