@@ -210,7 +210,7 @@ func (db *DB) ListEvaluations(ctx context.Context, f ListFilter) ([]Evaluation, 
 		c := b.Cursor()
 		var k, v []byte
 		if f.Before != "" {
-			if k, v = c.Seek([]byte(f.Before)); k == nil {
+			if k, _ = c.Seek([]byte(f.Before)); k == nil {
 				k, v = c.Last() // every key is before the cursor
 			} else {
 				k, v = c.Prev() // Seek lands on the first key >= Before
