@@ -30,3 +30,7 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParseReply -fuzztime=$(FUZZTIME) ./translation/
 	$(GO) test -run='^$$' -fuzz=FuzzStoredEvaluation -fuzztime=$(FUZZTIME) ./store/
+	$(GO) test -run='^$$' -fuzz=FuzzFromRaw -fuzztime=$(FUZZTIME) ./a2aclient/
+	$(GO) test -run='^$$' -fuzz=FuzzReportedUsage -fuzztime=$(FUZZTIME) ./a2aclient/
+	$(GO) test -run='^$$' -fuzz=FuzzParseTasks -fuzztime=$(FUZZTIME) ./domains/
+	$(GO) test -run='^$$' -fuzz=FuzzStep -fuzztime=$(FUZZTIME) ./refagent/

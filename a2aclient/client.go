@@ -2,6 +2,7 @@ package a2aclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -72,6 +74,8 @@ type Client struct {
 	endpoint *a2a.AgentInterface
 	sdk      *sdkclient.Client
 	http     *http.Client
+	ownsPool bool // the connection pool was made by Dial, so Close empties it
+	bodies   *sync.Pool
 }
 
 // Dial resolves the agent card at target (a base URL, or the URL of the card
@@ -92,7 +96,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		base.MaxIdleConnsPerHost = max(o.maxConns, 2)
 		hc = &http.Client{Transport: base}
 	}
-	c := &Client{opts: o}
+	c := &Client{opts: o, ownsPool: o.httpClient == nil, bodies: newBodyPool()}
 	c.http = &http.Client{
 		Transport:     &recordingTransport{base: transportOf(hc), headers: o.headers, maxBytes: o.maxResponseBytes},
 		CheckRedirect: hc.CheckRedirect,
@@ -135,8 +139,12 @@ func (c *Client) CardURL() string { return c.cardURL }
 // Endpoint returns the interface (URL, transport, protocol version) in use.
 func (c *Client) Endpoint() a2a.AgentInterface { return *c.endpoint }
 
-// Close releases the client's resources.
+// Close releases the client's resources, including its idle connections to
+// the agent (unless they belong to a client given by WithHTTPClient).
 func (c *Client) Close() error {
+	if c.ownsPool {
+		c.http.CloseIdleConnections()
+	}
 	if c.sdk == nil {
 		return nil
 	}
@@ -167,9 +175,8 @@ func (c *Client) resolveCard(ctx context.Context, u *url.URL) (*a2a.AgentCard, s
 			return card, cu, nil
 		}
 		errs = append(errs, err)
-		var se *cardStatusError
-		if !errors.As(err, &se) || se.status != http.StatusNotFound {
-			break // only a 404 means "try the other well-known name"
+		if !cardMissing(err) {
+			break // only a missing card means "try the other well-known name"
 		}
 	}
 	return nil, "", fmt.Errorf("resolve agent card: %w", errors.Join(errs...))
@@ -182,6 +189,45 @@ type cardStatusError struct {
 
 func (e *cardStatusError) Error() string {
 	return fmt.Sprintf("GET %s: HTTP %d %s", e.url, e.status, http.StatusText(e.status))
+}
+
+// notCardError is a 200 answer that is plainly something other than an agent
+// card: typically a JSON-RPC handler mounted at "/" answering every path.
+type notCardError struct {
+	url, what string
+}
+
+func (e *notCardError) Error() string {
+	return fmt.Sprintf("GET %s: not an agent card (%s)", e.url, e.what)
+}
+
+// cardMissing reports whether err says there is no card at that URL, as
+// opposed to a card that is broken or a server that failed.
+func cardMissing(err error) bool {
+	var se *cardStatusError
+	if errors.As(err, &se) {
+		return se.status == http.StatusNotFound || se.status == http.StatusMethodNotAllowed
+	}
+	var nc *notCardError
+	return errors.As(err, &nc)
+}
+
+// notACard tells why body, a JSON document, is not an agent card, or returns
+// "" when it may be one.
+func notACard(body []byte) string {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return "" // let the card parser report what is wrong
+	}
+	if _, ok := fields["jsonrpc"]; ok {
+		return "a JSON-RPC response"
+	}
+	for _, k := range []string{"name", "supportedInterfaces", "url", "preferredTransport", "protocolVersion", "skills", "capabilities"} {
+		if _, ok := fields[k]; ok {
+			return ""
+		}
+	}
+	return "no card fields"
 }
 
 func (c *Client) fetchCard(ctx context.Context, cardURL string) (*a2a.AgentCard, error) {
@@ -206,6 +252,9 @@ func (c *Client) fetchCard(ctx context.Context, cardURL string) (*a2a.AgentCard,
 	}
 	if len(body) > maxCardBytes {
 		return nil, fmt.Errorf("GET %s: agent card larger than %d bytes", cardURL, maxCardBytes)
+	}
+	if why := notACard(body); why != "" {
+		return nil, &notCardError{url: cardURL, what: why}
 	}
 	// The compat parser reads 1.0 cards and 0.3 cards (url/preferredTransport).
 	card, err := a2av0.NewAgentCardParser()(body)

@@ -69,7 +69,7 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	c := cv.client
 	ctx, cancel := context.WithTimeout(ctx, c.opts.requestTimeout)
 	defer cancel()
-	ctx, ex := withExchange(ctx)
+	ctx, ex := withExchange(ctx, c.bodies)
 	defer ex.release()
 
 	msg := a2a.NewMessage(a2a.MessageRoleUser, parts...)
@@ -80,13 +80,17 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 
 	out, nonConformant, err := cv.send(ctx, ex, msg)
 	if err == nil && out.isTask && !turnOver(out.state) {
-		out, err = cv.poll(ctx, out)
+		var pollNC string
+		out, pollNC, err = cv.poll(ctx, ex, out)
+		if nonConformant == "" {
+			nonConformant = pollNC
+		}
 	}
 	resp.Metrics.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 	status, sent, received, _, tooLarge := ex.snapshot()
 	resp.Metrics.HTTPStatus, resp.Metrics.BytesSent, resp.Metrics.BytesReceived = status, sent, received
 	if err != nil {
-		cerr := classify(ctx, err, status, tooLarge)
+		cerr := classify(ctx, err, status, tooLarge, ex.bodyReadErr())
 		resp.Metrics.ErrorClass, resp.Metrics.Error = cerr.Class, cerr.Error()
 		cv.fillTokens(resp, parts, nil)
 		return resp, cerr
@@ -104,7 +108,11 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	}
 	cv.fillTokens(resp, parts, out.metadata)
 	if out.isTask && failedState(out.state) {
-		cerr := &CallError{Class: ErrClassTaskFailed, Err: fmt.Errorf("agent ended the task %s: %s", stateName(out.state), summarize(out.parts))}
+		why := out.statusParts // the status message says why, if there is one
+		if len(why) == 0 {
+			why = out.parts
+		}
+		cerr := &CallError{Class: ErrClassTaskFailed, Err: fmt.Errorf("agent ended the task %s: %s", stateName(out.state), summarize(why))}
 		resp.Metrics.ErrorClass, resp.Metrics.Error = cerr.Class, cerr.Error()
 		return resp, cerr
 	}
@@ -118,42 +126,77 @@ func (cv *Conversation) send(ctx context.Context, ex *exchange, msg *a2a.Message
 	if err == nil {
 		return fromResult(res), "", nil
 	}
+	if out, nc, ok := readTolerantly(ctx, ex, err); ok {
+		return out, nc, nil
+	}
+	return extracted{}, "", err
+}
+
+// readTolerantly reads the body of the last 200 reply, which a2a-go could
+// not decode (err) or decoded into nothing, with fromRaw. ok is false when
+// there is no such body or nothing in it can be read.
+func readTolerantly(ctx context.Context, ex *exchange, err error) (out extracted, nonConformant string, ok bool) {
 	status, _, _, body, tooLarge := ex.snapshot()
 	var rpcErr *a2a.Error
 	if status != 200 || tooLarge || ctx.Err() != nil || errors.As(err, &rpcErr) || len(body) == 0 {
-		return extracted{}, "", err
+		return extracted{}, "", false
 	}
 	var envelope struct {
 		Result json.RawMessage `json:"result"`
 		Error  json.RawMessage `json:"error"`
 	}
 	if jerr := json.Unmarshal(body, &envelope); jerr != nil || len(envelope.Result) == 0 {
-		return extracted{}, "", err
+		return extracted{}, "", false
 	}
-	out, ok := fromRaw(envelope.Result)
+	out, ok = fromRaw(envelope.Result)
 	if !ok {
-		return extracted{}, "", err
+		return extracted{}, "", false
 	}
-	return out, fmt.Sprintf("reply rejected by the A2A types (%v); read tolerantly", firstLine(err.Error())), nil
+	why := "it decoded to an empty task"
+	if err != nil {
+		why = firstLine(err.Error())
+	}
+	return out, fmt.Sprintf("reply rejected by the A2A types (%v); read tolerantly", why), true
 }
 
 // poll follows a task the agent has not finished with GetTask and backoff.
-func (cv *Conversation) poll(ctx context.Context, out extracted) (extracted, error) {
+func (cv *Conversation) poll(ctx context.Context, ex *exchange, out extracted) (extracted, string, error) {
+	if out.taskID == "" {
+		return out, "", fmt.Errorf("agent left a task %s without a task id to poll", stateName(out.state))
+	}
 	delay := 50 * time.Millisecond
+	var nonConformant string
 	for {
 		select {
 		case <-ctx.Done():
-			return out, &CallError{Class: ErrClassNonTerminal, Err: fmt.Errorf("task %s still %s when the request timed out", out.taskID, stateName(out.state))}
+			return out, nonConformant, &CallError{Class: ErrClassNonTerminal, Err: fmt.Errorf("task %s still %s when the request timed out", out.taskID, stateName(out.state))}
 		case <-time.After(delay):
 		}
 		delay = min(delay*2, 2*time.Second)
 		task, err := cv.client.sdk.GetTask(ctx, &a2a.GetTaskRequest{ID: out.taskID})
-		if err != nil {
-			return out, err
+		switch {
+		case err == nil && task.ID != "":
+			out = fromTask(task)
+		default:
+			// Rejected by a2a-go's types, or decoded into a task without an
+			// id (a {"task": {...}} wrapper, say): read the body ourselves.
+			raw, nc, ok := readTolerantly(ctx, ex, err)
+			if !ok {
+				if err == nil {
+					err = fmt.Errorf("GetTask %s returned a task without an id", out.taskID)
+				}
+				return out, nonConformant, err
+			}
+			if !raw.isTask {
+				return out, nonConformant, fmt.Errorf("GetTask %s returned a message, not a task", out.taskID)
+			}
+			if raw.taskID == "" {
+				raw.taskID = out.taskID
+			}
+			out, nonConformant = raw, nc
 		}
-		out = fromTask(task)
 		if turnOver(out.state) {
-			return out, nil
+			return out, nonConformant, nil
 		}
 	}
 }
@@ -230,23 +273,30 @@ func summarize(parts []*a2a.Part) string {
 	if s == "" {
 		return "(no message)"
 	}
-	if len(s) > 500 {
-		s = s[:500] + "…"
+	return truncate(s, 500)
+}
+
+// truncate cuts s to at most n bytes plus an ellipsis, on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
+	return truncate(s, 200)
 }
 
-func classify(ctx context.Context, err error, status int, tooLarge bool) *CallError {
+// classify sorts a failed call into an error class. status, tooLarge and
+// readErr are what the HTTP layer saw of the latest response.
+func classify(ctx context.Context, err error, status int, tooLarge bool, readErr error) *CallError {
 	var cerr *CallError
 	if errors.As(err, &cerr) {
 		return cerr
@@ -264,6 +314,13 @@ func classify(ctx context.Context, err error, status int, tooLarge bool) *CallEr
 		return &CallError{Class: ErrClassHTTPStatus, HTTPStatus: status, Err: err}
 	case errors.As(err, &rpcErr):
 		return &CallError{Class: ErrClassRPC, Err: err}
+	case readErr != nil:
+		// The connection broke while the body was arriving.
+		return &CallError{Class: ErrClassConnection, Err: err}
+	case status == 200:
+		// The whole reply arrived and it is wrong, however the decoder put
+		// it (an empty or cut-short body reads as EOF, too).
+		return &CallError{Class: ErrClassProtocol, Err: err}
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, io.EOF), errors.As(err, &netErr):
 		return &CallError{Class: ErrClassConnection, Err: err}

@@ -3,6 +3,7 @@ package a2aclient
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,14 +52,20 @@ type exchange struct {
 	status   int
 	sent     int64
 	received int64
-	lastBody *bytes.Buffer // pooled; returned by release
+	lastBody *bytes.Buffer // from pool; returned by release
+	pool     *sync.Pool    // the client's buffers for body copies
 	tooLarge bool
+	// readErr is the error, other than io.EOF, that reading the latest
+	// response body failed with: the connection broke mid-body.
+	readErr error
 }
 
-// bodyBuffers recycles the copies of response bodies kept for tolerant
-// decoding: at hundreds of concurrent conversations they are most of the
-// client's garbage.
-var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// newBodyPool returns a pool for the copies of response bodies kept for
+// tolerant decoding: at hundreds of concurrent conversations they are most
+// of the client's garbage, so each Client recycles its own.
+func newBodyPool() *sync.Pool {
+	return &sync.Pool{New: func() any { return new(bytes.Buffer) }}
+}
 
 // maxKeptBody bounds the copy of a response body kept for tolerant decoding.
 const maxKeptBody = 4 << 20
@@ -68,17 +75,22 @@ const maxKeptBody = 4 << 20
 func (ex *exchange) release() {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
+	ex.dropBodyLocked()
+}
+
+// dropBodyLocked returns the kept body to the pool; ex.mu must be held.
+func (ex *exchange) dropBodyLocked() {
 	if ex.lastBody != nil && ex.lastBody.Cap() <= maxKeptBody {
 		ex.lastBody.Reset()
-		bodyBuffers.Put(ex.lastBody)
+		ex.pool.Put(ex.lastBody)
 	}
 	ex.lastBody = nil
 }
 
 type exchangeKey struct{}
 
-func withExchange(ctx context.Context) (context.Context, *exchange) {
-	ex := &exchange{}
+func withExchange(ctx context.Context, pool *sync.Pool) (context.Context, *exchange) {
+	ex := &exchange{pool: pool}
 	return context.WithValue(ctx, exchangeKey{}, ex), ex
 }
 
@@ -91,6 +103,14 @@ func (ex *exchange) snapshot() (status int, sent, received int64, body []byte, t
 		body = ex.lastBody.Bytes()
 	}
 	return ex.status, ex.sent, ex.received, body, ex.tooLarge
+}
+
+// bodyReadErr returns the error that reading the latest response body
+// failed with at the transport, or nil.
+func (ex *exchange) bodyReadErr() error {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.readErr
 }
 
 // errResponseTooLarge reports a response body over the configured cap.
@@ -116,9 +136,15 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		}
 	}
 	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
-	if ex != nil && req.ContentLength > 0 {
+	if ex != nil {
 		ex.mu.Lock()
-		ex.sent += req.ContentLength
+		if req.ContentLength > 0 {
+			ex.sent += req.ContentLength
+		}
+		// A new request of the same call (polling): what an earlier one
+		// answered must not pass for this one's status or body.
+		ex.status, ex.readErr = 0, nil
+		ex.dropBodyLocked()
 		ex.mu.Unlock()
 	}
 	resp, err := t.base.RoundTrip(req)
@@ -128,8 +154,16 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	ex.mu.Lock()
 	ex.status = resp.StatusCode
 	ex.mu.Unlock()
-	resp.Body = &recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes, buf: bodyBuffers.Get().(*bytes.Buffer)}
+	resp.Body = &recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes, buf: ex.pool.Get().(*bytes.Buffer)}
 	return resp, nil
+}
+
+// CloseIdleConnections lets http.Client.CloseIdleConnections reach the
+// wrapped transport.
+func (t *recordingTransport) CloseIdleConnections() {
+	if ci, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		ci.CloseIdleConnections()
+	}
 }
 
 type recordingBody struct {
@@ -152,11 +186,24 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.rc.Read(p)
 	b.n += int64(n)
-	if b.buf != nil && b.buf.Len()+n <= maxKeptBody {
-		b.buf.Write(p[:n])
+	if b.buf != nil {
+		if b.buf.Len()+n <= maxKeptBody {
+			b.buf.Write(p[:n])
+		} else {
+			// Too big to keep whole: keep nothing rather than a copy with a
+			// piece missing, which could still parse as something else.
+			if b.buf.Cap() <= maxKeptBody {
+				b.buf.Reset()
+				b.ex.pool.Put(b.buf)
+			}
+			b.buf = nil
+		}
 	}
 	b.ex.mu.Lock()
 	b.ex.received += int64(n)
+	if err != nil && err != io.EOF && b.ex.readErr == nil {
+		b.ex.readErr = err
+	}
 	b.ex.mu.Unlock()
 	if b.limit > 0 && b.n > b.limit {
 		b.ex.mu.Lock()
@@ -170,10 +217,7 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 func (b *recordingBody) Close() error {
 	b.ex.mu.Lock()
 	if b.buf != nil {
-		if old := b.ex.lastBody; old != nil && old.Cap() <= maxKeptBody {
-			old.Reset()
-			bodyBuffers.Put(old) // an earlier response of the same call (polling)
-		}
+		b.ex.dropBodyLocked() // an earlier response of the same call (polling)
 		b.ex.lastBody, b.buf = b.buf, nil
 	}
 	b.ex.mu.Unlock()
@@ -193,7 +237,11 @@ type Usage struct {
 //   - usage.prompt_tokens / usage.completion_tokens (OpenAI style)
 //   - token_usage.* with either naming
 //   - adk_usage_metadata.promptTokenCount / candidatesTokenCount (ADK; also
-//     prompt_token_count / candidates_token_count)
+//     prompt_token_count / candidates_token_count, and usage_metadata or
+//     usageMetadata as the outer key)
+//
+// A pair with one count missing reads it as zero; a pair holding anything
+// but whole non-negative numbers (strings, NaN, fractions) is ignored.
 func ReportedUsage(meta map[string]any) (Usage, bool) {
 	if len(meta) == 0 {
 		return Usage{}, false
@@ -225,26 +273,57 @@ func ReportedUsage(meta map[string]any) (Usage, bool) {
 	return Usage{}, false
 }
 
+// usagePair reads the counts at keys in and out. A missing or null key
+// counts zero (protobuf JSON leaves out zeros), but at least one must be
+// there, and a key holding anything but a whole non-negative number makes the
+// pair unusable.
 func usagePair(m map[string]any, in, out string) (Usage, bool) {
-	i, okI := toCount(m[in])
-	o, okO := toCount(m[out])
-	if !okI && !okO {
+	vi, vo := m[in], m[out]
+	if vi == nil && vo == nil {
 		return Usage{}, false
 	}
-	return Usage{InputTokens: i, OutputTokens: o}, true
+	var u Usage
+	for _, f := range []struct {
+		v   any
+		dst *int64
+	}{{vi, &u.InputTokens}, {vo, &u.OutputTokens}} {
+		if f.v == nil {
+			continue
+		}
+		n, ok := toCount(f.v)
+		if !ok {
+			return Usage{}, false
+		}
+		*f.dst = n
+	}
+	return u, true
 }
+
+// maxCount bounds a believable token count; anything larger is garbage.
+const maxCount = 1 << 53
 
 func toCount(v any) (int64, bool) {
 	switch n := v.(type) {
 	case float64:
-		if n < 0 || n > math.MaxInt64/2 || math.IsNaN(n) {
+		if math.IsNaN(n) || n < 0 || n > maxCount || n != math.Trunc(n) {
 			return 0, false
 		}
 		return int64(n), true
+	case json.Number:
+		i, err := n.Int64()
+		if err != nil {
+			return 0, false
+		}
+		return toCount(i)
 	case int:
-		return int64(max(n, 0)), n >= 0
+		return toCount(int64(n))
+	case int32:
+		return toCount(int64(n))
 	case int64:
-		return max(n, 0), n >= 0
+		if n < 0 || n > maxCount {
+			return 0, false
+		}
+		return n, true
 	}
 	return 0, false
 }

@@ -27,6 +27,9 @@ type extracted struct {
 	contextID string
 	state     a2a.TaskState
 	isTask    bool
+	// statusParts are the parts of a task's status message, which for a task
+	// that failed say why, whatever shape the reply has.
+	statusParts []*a2a.Part
 }
 
 func fromResult(res a2a.SendMessageResult) extracted {
@@ -40,7 +43,9 @@ func fromResult(res a2a.SendMessageResult) extracted {
 }
 
 func fromTask(t *a2a.Task) extracted {
-	out := extracted{taskID: t.ID, contextID: t.ContextID, state: t.Status.State, isTask: true, shape: ShapeEmpty}
+	// a2a-go's types keep 0.3 state and role strings ("completed", "agent")
+	// found inside 1.0 wrappers as they are; read them as their 1.0 names.
+	out := extracted{taskID: t.ID, contextID: t.ContextID, state: normalizeState(string(t.Status.State)), isTask: true, shape: ShapeEmpty}
 	out.metadata = append(out.metadata, t.Metadata)
 	for _, a := range t.Artifacts {
 		if a == nil {
@@ -55,16 +60,18 @@ func fromTask(t *a2a.Task) extracted {
 		out.parts, out.shape = m.Parts, ShapeStatusMessage
 	} else if m := lastAgentMessage(t.History); m != nil {
 		out.parts, out.shape = m.Parts, ShapeHistory
+		out.metadata = append(out.metadata, m.Metadata)
 	}
 	if m := t.Status.Message; m != nil {
 		out.metadata = append(out.metadata, m.Metadata)
+		out.statusParts = m.Parts
 	}
 	return out
 }
 
 func lastAgentMessage(history []*a2a.Message) *a2a.Message {
 	for i := len(history) - 1; i >= 0; i-- {
-		if m := history[i]; m != nil && m.Role == a2a.MessageRoleAgent && len(m.Parts) > 0 {
+		if m := history[i]; m != nil && isAgentRole(string(m.Role)) && len(m.Parts) > 0 {
 			return m
 		}
 	}
@@ -141,15 +148,20 @@ func rawTask(obj map[string]any) extracted {
 			}
 		}
 	}
+	sm, _ := status["message"].(map[string]any)
+	if m, ok := sm["metadata"].(map[string]any); ok {
+		out.metadata = append(out.metadata, m)
+	}
+	if ps, ok := sm["parts"].([]any); ok {
+		out.statusParts = rawParts(ps)
+	}
 	if len(out.parts) > 0 {
 		out.shape = ShapeArtifacts
 		return out
 	}
-	if sm, ok := status["message"].(map[string]any); ok {
-		if ps, ok := sm["parts"].([]any); ok && len(ps) > 0 {
-			out.parts, out.shape = rawParts(ps), ShapeStatusMessage
-			return out
-		}
+	if len(out.statusParts) > 0 {
+		out.parts, out.shape = out.statusParts, ShapeStatusMessage
+		return out
 	}
 	if hist, ok := obj["history"].([]any); ok {
 		for i := len(hist) - 1; i >= 0; i-- {
@@ -157,6 +169,9 @@ func rawTask(obj map[string]any) extracted {
 			role, _ := m["role"].(string)
 			if ps, ok := m["parts"].([]any); ok && len(ps) > 0 && isAgentRole(role) {
 				out.parts, out.shape = rawParts(ps), ShapeHistory
+				if meta, ok := m["metadata"].(map[string]any); ok {
+					out.metadata = append(out.metadata, meta)
+				}
 				return out
 			}
 		}
@@ -187,7 +202,7 @@ func rawParts(parts []any) []*a2a.Part {
 			// 0.3 data parts nest the payload as {"data": {...}}; some servers
 			// nest it once more.
 			if inner, ok := d.(map[string]any); ok && len(inner) == 1 {
-				if dd, ok := inner["data"]; ok {
+				if dd, ok := inner["data"]; ok && dd != nil {
 					d = dd
 				}
 			}
@@ -198,14 +213,16 @@ func rawParts(parts []any) []*a2a.Part {
 }
 
 // normalizeState maps 1.0 ("TASK_STATE_COMPLETED") and 0.3 ("completed",
-// "input-required") state names to a2a.TaskState.
+// "input-required") state names to a2a.TaskState. A missing, unspecified or
+// 0.3 "unknown" state is a2a.TaskStateUnspecified.
 func normalizeState(s string) a2a.TaskState {
 	u := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), "-", "_"))
-	if !strings.HasPrefix(u, "TASK_STATE_") {
-		u = "TASK_STATE_" + u
+	u = strings.TrimPrefix(u, "TASK_STATE_")
+	switch u {
+	case "", "UNSPECIFIED", "UNKNOWN":
+		return a2a.TaskStateUnspecified
+	case "CANCELLED":
+		u = "CANCELED"
 	}
-	if u == "TASK_STATE_CANCELLED" {
-		u = "TASK_STATE_CANCELED"
-	}
-	return a2a.TaskState(u)
+	return a2a.TaskState("TASK_STATE_" + u)
 }
