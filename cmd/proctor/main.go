@@ -58,7 +58,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil && ee.code != exitFailUnder {
+		// --fail-under and interruptions have said why already.
+		if ee.err != nil && ee.code != exitFailUnder && ee.code != exitInterrupt {
 			fmt.Fprintln(stderr, "proctor:", ee.err)
 		}
 		return ee.code

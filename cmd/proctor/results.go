@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -30,9 +32,15 @@ func newResultsCmd() *cobra.Command {
 			if limit < 1 {
 				return usageErr("--limit must be at least 1")
 			}
-			db, err := openDB(dbPath)
+			db, path, err := openDBForReading(dbPath)
 			if err != nil {
 				return failErr(err)
+			}
+			if db == nil {
+				if len(args) == 1 {
+					return usageErr("no evaluation %q: there is no results database at %s yet", args[0], path)
+				}
+				return listResults(cmd.OutOrStdout(), format, nil)
 			}
 			defer db.Close()
 			if len(args) == 1 {
@@ -45,7 +53,14 @@ func newResultsCmd() *cobra.Command {
 				}
 				return render(cmd.OutOrStdout(), format, eval)
 			}
-			recs, err := db.ListEvaluations(ctx, store.ListFilter{Domain: domain, AgentURL: agent, Limit: limit})
+			// The store compares agent URLs verbatim, but the URL it
+			// records is the endpoint from the agent's card, seldom what
+			// was typed after --agent: filter here.
+			filter := store.ListFilter{Domain: domain, Limit: limit}
+			if agent != "" {
+				filter.Limit = -1
+			}
+			recs, err := db.ListEvaluations(ctx, filter)
 			if err != nil {
 				return failErr(err)
 			}
@@ -53,38 +68,69 @@ func newResultsCmd() *cobra.Command {
 			for _, r := range recs {
 				var e bench.Evaluation
 				if err := json.Unmarshal(r.Data, &e); err != nil {
-					e = bench.Evaluation{ID: r.ID, Domain: r.Domain, Status: r.Status + " (unreadable)"}
+					e = bench.Evaluation{ID: r.ID, Domain: r.Domain, Status: r.Status + " (unreadable)", Agent: bench.AgentInfo{URL: r.AgentURL}}
+				} else {
+					e.Status = r.Status
 				}
-				e.Status = r.Status
+				if agent != "" && !sameAgent(agent, r.AgentURL, e) {
+					continue
+				}
+				if len(heads) == limit {
+					break
+				}
+				if r.Status != bench.StatusCompleted {
+					// The stored summary of an evaluation that did not
+					// complete predates its last simulations (or, after a
+					// crash, all of them): score what it kept.
+					if full, err := bench.Load(ctx, db, r.ID); err == nil {
+						e.Summary, e.Metrics = full.Summary, full.Metrics
+					}
+				}
 				heads = append(heads, e)
 			}
-			out := cmd.OutOrStdout()
-			if format == "json" {
-				if heads == nil {
-					heads = []bench.Evaluation{}
-				}
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(heads)
-			}
-			if len(heads) == 0 {
-				fmt.Fprintln(out, "No evaluations stored yet. Start one with: proctor run --domain mock --agent builtin")
-				return nil
-			}
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tCREATED\tDOMAIN\tAGENT\tSTATUS\tSIMS\tPASS^1\tAVG REWARD")
-			for _, e := range heads {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\n", e.ID, e.CreatedAt.Local().Format("2006-01-02 15:04"),
-					e.Domain, agentLabel(e.Agent), e.Status, e.Summary.NumSimulations, e.Summary.PassHatK["1"], e.Summary.AvgReward)
-			}
-			return tw.Flush()
+			return listResults(cmd.OutOrStdout(), format, heads)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
 	fl.StringVar(&format, "format", "table", "output format: table, json, markdown")
 	fl.StringVar(&domain, "domain", "", "list only evaluations of this domain")
-	fl.StringVar(&agent, "agent-url", "", "list only evaluations of this agent URL")
+	fl.StringVar(&agent, "agent-url", "", `list only evaluations of this agent (its URL, card URL, or "builtin")`)
 	fl.IntVar(&limit, "limit", 20, "list at most this many evaluations, newest first")
 	return cmd
+}
+
+// sameAgent reports whether an --agent-url filter names the agent of an
+// evaluation: its endpoint, its card's URL or the --agent it was run with,
+// ignoring trailing slashes.
+func sameAgent(filter, recorded string, e bench.Evaluation) bool {
+	norm := func(s string) string { return strings.TrimRight(s, "/") }
+	for _, u := range []string{recorded, e.Agent.URL, e.Agent.CardURL, e.Config.Agent} {
+		if u != "" && norm(u) == norm(filter) {
+			return true
+		}
+	}
+	return false
+}
+
+func listResults(out io.Writer, format string, heads []bench.Evaluation) error {
+	if format == "json" {
+		if heads == nil {
+			heads = []bench.Evaluation{}
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(heads)
+	}
+	if len(heads) == 0 {
+		fmt.Fprintln(out, "No evaluations stored yet. Start one with: proctor run --domain mock --agent builtin")
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCREATED\tDOMAIN\tAGENT\tSTATUS\tSIMS\tPASS^1\tAVG REWARD")
+	for _, e := range heads {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\n", e.ID, e.CreatedAt.Local().Format("2006-01-02 15:04"),
+			e.Domain, agentLabel(e.Agent), e.Status, e.Summary.NumSimulations, e.Summary.PassHatK["1"], e.Summary.AvgReward)
+	}
+	return tw.Flush()
 }

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
+	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -106,11 +109,37 @@ func (f *runFlags) validate() error {
 	if f.user != "scripted" {
 		errs = append(errs, fmt.Sprintf("--user %q: only the scripted user is available in this build", f.user))
 	}
+	if f.out != "" {
+		// Found out now, not after a long evaluation has run.
+		if fi, err := os.Stat(filepath.Dir(f.out)); err != nil || !fi.IsDir() {
+			errs = append(errs, fmt.Sprintf("--out %s: directory %s does not exist", f.out, filepath.Dir(f.out)))
+		} else if fi, err := os.Stat(f.out); err == nil && fi.IsDir() {
+			errs = append(errs, fmt.Sprintf("--out %s: is a directory", f.out))
+		}
+	}
+	if f.resume == "" {
+		if err := checkAgent(f.agent); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
 	if !slices.Contains([]string{"auto", "bar", "lines", "none"}, f.progress) {
 		errs = append(errs, fmt.Sprintf("--progress %q: want auto, bar, lines or none", f.progress))
 	}
 	if len(errs) > 0 {
 		return usageErr("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// checkAgent rejects --agent values that cannot name an agent, so that a
+// typo is a usage error and not a failed evaluation.
+func checkAgent(agent string) error {
+	if agent == builtinAgent {
+		return nil
+	}
+	u, err := url.Parse(agent)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--agent %q: want %q or an http:// or https:// URL such as http://127.0.0.1:9019", agent, builtinAgent)
 	}
 	return nil
 }
@@ -126,6 +155,13 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	reg, err := builtin.Registry()
 	if err != nil {
 		return failErr(err)
+	}
+	// A new evaluation's command line is checked in full before the
+	// database is opened: a rejected command must not create or lock it.
+	if f.resume == "" {
+		if _, _, err := resolveTasks(reg, f.domain, f.taskIDs, f.numTasks, f.user); err != nil {
+			return err
+		}
 	}
 	db, err := openDB(f.dbPath)
 	if err != nil {
@@ -147,18 +183,9 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		}, bench.AgentInfo{})
 	}
 	cfg := eval.Config
-	domain, err := reg.Get(cfg.Domain)
+	domain, tasks, err := resolveTasks(reg, cfg.Domain, cfg.TaskIDs, cfg.NumTasks, cfg.User)
 	if err != nil {
-		return usageErr("--domain: %v", err)
-	}
-	tasks, err := selectTasks(domain, cfg.TaskIDs, cfg.NumTasks)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if cfg.User == "scripted" {
-		if err := requireScripts(tasks); err != nil {
-			return usageErr("%v", err)
-		}
+		return err
 	}
 	profile, err := translation.ProfileByName(cfg.Profile)
 	if err != nil {
@@ -211,6 +238,14 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	if runErr != nil {
 		return failErr(fmt.Errorf("evaluation %s: %w", eval.ID, runErr))
 	}
+	if eval.Status == bench.StatusInterrupted {
+		// The runner's record of an interrupted evaluation can miss
+		// simulations stored just as it was interrupted; report what the
+		// database holds, which is what --resume will keep.
+		if stored, err := bench.Load(context.WithoutCancel(ctx), db, eval.ID); err == nil {
+			eval = stored
+		}
+	}
 	if err := writeResult(cmd.OutOrStdout(), f.out, f.format, eval); err != nil {
 		return failErr(err)
 	}
@@ -250,6 +285,24 @@ func resumable(ctx context.Context, cmd *cobra.Command, db *store.DB, f *runFlag
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "proctor: resuming %s: %d simulations already done\n", eval.ID, len(eval.Simulations))
 	return eval, nil
+}
+
+// resolveTasks finds the domain and the tasks an evaluation runs.
+func resolveTasks(reg *domains.Registry, name string, ids []string, n int, user string) (*domains.Domain, []*domains.Task, error) {
+	domain, err := reg.Get(name)
+	if err != nil {
+		return nil, nil, usageErr("--domain: %v", err)
+	}
+	tasks, err := selectTasks(domain, ids, n)
+	if err != nil {
+		return nil, nil, usageErr("%v", err)
+	}
+	if user == "scripted" {
+		if err := requireScripts(tasks); err != nil {
+			return nil, nil, usageErr("%v", err)
+		}
+	}
+	return domain, tasks, nil
 }
 
 func selectTasks(d *domains.Domain, ids []string, n int) ([]*domains.Task, error) {
@@ -311,14 +364,37 @@ func startBuiltin(ctx context.Context, d *domains.Domain) (string, error) {
 }
 
 func openDB(path string) (*store.DB, error) {
-	if path == "" {
-		p, err := store.DefaultPath()
-		if err != nil {
-			return nil, fmt.Errorf("no --db given and no default location: %w", err)
-		}
-		path = p
+	path, err := dbPath(path)
+	if err != nil {
+		return nil, err
 	}
 	return store.Open(path)
+}
+
+// openDBForReading opens the database read-only, with a lock shared with
+// other readers. A database that does not exist yet is not created: it
+// reads as empty, and openDBForReading returns nil and the path.
+func openDBForReading(path string) (*store.DB, string, error) {
+	path, err := dbPath(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, path, nil
+	}
+	db, err := store.Open(path, store.WithReadOnly())
+	return db, path, err
+}
+
+func dbPath(path string) (string, error) {
+	if path != "" {
+		return path, nil
+	}
+	p, err := store.DefaultPath()
+	if err != nil {
+		return "", fmt.Errorf("no --db given and no default location: %w", err)
+	}
+	return p, nil
 }
 
 func agentLabel(a bench.AgentInfo) string {
