@@ -119,11 +119,9 @@ func (r *Runner) Run(ctx context.Context, eval *Evaluation, tasks []*domains.Tas
 					cancel() // an evaluation that cannot be recorded must stop
 					return
 				}
-				select {
-				case results <- sim:
-				case <-runCtx.Done():
-					return
-				}
+				// Always delivered: the loop below reads until every worker
+				// is done, and a stored simulation must be in the result.
+				results <- sim
 			}
 		}()
 	}

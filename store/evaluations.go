@@ -95,7 +95,8 @@ func (db *DB) PutEvaluation(ctx context.Context, e Evaluation) error {
 
 // GetEvaluation returns the evaluation with the given id. Like a git short
 // hash, id may also be a prefix of at least 8 characters that matches exactly
-// one evaluation; an ambiguous prefix returns an error listing candidates.
+// one evaluation; an ambiguous prefix returns an error wrapping ErrAmbiguous
+// that lists candidates.
 // A missing evaluation returns an error wrapping ErrNotFound.
 func (db *DB) GetEvaluation(ctx context.Context, id string) (Evaluation, error) {
 	if id == "" {
@@ -145,8 +146,8 @@ func (db *DB) GetEvaluation(ctx context.Context, id string) (Evaluation, error) 
 		if n > show {
 			more = fmt.Sprintf(" and %d more", n-show)
 		}
-		return fmt.Errorf("store: evaluation id prefix %q is ambiguous: it matches %d evaluations: %s%s; give more characters",
-			id, n, strings.Join(candidates, ", "), more)
+		return fmt.Errorf("%w: %q matches %d evaluations: %s%s; give more characters",
+			ErrAmbiguous, id, n, strings.Join(candidates, ", "), more)
 	})
 	if err != nil {
 		return Evaluation{}, err

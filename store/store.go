@@ -22,6 +22,10 @@ import (
 // evaluation or simulation does not exist. Test for it with errors.Is.
 var ErrNotFound = errors.New("store: not found")
 
+// ErrAmbiguous is returned (wrapped, with the candidates in the message) by
+// GetEvaluation when an id prefix matches more than one evaluation.
+var ErrAmbiguous = errors.New("store: ambiguous id prefix")
+
 // ErrLocked is returned (wrapped, with the database path in the message) by
 // Open when another process holds the database lock for longer than the lock
 // timeout. bbolt allows one writer process per file; usually this means

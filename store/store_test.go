@@ -208,6 +208,9 @@ func TestGetEvaluationPrefix(t *testing.T) {
 			if errors.Is(err, ErrNotFound) != tt.wantNotFound {
 				t.Errorf("errors.Is(%v, ErrNotFound) = %v, want %v", err, !tt.wantNotFound, tt.wantNotFound)
 			}
+			if wantAmbiguous := strings.HasPrefix(tt.name, "ambiguous"); errors.Is(err, ErrAmbiguous) != wantAmbiguous {
+				t.Errorf("errors.Is(%v, ErrAmbiguous) = %v, want %v", err, !wantAmbiguous, wantAmbiguous)
+			}
 			for _, sub := range tt.wantErrSub {
 				if !strings.Contains(err.Error(), sub) {
 					t.Errorf("error %q lacks %q", err, sub)

@@ -156,15 +156,16 @@ func TestCrashAndResume(t *testing.T) {
 	before := seen.snapshot()
 	reported := len(progressLine.FindAllString(stderr.String(), -1))
 
-	// The database opens cleanly and lists the evaluation, still running.
+	// The database opens cleanly and lists the evaluation; no proctor holds
+	// it any more, so it shows as interrupted.
 	list := decodeArray(t, mustCLI(t, exitOK, "results", "--db", db, "--format", "json").stdout)
 	if len(list) != 1 {
 		t.Fatalf("results lists %d evaluations, want 1", len(list))
 	}
 	head := list[0].(map[string]any)
 	id := str(t, head, "id")
-	if s := str(t, head, "status"); s != "running" {
-		t.Errorf("status of the killed evaluation %q, want running", s)
+	if s := str(t, head, "status"); s != "interrupted" {
+		t.Errorf("status of the killed evaluation %q, want interrupted", s)
 	}
 	// The list scores what the killed evaluation kept.
 	if n := num(t, head, "summary.num_simulations"); n < float64(reported) {
@@ -200,6 +201,9 @@ func TestCrashAndResume(t *testing.T) {
 	}
 	if !strings.Contains(rerr.String(), "resuming "+id) {
 		t.Errorf("resume does not announce itself:\n%s", rerr.String())
+	}
+	if !strings.Contains(rerr.String(), "1 evaluation(s) left running by a proctor that stopped are now marked interrupted") {
+		t.Errorf("the killed evaluation was not recorded as interrupted:\n%s", rerr.String())
 	}
 	final := decodeObject(t, rout.String())
 	checkSchema(t, final)

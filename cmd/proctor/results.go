@@ -45,12 +45,13 @@ func newResultsCmd() *cobra.Command {
 			defer db.Close()
 			if len(args) == 1 {
 				eval, err := bench.Load(ctx, db, args[0])
-				if errors.Is(err, store.ErrNotFound) {
+				if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
 					return usageErr("%v", err)
 				}
 				if err != nil {
 					return failErr(err)
 				}
+				eval.Status = shownStatus(eval.Status)
 				return render(cmd.OutOrStdout(), format, eval)
 			}
 			// The store compares agent URLs verbatim, but the URL it
@@ -70,7 +71,7 @@ func newResultsCmd() *cobra.Command {
 				if err := json.Unmarshal(r.Data, &e); err != nil {
 					e = bench.Evaluation{ID: r.ID, Domain: r.Domain, Status: r.Status + " (unreadable)", Agent: bench.AgentInfo{URL: r.AgentURL}}
 				} else {
-					e.Status = r.Status
+					e.Status = shownStatus(r.Status)
 				}
 				if agent != "" && !sameAgent(agent, r.AgentURL, e) {
 					continue
@@ -133,4 +134,15 @@ func listResults(out io.Writer, format string, heads []bench.Evaluation) error {
 			e.Domain, agentLabel(e.Agent), e.Status, e.Summary.NumSimulations, e.Summary.PassHatK["1"], e.Summary.AvgReward)
 	}
 	return tw.Flush()
+}
+
+// shownStatus is the status to show for a stored evaluation. results holds a
+// lock shared with readers, which no writer can hold at the same time: an
+// evaluation marked running was left by a proctor that stopped, and is
+// interrupted (the next 'proctor run' records it so).
+func shownStatus(stored string) string {
+	if stored == bench.StatusRunning {
+		return bench.StatusInterrupted
+	}
+	return stored
 }

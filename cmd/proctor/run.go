@@ -168,6 +168,13 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		return failErr(err)
 	}
 	defer db.Close()
+	// We hold the database's exclusive lock, so no other proctor is running:
+	// an evaluation still marked running was left by one that died.
+	if n, err := db.MarkInterrupted(ctx, bench.StatusRunning, bench.StatusInterrupted); err != nil {
+		return failErr(err)
+	} else if n > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d evaluation(s) left running by a proctor that stopped are now marked interrupted (see 'proctor results'; finish one with --resume ID)\n", n)
+	}
 
 	var eval *bench.Evaluation
 	if f.resume != "" {
@@ -267,7 +274,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 func resumable(ctx context.Context, cmd *cobra.Command, db *store.DB, f *runFlags) (*bench.Evaluation, error) {
 	eval, err := bench.Load(ctx, db, f.resume)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
 			return nil, usageErr("--resume: %v", err)
 		}
 		return nil, failErr(err)
