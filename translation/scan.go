@@ -159,6 +159,27 @@ func (sc *scanner) embedded() (Reply, bool) {
 	return Reply{}, false
 }
 
+// stringState follows a byte-by-byte scan of JSON text in and out of
+// strings, so that brackets inside strings are not taken for structure.
+type stringState struct{ in, escaped bool }
+
+// skip consumes c and reports whether it is part of a string (its quotes
+// included), which has no structural meaning.
+func (s *stringState) skip(c byte) bool {
+	switch {
+	case !s.in:
+		s.in = c == '"'
+		return s.in
+	case s.escaped:
+		s.escaped = false
+	case c == '\\':
+		s.escaped = true
+	case c == '"':
+		s.in = false
+	}
+	return true
+}
+
 // matchObject returns the end (exclusive) of the JSON object that starts
 // at text[start] == '{', honouring strings and escapes and checking that
 // brackets pair up. It gives up beyond maxJSONDepth or when the work
@@ -166,7 +187,7 @@ func (sc *scanner) embedded() (Reply, bool) {
 func (sc *scanner) matchObject(start int) (int, bool) {
 	var stack [maxJSONDepth]byte
 	depth := 0
-	inString, escaped := false, false
+	var str stringState
 	t := sc.text
 	for k := start; k < len(t); k++ {
 		sc.work--
@@ -174,20 +195,10 @@ func (sc *scanner) matchObject(start int) (int, bool) {
 			return 0, false
 		}
 		c := t[k]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
+		if str.skip(c) {
 			continue
 		}
 		switch c {
-		case '"':
-			inString = true
 		case '{', '[':
 			if depth == maxJSONDepth {
 				return 0, false
@@ -211,23 +222,13 @@ func (sc *scanner) matchObject(start int) (int, bool) {
 // than max (strings are skipped; the text need not be valid).
 func depthWithin(s string, max int) bool {
 	depth := 0
-	inString, escaped := false, false
+	var str stringState
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
+		if str.skip(c) {
 			continue
 		}
 		switch c {
-		case '"':
-			inString = true
 		case '{', '[':
 			depth++
 			if depth > max {
