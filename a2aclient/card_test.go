@@ -32,12 +32,8 @@ func (s *cardServer) hitCount(path string) int {
 	return s.hits[path]
 }
 
-func startCardServer(t *testing.T, prefix, cardPath string) *cardServer {
-	return startCardServerRPC(t, prefix, cardPath, "")
-}
-
-// startCardServerRPC is startCardServer with the JSON-RPC handler mounted
-// as mount says: "" for every path below prefix (as a2a-go's examples do),
+// startCardServerRPC serves an agent card at prefix+cardPath, with the
+// JSON-RPC handler mounted as mount says: "" for every path below prefix (as a2a-go's examples do),
 // "POST" for POST only (other methods get 405), "exact" for prefix+"/" only
 // (other paths get 404).
 func startCardServerRPC(t *testing.T, prefix, cardPath, mount string) *cardServer {

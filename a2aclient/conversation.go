@@ -53,6 +53,7 @@ type CallError struct {
 	Err        error
 }
 
+// Error implements error.
 func (e *CallError) Error() string {
 	if e.HTTPStatus != 0 && e.Class == ErrClassHTTPStatus {
 		return fmt.Sprintf("agent answered HTTP %d: %v", e.HTTPStatus, e.Err)
@@ -60,6 +61,7 @@ func (e *CallError) Error() string {
 	return fmt.Sprintf("%s: %v", e.Class, e.Err)
 }
 
+// Unwrap returns the underlying error.
 func (e *CallError) Unwrap() error { return e.Err }
 
 // Send sends one user message made of parts and waits for the agent's reply.

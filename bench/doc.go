@@ -15,10 +15,12 @@ Only user_stop and agent_stop can earn reward.
 Usage:
 
 	sim := bench.NewSimulator(domain, profile, bench.Limits{MaxSteps: 100, MaxErrors: 10, Timeout: 10 * time.Minute})
-	result := sim.Run(ctx, task, 0, bench.ClientAgent(client), bench.NewScriptedUser(task))
+	user, err := bench.NewScriptedUser(task)
+	result, _ := sim.Run(ctx, task, 0, bench.ClientAgent(client), user)
 	fmt.Println(result.Reward, result.TerminationReason)
 
-	runner := &bench.Runner{Domain: domain, Agent: bench.ClientAgent(client), Store: db, Simulator: sim}
-	eval, err := runner.Run(ctx, bench.NewEvaluation(cfg, agentInfo), tasks)
+	runner := &bench.Runner{Simulator: sim, Agent: bench.ClientAgent(client), Store: db, Concurrency: 8}
+	eval := bench.NewEvaluation(store.NewID(), cfg, agentInfo)
+	err := runner.Run(ctx, eval, tasks) // eval now holds the summary, metrics and simulations
 */
 package bench

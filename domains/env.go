@@ -157,6 +157,7 @@ type toolEnv[DB any] struct {
 	db    *DB
 }
 
+// Call implements Env.
 func (e *toolEnv[DB]) Call(call ToolCall) (res ToolResult) {
 	fn, ok := e.tools.funcs[call.Name]
 	if !ok {
@@ -182,6 +183,7 @@ func (e *toolEnv[DB]) Call(call ToolCall) (res ToolResult) {
 	return ToolResult{Content: string(b)}
 }
 
+// Hash implements Env.
 func (e *toolEnv[DB]) Hash() (string, error) {
 	return HashJSON(e.db)
 }
