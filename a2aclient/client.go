@@ -38,6 +38,58 @@ type options struct {
 	maxResponseBytes int64
 	headers          http.Header
 	maxConns         int
+	transport        string
+	protocol         string
+	streaming        string
+	retries          int
+	retryBase        time.Duration
+}
+
+// Transport names, as --transport takes them.
+const (
+	TransportJSONRPC = "jsonrpc"
+	TransportREST    = "rest"
+	TransportGRPC    = "grpc"
+)
+
+// Protocol versions, as --protocol takes them.
+const (
+	Protocol10 = "1.0"
+	Protocol03 = "0.3"
+)
+
+// Streaming modes, as WithStreaming takes them.
+const (
+	StreamingAuto = "auto" // stream when the agent card says the agent can
+	StreamingOn   = "on"
+	StreamingOff  = "off"
+)
+
+// Retry defaults: transient failures are retried this many times, with
+// exponential backoff from the base delay and full jitter.
+const (
+	DefaultRetries   = 3
+	DefaultRetryBase = 250 * time.Millisecond
+)
+
+// WithTransport chooses the transport (TransportJSONRPC, TransportREST or
+// TransportGRPC) instead of the agent card's preferred one. The card must
+// offer it.
+func WithTransport(name string) Option { return func(o *options) { o.transport = name } }
+
+// WithProtocol chooses the protocol version (Protocol10 or Protocol03)
+// instead of the agent card's preferred one. The card must offer it.
+func WithProtocol(version string) Option { return func(o *options) { o.protocol = version } }
+
+// WithStreaming chooses between SendMessage and SendStreamingMessage:
+// StreamingAuto (the default) streams when the card declares streaming.
+func WithStreaming(mode string) Option { return func(o *options) { o.streaming = mode } }
+
+// WithRetries sets how often a transiently failed request (connection
+// refused or reset, HTTP 502/503/504, gRPC UNAVAILABLE) is retried, and the
+// base of the exponential backoff. 0 retries disables retrying.
+func WithRetries(n int, base time.Duration) Option {
+	return func(o *options) { o.retries, o.retryBase = n, base }
 }
 
 // Option configures a Client.
@@ -81,7 +133,10 @@ type Client struct {
 // Dial resolves the agent card at target (a base URL, or the URL of the card
 // itself) and connects to the agent's protocol 1.0 JSON-RPC interface.
 func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
-	o := options{requestTimeout: DefaultRequestTimeout, maxResponseBytes: DefaultMaxResponseBytes, maxConns: 64}
+	o := options{
+		requestTimeout: DefaultRequestTimeout, maxResponseBytes: DefaultMaxResponseBytes, maxConns: 64,
+		streaming: StreamingAuto, retries: DefaultRetries, retryBase: DefaultRetryBase,
+	}
 	for _, opt := range opts {
 		opt(&o)
 	}
