@@ -186,19 +186,11 @@ func TestDialCardErrors(t *testing.T) {
 			want:   []string{"larger than 1048576 bytes"},
 		},
 		{
-			name: "0.3 card",
+			name: "card offering only transports proctor does not speak",
 			routes: map[string]http.HandlerFunc{"/.well-known/agent-card.json": staticCard(200, "application/json", `{
-				"name": "old agent", "description": "d", "version": "1",
-				"url": "http://127.0.0.1:1/rpc", "preferredTransport": "JSONRPC", "protocolVersion": "0.3.0",
-				"capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": []}`)},
-			want: []string{`"old agent"`, "no protocol 1.0 JSON-RPC interface", "JSONRPC 0.3.0 at http://127.0.0.1:1/rpc"},
-		},
-		{
-			name: "0.3 card with additional interfaces",
-			routes: map[string]http.HandlerFunc{"/.well-known/agent-card.json": staticCard(200, "application/json", `{
-				"name": "old agent", "url": "http://127.0.0.1:1/rpc", "preferredTransport": "JSONRPC", "protocolVersion": "0.3.0",
-				"additionalInterfaces": [{"url": "http://127.0.0.1:1/grpc", "transport": "GRPC"}]}`)},
-			want: []string{"JSONRPC 0.3.0 at http://127.0.0.1:1/rpc", "GRPC 0.3.0 at http://127.0.0.1:1/grpc"},
+				"name": "ws agent", "supportedInterfaces": [{"url": "ws://127.0.0.1:1", "protocolBinding": "WEBSOCKET", "protocolVersion": "1.0"},
+				{"url": "http://127.0.0.1:1", "protocolBinding": "JSONRPC", "protocolVersion": "2.0"}]}`)},
+			want: []string{`"ws agent"`, "has no interface proctor speaks", "WEBSOCKET 1.0 at ws://127.0.0.1:1", "JSONRPC 2.0 at http://127.0.0.1:1"},
 		},
 		{
 			name:   "card without interfaces",
@@ -206,16 +198,10 @@ func TestDialCardErrors(t *testing.T) {
 			want:   []string{`"empty agent"`, "lists no interfaces"},
 		},
 		{
-			name: "1.0 card offering only gRPC",
-			routes: map[string]http.HandlerFunc{"/.well-known/agent-card.json": staticCard(200, "application/json", `{
-				"name": "grpc agent", "supportedInterfaces": [{"url": "127.0.0.1:1", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]}`)},
-			want: []string{"GRPC 1.0 at 127.0.0.1:1"},
-		},
-		{
 			name: "JSON-RPC interface without URL",
 			routes: map[string]http.HandlerFunc{"/.well-known/agent-card.json": staticCard(200, "application/json", `{
 				"name": "no url", "supportedInterfaces": [{"url": "", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]}`)},
-			want: []string{"invalid URL"},
+			want: []string{"JSONRPC interface has no URL"},
 		},
 	}
 	for _, tt := range tests {
@@ -373,5 +359,65 @@ func TestCloseReleasesConnections(t *testing.T) {
 	}
 	if o, c := opened.Load(), closed.Load(); o == 0 || c < o {
 		t.Errorf("after Close, %d of %d connections are still open", o-c, o)
+	}
+}
+
+// TestPickInterface covers the choice among a card's interfaces: the card's
+// order wins unless --transport or --protocol narrow it, and a request the
+// card cannot meet names what it offers.
+func TestPickInterface(t *testing.T) {
+	card := &a2a.AgentCard{Name: "multi", SupportedInterfaces: []*a2a.AgentInterface{
+		{URL: "http://h/v1", ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: "1.0"},
+		{URL: "http://h/rpc", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "1.0"},
+		{URL: "http://h/rpc03", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "0.3.0"},
+		{URL: "h:5000", ProtocolBinding: a2a.TransportProtocolGRPC, ProtocolVersion: "0.3"},
+	}}
+	cases := []struct {
+		transport, protocol string
+		wantURL, wantVer    string
+		wantErr             string
+	}{
+		{"", "", "http://h/v1", "1.0", ""},
+		{TransportJSONRPC, "", "http://h/rpc", "1.0", ""},
+		{TransportJSONRPC, Protocol03, "http://h/rpc03", "0.3", ""},
+		{"", Protocol03, "http://h/rpc03", "0.3", ""},
+		{TransportGRPC, "", "h:5000", "0.3", ""},
+		{TransportGRPC, Protocol10, "", "", "has no grpc interface at protocol 1.0"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.transport+"/"+tc.protocol, func(t *testing.T) {
+			got, err := pickInterface(card, tc.transport, tc.protocol)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "GRPC 0.3 at h:5000") {
+					t.Fatalf("err = %v, want %q and the offers", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got.URL != tc.wantURL || string(got.ProtocolVersion) != tc.wantVer {
+				t.Fatalf("got %+v, %v; want %s at %s", got, err, tc.wantURL, tc.wantVer)
+			}
+		})
+	}
+}
+
+func TestGRPCTarget(t *testing.T) {
+	cases := []struct {
+		in, target string
+		secure     bool
+		err        bool
+	}{
+		{"127.0.0.1:5000", "127.0.0.1:5000", false, false},
+		{"grpc://127.0.0.1:5000", "127.0.0.1:5000", false, false},
+		{"http://example.com", "example.com:80", false, false},
+		{"https://example.com", "example.com:443", true, false},
+		{"grpcs://example.com:8443/", "example.com:8443", true, false},
+		{"ftp://example.com", "", false, true},
+		{"no-port", "", false, true},
+	}
+	for _, tc := range cases {
+		target, secure, err := grpcTarget(tc.in)
+		if (err != nil) != tc.err || target != tc.target || secure != tc.secure {
+			t.Errorf("grpcTarget(%q) = %q, %v, %v", tc.in, target, secure, err)
+		}
 	}
 }

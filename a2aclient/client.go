@@ -128,10 +128,14 @@ type Client struct {
 	http     *http.Client
 	ownsPool bool // the connection pool was made by Dial, so Close empties it
 	bodies   *sync.Pool
+	// streaming says whether turns use SendStreamingMessage.
+	streaming bool
 }
 
 // Dial resolves the agent card at target (a base URL, or the URL of the card
-// itself) and connects to the agent's protocol 1.0 JSON-RPC interface.
+// itself) and connects to the interface the card prefers among those proctor
+// speaks (JSON-RPC, HTTP+JSON/REST and gRPC, at protocol 1.0 or 0.3), or the
+// one WithTransport and WithProtocol ask for.
 func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	o := options{
 		requestTimeout: DefaultRequestTimeout, maxResponseBytes: DefaultMaxResponseBytes, maxConns: 64,
@@ -162,15 +166,13 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c.card, c.cardURL = card, cardURL
-	iface, err := pickInterface(card)
+	iface, err := pickInterface(card, o.transport, o.protocol)
 	if err != nil {
 		return nil, err
 	}
 	c.endpoint = iface
-	sdk, err := sdkclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{iface},
-		sdkclient.WithDefaultsDisabled(),
-		sdkclient.WithJSONRPCTransport(c.http),
-	)
+	c.streaming = o.streaming == StreamingOn || (o.streaming == StreamingAuto && card.Capabilities.Streaming)
+	sdk, err := sdkclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{iface}, c.factoryOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", iface.URL, err)
 	}
@@ -193,6 +195,9 @@ func (c *Client) CardURL() string { return c.cardURL }
 
 // Endpoint returns the interface (URL, transport, protocol version) in use.
 func (c *Client) Endpoint() a2a.AgentInterface { return *c.endpoint }
+
+// Streaming reports whether turns use SendStreamingMessage.
+func (c *Client) Streaming() bool { return c.streaming }
 
 // Close releases the client's resources, including its idle connections to
 // the agent (unless they belong to a client given by WithHTTPClient).
@@ -317,34 +322,6 @@ func (c *Client) fetchCard(ctx context.Context, cardURL string) (*a2a.AgentCard,
 		return nil, fmt.Errorf("GET %s: not a valid agent card: %w", cardURL, err)
 	}
 	return card, nil
-}
-
-// pickInterface chooses the interface to talk to. Today that is protocol 1.0
-// over JSON-RPC; the transport and version matrix extends this choice.
-func pickInterface(card *a2a.AgentCard) (*a2a.AgentInterface, error) {
-	var offered []string
-	for _, iface := range card.SupportedInterfaces {
-		if iface == nil {
-			continue
-		}
-		v := string(iface.ProtocolVersion)
-		if v == "" {
-			v = string(a2a.Version)
-		}
-		if iface.ProtocolBinding == a2a.TransportProtocolJSONRPC && strings.HasPrefix(v, "1.") {
-			if _, err := url.Parse(iface.URL); err != nil || iface.URL == "" {
-				return nil, fmt.Errorf("agent card: JSON-RPC interface has an invalid URL %q", iface.URL)
-			}
-			out := *iface
-			out.ProtocolVersion = a2a.ProtocolVersion(v)
-			return &out, nil
-		}
-		offered = append(offered, fmt.Sprintf("%s %s at %s", iface.ProtocolBinding, v, iface.URL))
-	}
-	if len(offered) == 0 {
-		return nil, fmt.Errorf("agent card %q lists no interfaces", card.Name)
-	}
-	return nil, fmt.Errorf("agent card %q offers no protocol 1.0 JSON-RPC interface (offers: %s)", card.Name, strings.Join(offered, "; "))
 }
 
 func describeNetError(err error) error {

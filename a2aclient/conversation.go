@@ -77,22 +77,39 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	msg := a2a.NewMessage(a2a.MessageRoleUser, parts...)
 	msg.ContextID = cv.contextID
 	msg.TaskID = cv.taskID
-	resp := &Response{Metrics: RequestMetrics{Method: "SendMessage", StartedAt: time.Now().UTC()}}
+	method := "SendMessage"
+	if c.streaming {
+		method = "SendStreamingMessage"
+	}
+	resp := &Response{Metrics: RequestMetrics{Method: method, StartedAt: time.Now().UTC()}}
 	start := time.Now()
 
-	out, nonConformant, err := cv.send(ctx, ex, msg)
-	if err == nil && out.isTask && !turnOver(out.state) {
-		var pollNC string
-		out, pollNC, err = cv.poll(ctx, ex, out)
-		if nonConformant == "" {
-			nonConformant = pollNC
+	var (
+		out           extracted
+		nonConformant string
+		err           error
+	)
+	for attempt := 0; ; attempt++ {
+		out, nonConformant, err = cv.attempt(ctx, ex, msg)
+		if err == nil || attempt >= c.opts.retries || ctx.Err() != nil || !transient(err, ex) {
+			break
+		}
+		resp.Metrics.Retries++
+		if !sleep(ctx, backoff(c.opts.retryBase, attempt)) {
+			break
 		}
 	}
 	resp.Metrics.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 	status, sent, received, _, tooLarge := ex.snapshot()
 	resp.Metrics.HTTPStatus, resp.Metrics.BytesSent, resp.Metrics.BytesReceived = status, sent, received
+	resp.Metrics.GRPCCode = ex.code()
+	if err == nil && bindingName(c.endpoint.ProtocolBinding) == TransportGRPC {
+		// A stream is left as soon as its final event arrives, before gRPC
+		// reports its status: a complete turn is an OK call.
+		resp.Metrics.GRPCCode = "OK"
+	}
 	if err != nil {
-		cerr := classify(ctx, err, status, tooLarge, ex.bodyReadErr())
+		cerr := classify(ctx, err, status, resp.Metrics.GRPCCode, tooLarge, ex.bodyReadErr())
 		resp.Metrics.ErrorClass, resp.Metrics.Error = cerr.Class, cerr.Error()
 		cv.fillTokens(resp, parts, nil)
 		return resp, cerr
@@ -121,6 +138,29 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	return resp, nil
 }
 
+// attempt makes one try at the call: the request (streamed or not), then
+// polling while the task is unfinished.
+func (cv *Conversation) attempt(ctx context.Context, ex *exchange, msg *a2a.Message) (extracted, string, error) {
+	var (
+		out           extracted
+		nonConformant string
+		err           error
+	)
+	if cv.client.streaming {
+		out, err = cv.stream(ctx, ex, msg)
+	} else {
+		out, nonConformant, err = cv.send(ctx, ex, msg)
+	}
+	if err == nil && out.isTask && !turnOver(out.state) {
+		var pollNC string
+		out, pollNC, err = cv.poll(ctx, ex, out)
+		if nonConformant == "" {
+			nonConformant = pollNC
+		}
+	}
+	return out, nonConformant, err
+}
+
 // send makes the call; when a2a-go cannot decode a 200 reply, the raw body is
 // read tolerantly and the reply flagged as non-conformant.
 func (cv *Conversation) send(ctx context.Context, ex *exchange, msg *a2a.Message) (extracted, string, error) {
@@ -147,10 +187,17 @@ func readTolerantly(ctx context.Context, ex *exchange, err error) (out extracted
 		Result json.RawMessage `json:"result"`
 		Error  json.RawMessage `json:"error"`
 	}
-	if jerr := json.Unmarshal(body, &envelope); jerr != nil || len(envelope.Result) == 0 {
+	if jerr := json.Unmarshal(body, &envelope); jerr != nil {
 		return extracted{}, "", false
 	}
-	out, ok = fromRaw(envelope.Result)
+	result := envelope.Result
+	if len(result) == 0 {
+		if len(envelope.Error) > 0 {
+			return extracted{}, "", false
+		}
+		result = body // HTTP+JSON: the body is the result itself
+	}
+	out, ok = fromRaw(result)
 	if !ok {
 		return extracted{}, "", false
 	}
@@ -298,7 +345,7 @@ func firstLine(s string) string {
 
 // classify sorts a failed call into an error class. status, tooLarge and
 // readErr are what the HTTP layer saw of the latest response.
-func classify(ctx context.Context, err error, status int, tooLarge bool, readErr error) *CallError {
+func classify(ctx context.Context, err error, status int, grpcCode string, tooLarge bool, readErr error) *CallError {
 	var cerr *CallError
 	if errors.As(err, &cerr) {
 		return cerr
@@ -314,6 +361,12 @@ func classify(ctx context.Context, err error, status int, tooLarge bool, readErr
 		return &CallError{Class: ErrClassCanceled, Err: err}
 	case status != 0 && status != 200:
 		return &CallError{Class: ErrClassHTTPStatus, HTTPStatus: status, Err: err}
+	case grpcCode == "Unavailable":
+		return &CallError{Class: ErrClassConnection, Err: err}
+	case grpcCode == "ResourceExhausted":
+		return &CallError{Class: ErrClassTooLarge, Err: err}
+	case grpcCode != "" && grpcCode != "OK":
+		return &CallError{Class: ErrClassRPC, Err: fmt.Errorf("gRPC %s: %w", grpcCode, err)}
 	case errors.As(err, &rpcErr):
 		return &CallError{Class: ErrClassRPC, Err: err}
 	case readErr != nil:

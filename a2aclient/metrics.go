@@ -30,14 +30,19 @@ const (
 // RequestMetrics describes one call to the agent (one SendMessage, including
 // any polling needed to see its task finish).
 type RequestMetrics struct {
-	Method        string    `json:"method"`
-	StartedAt     time.Time `json:"started_at"`
-	LatencyMS     float64   `json:"latency_ms"`
-	HTTPStatus    int       `json:"http_status,omitempty"`
-	BytesSent     int64     `json:"bytes_sent"`
-	BytesReceived int64     `json:"bytes_received"`
-	InputTokens   int64     `json:"input_tokens"`
-	OutputTokens  int64     `json:"output_tokens"`
+	Method     string    `json:"method"`
+	StartedAt  time.Time `json:"started_at"`
+	LatencyMS  float64   `json:"latency_ms"`
+	HTTPStatus int       `json:"http_status,omitempty"`
+	// GRPCCode is the status code name ("OK", "Unavailable") of a call made
+	// over gRPC.
+	GRPCCode string `json:"grpc_code,omitempty"`
+	// Retries counts transient failures that were retried within the call.
+	Retries       int   `json:"retries,omitempty"`
+	BytesSent     int64 `json:"bytes_sent"`
+	BytesReceived int64 `json:"bytes_received"`
+	InputTokens   int64 `json:"input_tokens"`
+	OutputTokens  int64 `json:"output_tokens"`
 	// TokensEstimated is true when the agent reported no usage and the token
 	// counts are proctor's estimate from the text sent and received.
 	TokensEstimated bool   `json:"tokens_estimated,omitempty"`
@@ -50,6 +55,7 @@ type RequestMetrics struct {
 type exchange struct {
 	mu       sync.Mutex
 	status   int
+	grpcCode string // code name of the latest gRPC call, "" for HTTP
 	sent     int64
 	received int64
 	lastBody *bytes.Buffer // from pool; returned by release
@@ -103,6 +109,20 @@ func (ex *exchange) snapshot() (status int, sent, received int64, body []byte, t
 		body = ex.lastBody.Bytes()
 	}
 	return ex.status, ex.sent, ex.received, body, ex.tooLarge
+}
+
+// code returns the gRPC status code name of the latest call, "" for HTTP.
+func (ex *exchange) code() string {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.grpcCode
+}
+
+// overLimit reports whether a response went over the size cap.
+func (ex *exchange) overLimit() bool {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.tooLarge
 }
 
 // bodyReadErr returns the error that reading the latest response body

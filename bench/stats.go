@@ -10,12 +10,16 @@ import (
 )
 
 // statusKey is how a request's outcome is counted in status_codes: the HTTP
-// status, or "none" when no HTTP response arrived (refused, timed out).
+// status ("200"), the gRPC code ("grpc:OK", "grpc:Unavailable"), or "none"
+// when no response arrived (refused, timed out).
 func statusKey(m a2aclient.RequestMetrics) string {
-	if m.HTTPStatus == 0 {
-		return "none"
+	switch {
+	case m.HTTPStatus != 0:
+		return strconv.Itoa(m.HTTPStatus)
+	case m.GRPCCode != "":
+		return "grpc:" + m.GRPCCode
 	}
-	return strconv.Itoa(m.HTTPStatus)
+	return "none"
 }
 
 // aggregate summarizes request metrics.

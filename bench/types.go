@@ -131,6 +131,7 @@ type AgentInfo struct {
 	Version         string `json:"version,omitempty"`
 	Transport       string `json:"transport,omitempty"`
 	ProtocolVersion string `json:"protocol_version,omitempty"`
+	Streaming       bool   `json:"streaming,omitempty"`
 	// Builtin is true for proctor's own reference agent.
 	Builtin bool `json:"builtin,omitempty"`
 }
@@ -150,6 +151,15 @@ type Config struct {
 	Timeout        Duration `json:"timeout"`
 	RequestTimeout Duration `json:"request_timeout"`
 	Concurrency    int      `json:"concurrency"`
+	// Transport, Protocol and Streaming are what was asked for ("" and
+	// "auto" let the agent card decide); Agent.Transport says what was used.
+	Transport string `json:"transport,omitempty"`
+	Protocol  string `json:"protocol,omitempty"`
+	Streaming string `json:"streaming,omitempty"`
+	Retries   int    `json:"retries"`
+	// HeaderNames lists the extra request headers by name only: their
+	// values (credentials, usually) are never stored.
+	HeaderNames []string `json:"header_names,omitempty"`
 }
 
 // Evaluation is a whole run: config, scores, metrics and simulations. Its

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -28,6 +30,13 @@ import (
 // builtinAgent is the --agent value that selects proctor's reference agent.
 const builtinAgent = "builtin"
 
+// Environment variables that carry the agent's credentials, so that they
+// need not appear on a command line (and in ps).
+const (
+	envBearerToken = "PROCTOR_AGENT_TOKEN"
+	envAPIKey      = "PROCTOR_AGENT_API_KEY"
+)
+
 type runFlags struct {
 	domain, agent, profile, user string
 	numTrials, numTasks          int
@@ -39,6 +48,13 @@ type runFlags struct {
 	failUnder                    float64
 	resume                       string
 	progress                     string
+	transport, protocol          string
+	streaming                    string
+	retries                      int
+	maxResponse                  int64
+	headers                      []string
+	bearerToken                  string
+	apiKey, apiKeyHeader         string
 }
 
 func newRunCmd() *cobra.Command {
@@ -77,6 +93,15 @@ reference agent, started in-process on a loopback port.`,
 	fl.Float64Var(&f.failUnder, "fail-under", -1, "exit with status 3 when pass^1 is below this value (0..1)")
 	fl.StringVar(&f.resume, "resume", "", "finish the interrupted evaluation with this id (or unique id prefix)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress display on stderr: auto (a bar on a terminal), bar, lines, none")
+	fl.StringVar(&f.transport, "transport", "", "transport to use: jsonrpc, rest or grpc (default: the agent card's preference)")
+	fl.StringVar(&f.protocol, "protocol", "", "A2A protocol version to use: 1.0 or 0.3 (default: the agent card's preference)")
+	fl.StringVar(&f.streaming, "streaming", a2aclient.StreamingAuto, "stream replies: auto (when the card says the agent can), on, off")
+	fl.IntVar(&f.retries, "retries", a2aclient.DefaultRetries, "retries of a request that failed transiently (refused, reset, 502/503/504, gRPC UNAVAILABLE)")
+	fl.Int64Var(&f.maxResponse, "max-response-bytes", a2aclient.DefaultMaxResponseBytes, "largest reply accepted from the agent")
+	fl.StringArrayVar(&f.headers, "header", nil, "extra request header K=V for the agent (repeatable); values are never stored")
+	fl.StringVar(&f.bearerToken, "bearer-token", "", "send 'Authorization: Bearer T' to the agent (or set "+envBearerToken+")")
+	fl.StringVar(&f.apiKey, "api-key", "", "send an API key to the agent in --api-key-header (or set "+envAPIKey+")")
+	fl.StringVar(&f.apiKeyHeader, "api-key-header", "X-API-Key", "header that carries --api-key")
 	return cmd
 }
 
@@ -122,6 +147,24 @@ func (f *runFlags) validate() error {
 			errs = append(errs, err.Error())
 		}
 	}
+	if !slices.Contains([]string{"", a2aclient.TransportJSONRPC, a2aclient.TransportREST, a2aclient.TransportGRPC}, f.transport) {
+		errs = append(errs, fmt.Sprintf("--transport %q: want jsonrpc, rest or grpc", f.transport))
+	}
+	if !slices.Contains([]string{"", a2aclient.Protocol10, a2aclient.Protocol03}, f.protocol) {
+		errs = append(errs, fmt.Sprintf("--protocol %q: want 1.0 or 0.3", f.protocol))
+	}
+	if !slices.Contains([]string{a2aclient.StreamingAuto, a2aclient.StreamingOn, a2aclient.StreamingOff}, f.streaming) {
+		errs = append(errs, fmt.Sprintf("--streaming %q: want auto, on or off", f.streaming))
+	}
+	if f.retries < 0 || f.retries > 20 {
+		errs = append(errs, fmt.Sprintf("--retries %d: want 0..20", f.retries))
+	}
+	if f.maxResponse < 1024 {
+		errs = append(errs, fmt.Sprintf("--max-response-bytes %d: want at least 1024", f.maxResponse))
+	}
+	if _, err := f.requestHeaders(); err != nil {
+		errs = append(errs, err.Error())
+	}
 	if !slices.Contains([]string{"auto", "bar", "lines", "none"}, f.progress) {
 		errs = append(errs, fmt.Sprintf("--progress %q: want auto, bar, lines or none", f.progress))
 	}
@@ -129,6 +172,49 @@ func (f *runFlags) validate() error {
 		return usageErr("%s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// requestHeaders assembles the headers sent to the agent from --header,
+// --bearer-token and --api-key (or their environment variables).
+func (f *runFlags) requestHeaders() (http.Header, error) {
+	h := http.Header{}
+	for _, kv := range f.headers {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(v, "\r\n") {
+			return nil, fmt.Errorf("--header %q: want NAME=VALUE", redactHeader(kv))
+		}
+		h.Add(k, v)
+	}
+	token := f.bearerToken
+	if token == "" {
+		token = os.Getenv(envBearerToken)
+	}
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
+	key := f.apiKey
+	if key == "" {
+		key = os.Getenv(envAPIKey)
+	}
+	if key != "" {
+		if strings.TrimSpace(f.apiKeyHeader) == "" {
+			return nil, errors.New("--api-key-header must name a header")
+		}
+		h.Set(f.apiKeyHeader, key)
+	}
+	return h, nil
+}
+
+// redactHeader shows a --header argument without its value.
+func redactHeader(kv string) string {
+	if k, _, ok := strings.Cut(kv, "="); ok {
+		return k + "=…"
+	}
+	if len(kv) > 20 {
+		return kv[:20] + "…"
+	}
+	return kv
 }
 
 // checkAgent rejects --agent values that cannot name an agent, so that a
@@ -187,6 +273,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 			NumTrials: f.numTrials, NumTasks: f.numTasks, TaskIDs: f.taskIDs,
 			MaxSteps: f.maxSteps, MaxErrors: f.maxErrors, Concurrency: f.concurrency,
 			Timeout: bench.Duration(f.timeout), RequestTimeout: bench.Duration(f.requestTimeout),
+			Transport: f.transport, Protocol: f.protocol, Streaming: f.streaming, Retries: f.retries,
 		}, bench.AgentInfo{})
 	}
 	cfg := eval.Config
@@ -208,9 +295,25 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		}
 		builtinURL = true
 	}
+	headers, err := f.requestHeaders() // from flags on resume too: never stored
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	eval.Config.HeaderNames = slices.Sorted(maps.Keys(headers))
+	streaming := cfg.Streaming
+	if streaming == "" {
+		streaming = a2aclient.StreamingAuto
+	}
 	client, err := a2aclient.Dial(ctx, target,
 		a2aclient.WithRequestTimeout(time.Duration(cfg.RequestTimeout)),
-		a2aclient.WithMaxConnsPerHost(f.concurrency))
+		a2aclient.WithMaxConnsPerHost(f.concurrency),
+		a2aclient.WithTransport(cfg.Transport),
+		a2aclient.WithProtocol(cfg.Protocol),
+		a2aclient.WithStreaming(streaming),
+		a2aclient.WithRetries(cfg.Retries, a2aclient.DefaultRetryBase),
+		a2aclient.WithMaxResponseBytes(f.maxResponse),
+		a2aclient.WithHeaders(headers),
+	)
 	if err != nil {
 		return failErr(fmt.Errorf("cannot evaluate %s: %w", target, err))
 	}
@@ -218,7 +321,8 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	card, iface := client.Card(), client.Endpoint()
 	eval.Agent = bench.AgentInfo{
 		URL: iface.URL, CardURL: client.CardURL(), Name: card.Name, Version: card.Version,
-		Transport: string(iface.ProtocolBinding), ProtocolVersion: string(iface.ProtocolVersion), Builtin: builtinURL,
+		Transport: string(iface.ProtocolBinding), ProtocolVersion: string(iface.ProtocolVersion),
+		Streaming: client.Streaming(), Builtin: builtinURL,
 	}
 	ids := make([]string, len(tasks))
 	for i, t := range tasks {
@@ -282,7 +386,7 @@ func resumable(ctx context.Context, cmd *cobra.Command, db *store.DB, f *runFlag
 	if eval.Status == bench.StatusCompleted {
 		return nil, usageErr("--resume: evaluation %s is already completed (see 'proctor results %s')", eval.ID, eval.ID)
 	}
-	for _, name := range []string{"domain", "agent", "profile", "user", "num-trials", "num-tasks", "task-ids", "max-steps", "max-errors", "timeout", "request-timeout"} {
+	for _, name := range []string{"domain", "agent", "profile", "user", "num-trials", "num-tasks", "task-ids", "max-steps", "max-errors", "timeout", "request-timeout", "transport", "protocol", "streaming", "retries"} {
 		if cmd.Flags().Changed(name) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "proctor: --%s ignored: a resumed evaluation keeps its original settings\n", name)
 		}

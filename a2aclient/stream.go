@@ -1,0 +1,125 @@
+package a2aclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"syscall"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// stream makes the call with SendStreamingMessage and assembles the events
+// into one reply: a Message ends the turn at once; task snapshots, status
+// updates and artifact chunks (appended or replaced by artifact id) build up
+// a task until a status update ends the agent's turn. A stream that ends
+// without such an update leaves the task to be polled.
+func (cv *Conversation) stream(ctx context.Context, ex *exchange, msg *a2a.Message) (extracted, error) {
+	var task *a2a.Task
+	ensure := func(id a2a.TaskID, contextID string) {
+		if task == nil {
+			task = &a2a.Task{ID: id, ContextID: contextID}
+		}
+		if task.ID == "" {
+			task.ID = id
+		}
+	}
+	for ev, err := range cv.client.sdk.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: msg}) {
+		if err != nil {
+			return extracted{}, err
+		}
+		if ex.overLimit() {
+			return extracted{}, fmt.Errorf("%w (%d bytes)", errResponseTooLarge, cv.client.opts.maxResponseBytes)
+		}
+		switch e := ev.(type) {
+		case *a2a.Message:
+			return fromResult(e), nil
+		case *a2a.Task:
+			t := *e
+			task = &t
+		case *a2a.TaskStatusUpdateEvent:
+			ensure(e.TaskID, e.ContextID)
+			task.Status = e.Status
+			if st := normalizeState(string(e.Status.State)); st != a2a.TaskStateUnspecified && turnOver(st) {
+				return fromTask(task), nil
+			}
+		case *a2a.TaskArtifactUpdateEvent:
+			ensure(e.TaskID, e.ContextID)
+			mergeArtifact(task, e)
+		}
+	}
+	if task == nil {
+		return extracted{}, errors.New("the stream ended without a message or a task")
+	}
+	return fromTask(task), nil
+}
+
+// mergeArtifact applies an artifact update to the task: a chunk with Append
+// extends the artifact of the same id, anything else replaces it.
+func mergeArtifact(task *a2a.Task, e *a2a.TaskArtifactUpdateEvent) {
+	if e.Artifact == nil {
+		return
+	}
+	for i, a := range task.Artifacts {
+		if a != nil && a.ID == e.Artifact.ID {
+			if e.Append {
+				merged := *a
+				merged.Parts = append(append(a2a.ContentParts{}, a.Parts...), e.Artifact.Parts...)
+				task.Artifacts[i] = &merged
+			} else {
+				task.Artifacts[i] = e.Artifact
+			}
+			return
+		}
+	}
+	task.Artifacts = append(task.Artifacts, e.Artifact)
+}
+
+// transient reports whether a failed attempt may succeed if made again:
+// the connection was refused or reset, a gateway said 502/503/504, or gRPC
+// said UNAVAILABLE. Other failures are the agent's answer and are not
+// retried.
+func transient(err error, ex *exchange) bool {
+	ex.mu.Lock()
+	status, code := ex.status, ex.grpcCode
+	ex.mu.Unlock()
+	switch {
+	case status == 502 || status == 503 || status == 504:
+		return true
+	case code == "Unavailable":
+		return true
+	case errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET):
+		return true
+	case status == 0 && code == "" && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
+		// The connection closed before any response: a kept-alive
+		// connection the server had dropped, or a reset.
+		return true
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "dial"
+}
+
+// backoff is the delay before retry number attempt (0-based): exponential
+// from base, capped at 30 s, with full jitter so that many conversations
+// failing together do not retry together.
+func backoff(base time.Duration, attempt int) time.Duration {
+	d := base << min(attempt, 16)
+	d = min(d, 30*time.Second)
+	return time.Duration(rand.Int64N(int64(d) + 1))
+}
+
+// sleep waits for d or until ctx ends, and reports whether it waited.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

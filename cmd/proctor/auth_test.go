@@ -1,0 +1,68 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/proctor-eval/proctor/internal/agenttest"
+)
+
+// guardedAgent is a real agent behind a bearer token; its card stays public.
+func guardedAgent(t *testing.T, token string) *httptest.Server {
+	t.Helper()
+	rpc := agenttest.Handler(agenttest.Sorry)
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(agenttest.Card(srv.URL)))
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token || r.Header.Get("X-Team") != "blue" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		rpc.ServeHTTP(w, r)
+	}))
+	return srv
+}
+
+// TestCredentialsReachTheAgentAndNothingElse sends a token from the
+// environment and a header from a flag, and checks that neither value is in
+// the output or the database, while the header name is recorded.
+func TestCredentialsReachTheAgentAndNothingElse(t *testing.T) {
+	const secret = "s3cret-token-value"
+	srv := guardedAgent(t, secret)
+	db := tempDB(t)
+	t.Setenv(envBearerToken, secret)
+	res := mustCLI(t, exitOK, "run", "--agent", srv.URL, "--db", db, "--task-ids", "mock-01,mock-02",
+		"--header", "X-Team=blue", "--format", "json")
+	eval := decodeObject(t, res.stdout)
+	if n := num(t, eval, "metrics.errors"); n != 0 {
+		t.Fatalf("the agent refused proctor's credentials: %v errors, status %v", n, field(t, eval, "metrics.status_codes"))
+	}
+	names := arr(t, eval, "config.header_names")
+	if len(names) != 2 || names[0] != "Authorization" || names[1] != "X-Team" {
+		t.Errorf("header names = %v", names)
+	}
+	raw, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for where, text := range map[string]string{"stdout": res.stdout, "stderr": res.stderr, "database": string(raw)} {
+		if strings.Contains(text, secret) || strings.Contains(text, "blue") {
+			t.Errorf("a credential leaked into %s", where)
+		}
+	}
+
+	// Without the token the agent says 401, recorded per request.
+	t.Setenv(envBearerToken, "")
+	res = mustCLI(t, exitOK, "run", "--agent", srv.URL, "--db", db, "--task-ids", "mock-01", "--header", "X-Team=blue", "--format", "json")
+	eval = decodeObject(t, res.stdout)
+	if codes := obj(t, eval, "metrics.status_codes"); codes["401"] == nil {
+		t.Errorf("status codes without the token: %v", codes)
+	}
+}
