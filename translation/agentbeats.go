@@ -1,7 +1,6 @@
 package translation
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -23,22 +22,20 @@ const (
 	RespondTool = "respond"
 )
 
-const agentBeatsName = "agentbeats"
-
 // agentBeats is the default profile: the first message carries the policy,
 // the tools as OpenAI function JSON plus the respond pseudo-tool, and the
 // reply format; every message then carries the user's words or tool results
 // as plain text.
 type agentBeats struct{}
 
-func (agentBeats) Name() string { return agentBeatsName }
+func (agentBeats) Name() string { return ProfileAgentBeats }
 
 func (agentBeats) Render(setup Setup, first bool, in Input) []*a2a.Part {
 	var b strings.Builder
 	if first {
-		b.WriteString("<policy>\n")
+		b.WriteString(PolicyOpen + "\n")
 		b.WriteString(strings.TrimSpace(setup.Policy))
-		b.WriteString("\n</policy>\n\n")
+		b.WriteString("\n" + PolicyClose + "\n\n")
 		b.WriteString("You are the assistant in this conversation and must follow the policy above. " +
 			"In every reply you either call one tool or talk to the user, never both: " +
 			"you may call at most one tool per reply. " +
@@ -74,55 +71,21 @@ func renderAgentBeatsInput(in Input) string {
 	return strings.Join(blocks, "\n\n")
 }
 
-// openAITool is one entry of the tools array in OpenAI function format.
-type openAITool struct {
-	Type     string         `json:"type"`
-	Function openAIFunction `json:"function"`
-}
-
-type openAIFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
-// emptyParameters stands in for a tool whose schema is missing or malformed,
-// so that rendering never fails.
-const emptyParameters = `{"type":"object","properties":{}}`
-
 const respondParameters = `{"type":"object","properties":{"content":{"type":"string",` +
 	`"description":"The message to send to the user."}},"required":["content"]}`
 
-// openAIToolsJSON renders the domain tools plus the respond pseudo-tool as
-// an indented JSON array. A domain tool named like the pseudo-tool is left
-// out: the agent could not call it anyway.
-func openAIToolsJSON(specs []domains.ToolSpec) string {
-	tools := make([]openAITool, 0, len(specs)+1)
-	for _, s := range specs {
-		if s.Name == RespondTool {
-			continue
-		}
-		params := s.Parameters
-		if t := bytes.TrimSpace(params); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
-			params = json.RawMessage(emptyParameters)
-		}
-		tools = append(tools, openAITool{Type: "function", Function: openAIFunction{
-			Name: s.Name, Description: s.Description, Parameters: params,
-		}})
-	}
-	tools = append(tools, openAITool{Type: "function", Function: openAIFunction{
+// respondFunction describes the [RespondTool] pseudo-tool.
+func respondFunction() openAIFunction {
+	return openAIFunction{
 		Name: RespondTool,
 		Description: "Send a message to the user: use it to talk to the user, " +
 			"for example to ask for information, confirm an action or give an answer.",
 		Parameters: json.RawMessage(respondParameters),
-	}})
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(tools); err != nil {
-		// Unreachable: every parameters value is valid JSON.
-		return "[]"
 	}
-	return strings.TrimRight(buf.String(), "\n")
+}
+
+// openAIToolsJSON renders the domain tools plus the respond pseudo-tool as
+// an indented JSON array in OpenAI function format.
+func openAIToolsJSON(specs []domains.ToolSpec) string {
+	return indentedJSON(openAITools(append(toolFunctions(specs), respondFunction())), "[]")
 }

@@ -3,12 +3,37 @@
 // calls.
 //
 // What the agent is told is decided by a [Profile], chosen by name with
-// [ProfileByName]. The default profile, "agentbeats", puts the domain policy,
-// the tools in OpenAI function format and a [RespondTool] pseudo-tool into
-// the first message, and asks the agent to answer with one JSON object
-// {"name": "<tool>|respond", "arguments": {...}} per reply. Later messages
-// carry the user's words (after [AgentBeatsUserPrefix]) or the results of
-// the agent's tool calls (after [AgentBeatsToolResultPrefix]).
+// [ProfileByName]; [ProfileNames] lists them. There are three:
+//
+//   - "agentbeats" ([ProfileAgentBeats], the default) puts the domain
+//     policy, the tools in OpenAI function format and a [RespondTool]
+//     pseudo-tool into the first message, and asks the agent to answer with
+//     one JSON object {"name": "<tool>|respond", "arguments": {...}} per
+//     reply. Later messages carry the user's words (after
+//     [AgentBeatsUserPrefix]) or the results of the agent's tool calls
+//     (after [AgentBeatsToolResultPrefix]).
+//   - "tau2-a2a" ([ProfileTau2A2A]) follows the tau2-bench A2A integration.
+//     Every message is one text part. The first holds the policy (between
+//     [PolicyOpen] and [PolicyClose]), the user's words, the tools as a JSON
+//     array of {"name", "description", "parameters"} between
+//     [AvailableToolsOpen] and [AvailableToolsClose], and the reply
+//     instructions: plain text for the user, or {"tool_call": {...}} /
+//     {"tool_calls": [...]} ([ToolCallKey], [ToolCallsKey]) to call tools,
+//     which run in order. Later messages are the user's words alone (the
+//     tool list is not repeated) or the JSON object {"tool_results": [...]}
+//     described at [ToolResultsKey].
+//   - "structured" ([ProfileStructured]) sends what is data as A2A data
+//     parts. The first message is a text part with the user's words and a
+//     data part {"policy", "tools", "reply_format"} ([SetupPolicyKey],
+//     [SetupToolsKey], [SetupReplyFormatKey]) with the tools in OpenAI
+//     function format. Later messages are the user's words as a text part,
+//     or the tool results as a data part {"tool_results": [...]}. The agent
+//     replies with text, or with a data part {"tool_calls": [...]}.
+//
+// In the tau2-a2a and structured profiles a tool result is
+// {"tool_call_id", "name", "content", "error"}, one per call of the agent's
+// previous reply, in call order; tool_call_id is the id the agent gave the
+// call, or "call-<position>". Neither profile has a respond pseudo-tool.
 //
 // Replies are parsed by [ParseReply], whatever the profile: it accepts bare
 // JSON, fenced code blocks, <json> tags, JSON embedded in prose and A2A data
@@ -19,7 +44,7 @@
 //
 // Usage:
 //
-//	profile, err := translation.ProfileByName("agentbeats")
+//	profile, err := translation.ProfileByName(name) // "agentbeats", "structured" or "tau2-a2a"
 //	if err != nil {
 //		return err
 //	}

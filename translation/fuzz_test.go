@@ -37,6 +37,22 @@ func FuzzParseReply(f *testing.F) {
 			f.Add(present(string(raw)))
 		}
 	}
+	// Agents echo their prompts: every profile's messages.
+	for _, name := range ProfileNames() {
+		p, _ := ProfileByName(name)
+		for _, first := range []bool{true, false} {
+			for _, part := range p.Render(testSetup, first, Input{UserText: "hi", ToolResults: testOutcomes}) {
+				switch c := part.Content.(type) {
+				case a2a.Text:
+					f.Add(string(c))
+				case a2a.Data:
+					if raw, err := json.Marshal(c.Value); err == nil {
+						f.Add(string(raw))
+					}
+				}
+			}
+		}
+	}
 	f.Add(strings.Repeat("{", 200))
 	f.Add(strings.Repeat(`{"a":`, 80) + "1" + strings.Repeat("}", 80))
 

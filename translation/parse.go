@@ -39,7 +39,9 @@ const (
 // {"tool_call": {...}}, {"tool_calls": [...]} (including OpenAI-style items
 // {"id", "type": "function", "function": {"name", "arguments": "<json>"}}),
 // and a JSON array of calls. A call of the [RespondTool] pseudo-tool is not
-// a tool call: its content becomes [Reply.Text].
+// a tool call: its content becomes [Reply.Text]. Neither is a tool
+// definition in OpenAI format ({"type": "function", "function": {"name",
+// "parameters"}} without arguments), as an agent quoting its tools writes.
 //
 // Once a call shape is recognised, the prose around it is not for the user:
 // [Reply.Text] then holds only what respond calls (or an OpenAI-style
@@ -157,15 +159,21 @@ func (p *parsed) addContent(m map[string]any) {
 // addCall adds one call object. Outside a tool_call/tool_calls wrapper
 // (lenient false) the object must carry "arguments" or "kwargs" (or an
 // OpenAI "function"), so that ordinary JSON with a "name" field is not
-// mistaken for a call.
+// mistaken for a call. An OpenAI "function" with "parameters" but no
+// arguments is a tool definition, as in the tools a profile lists, not a
+// call: an agent that quotes its tool list calls nothing.
 func (p *parsed) addCall(m map[string]any, lenient bool) bool {
 	src := m
-	if fn, ok := m["function"].(map[string]any); ok {
+	fn, isFunction := m["function"].(map[string]any)
+	if isFunction {
 		src, lenient = fn, true
 	}
 	rawArgs, hasArgs := src["arguments"]
 	if !hasArgs {
 		rawArgs, hasArgs = src["kwargs"]
+	}
+	if _, hasParams := src["parameters"]; isFunction && hasParams && !hasArgs {
+		return false
 	}
 	if !hasArgs && !lenient {
 		return false

@@ -108,6 +108,8 @@ var parseCases = []parseCase{
 		}, Format: "json"}},
 	{"openai message with content", textParts(`{"role": "assistant", "content": "Checking now.", "tool_calls": [{"id": "x1", "type": "function", "function": {"name": "get_user", "arguments": "{}"}}]}`),
 		Reply{Text: "Checking now.", ToolCalls: []domains.ToolCall{call("x1", "get_user", nil)}, Format: "json"}},
+	{"openai tool definition is not a call", textParts(`{"type": "function", "function": {"name": "get_user", "description": "d", "parameters": {"type": "object"}}}`),
+		Reply{Text: `{"type": "function", "function": {"name": "get_user", "description": "d", "parameters": {"type": "object"}}}`, Format: "text"}},
 	{"bare openai item", textParts(`{"type": "function", "function": {"name": "get_user", "arguments": {"user_id": "u-1"}}}`),
 		Reply{ToolCalls: []domains.ToolCall{call("call-1", "get_user", map[string]any{"user_id": "u-1"})}, Format: "json"}},
 	{"top-level array", textParts(`[{"name": "a", "arguments": {}}, {"name": "b", "kwargs": {"k": "v"}}]`),

@@ -69,14 +69,29 @@ type Profile interface {
 	Render(setup Setup, first bool, in Input) []*a2a.Part
 }
 
-// defaultProfile is the profile used when none is named.
-const defaultProfile = agentBeatsName
+// The names of the profiles, as accepted by [ProfileByName].
+const (
+	// ProfileAgentBeats is the default profile: policy, tools and a
+	// [RespondTool] pseudo-tool in a text first message; one JSON call per
+	// reply.
+	ProfileAgentBeats = "agentbeats"
+	// ProfileTau2A2A follows the tau2-bench A2A integration: text only,
+	// the tools in an [AvailableToolsOpen] block, replies in plain text or
+	// as {"tool_call": ...} / {"tool_calls": [...]} JSON.
+	ProfileTau2A2A = "tau2-a2a"
+	// ProfileStructured puts the policy and tools in an A2A data part
+	// ([SetupPolicyKey], [SetupToolsKey], [SetupReplyFormatKey]) and tool
+	// results in another ([ToolResultsKey]).
+	ProfileStructured = "structured"
+)
 
-// knownProfiles returns every profile, in name order. New profiles
-// (tau2-a2a, structured) are added here. A function rather than a package
-// variable, so nothing can change the set at run time.
+// defaultProfile is the profile used when none is named.
+const defaultProfile = ProfileAgentBeats
+
+// knownProfiles returns every profile, in name order. A function rather
+// than a package variable, so nothing can change the set at run time.
 func knownProfiles() []Profile {
-	return []Profile{agentBeats{}}
+	return []Profile{agentBeats{}, structured{}, tau2A2A{}}
 }
 
 // ProfileByName returns the named profile. The empty name selects the

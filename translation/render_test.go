@@ -205,7 +205,7 @@ func TestProfileByName(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"nope"`) || !strings.Contains(err.Error(), "agentbeats") {
 		t.Errorf("unknown profile error = %v", err)
 	}
-	if got := ProfileNames(); !slices.Equal(got, []string{"agentbeats"}) {
+	if got := ProfileNames(); !slices.Equal(got, []string{"agentbeats", "structured", "tau2-a2a"}) {
 		t.Errorf("ProfileNames = %v", got)
 	}
 	for _, n := range ProfileNames() {
