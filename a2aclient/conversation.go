@@ -1,12 +1,14 @@
 package a2aclient
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"syscall"
 	"time"
@@ -180,7 +182,7 @@ func (cv *Conversation) send(ctx context.Context, ex *exchange, msg *a2a.Message
 func readTolerantly(ctx context.Context, ex *exchange, err error) (out extracted, nonConformant string, ok bool) {
 	status, _, _, body, tooLarge := ex.snapshot()
 	var rpcErr *a2a.Error
-	if status != 200 || tooLarge || ctx.Err() != nil || errors.As(err, &rpcErr) || len(body) == 0 {
+	if !success(status) || tooLarge || ctx.Err() != nil || errors.As(err, &rpcErr) || len(body) == 0 {
 		return extracted{}, "", false
 	}
 	var envelope struct {
@@ -345,6 +347,12 @@ func firstLine(s string) string {
 
 // classify sorts a failed call into an error class. status, tooLarge and
 // readErr are what the HTTP layer saw of the latest response.
+// success reports whether an HTTP status says the call worked: 200, or the
+// 201 and 202 some servers answer with.
+func success(status int) bool {
+	return status == http.StatusOK || status == http.StatusCreated || status == http.StatusAccepted
+}
+
 func classify(ctx context.Context, err error, status int, grpcCode string, tooLarge bool, readErr error) *CallError {
 	var cerr *CallError
 	if errors.As(err, &cerr) {
@@ -355,11 +363,16 @@ func classify(ctx context.Context, err error, status int, grpcCode string, tooLa
 	switch {
 	case tooLarge || errors.Is(err, errResponseTooLarge):
 		return &CallError{Class: ErrClassTooLarge, Err: err}
+	case errors.Is(err, bufio.ErrTooLong):
+		// a2a-go reads server-sent events with a bufio.Scanner that refuses
+		// one event (line) over 10 MiB: a reply too large, not a malformed
+		// one, even though it comes before the response cap.
+		return &CallError{Class: ErrClassTooLarge, Err: fmt.Errorf("a streamed event exceeds a2a-go's 10 MiB event limit: %w", err)}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
 		return &CallError{Class: ErrClassTimeout, Err: fmt.Errorf("no reply in time: %w", err)}
 	case errors.Is(err, context.Canceled):
 		return &CallError{Class: ErrClassCanceled, Err: err}
-	case status != 0 && status != 200:
+	case status != 0 && !success(status):
 		return &CallError{Class: ErrClassHTTPStatus, HTTPStatus: status, Err: err}
 	case grpcCode == "Unavailable":
 		return &CallError{Class: ErrClassConnection, Err: err}
@@ -372,7 +385,7 @@ func classify(ctx context.Context, err error, status int, grpcCode string, tooLa
 	case readErr != nil:
 		// The connection broke while the body was arriving.
 		return &CallError{Class: ErrClassConnection, Err: err}
-	case status == 200:
+	case success(status):
 		// The whole reply arrived and it is wrong, however the decoder put
 		// it (an empty or cut-short body reads as EOF, too).
 		return &CallError{Class: ErrClassProtocol, Err: err}

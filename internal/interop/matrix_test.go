@@ -1,0 +1,163 @@
+//go:build unix
+
+package interop
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/bench"
+)
+
+// matrixRow is one peer configuration of TestMatrix.
+type matrixRow struct {
+	transport, protocol string
+	extra               []string // further flags of server.mjs
+}
+
+func (r matrixRow) name() string {
+	n := r.transport + "-" + r.protocol
+	if len(r.extra) > 0 {
+		n += "-" + strings.Join(r.extra, "-")
+	}
+	return strings.ReplaceAll(n, "--", "")
+}
+
+// matrixRows are the six transport x protocol cells, plus a peer that
+// answers with completed Tasks carrying artifacts instead of Messages.
+func matrixRows() []matrixRow {
+	var rows []matrixRow
+	for _, transport := range transports {
+		for _, protocol := range protocols {
+			rows = append(rows, matrixRow{transport: transport, protocol: protocol})
+		}
+	}
+	return append(rows, matrixRow{transport: a2aclient.TransportJSONRPC, protocol: a2aclient.Protocol10, extra: []string{"--reply", "task"}})
+}
+
+// streamingModes are run against every peer: its card declares streaming,
+// so both SendMessage and SendStreamingMessage must work.
+var streamingModes = []string{a2aclient.StreamingOff, a2aclient.StreamingOn}
+
+// transcriptEntry is what must be identical across peer configurations: the
+// parts of a message that the agent's behaviour determines.
+type transcriptEntry struct {
+	Role       string          `json:"role"`
+	Content    string          `json:"content"`
+	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+	Name       string          `json:"name,omitempty"`
+	Error      bool            `json:"error,omitempty"`
+}
+
+func transcriptOf(msgs []bench.Message) []transcriptEntry {
+	out := make([]transcriptEntry, 0, len(msgs))
+	for _, m := range msgs {
+		e := transcriptEntry{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name, Error: m.Error}
+		if len(m.ToolCalls) > 0 {
+			// Arguments are maps: JSON gives them one canonical form.
+			e.ToolCalls, _ = json.Marshal(m.ToolCalls)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// matrixResult is the outcome of one simulation of TestMatrix.
+type matrixResult struct {
+	cell       string
+	reward     float64
+	transcript []transcriptEntry
+}
+
+// TestMatrix plays task mock-01 against the JavaScript peer in every
+// configuration, choosing the transport and protocol version with
+// a2aclient's options, unstreamed and streamed. Every run must earn reward 1
+// and end with the user's stop, and all runs must produce the same
+// transcript: the peer's script does not depend on how it is reached.
+func TestMatrix(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		results []matrixResult
+	)
+	t.Run("cells", func(t *testing.T) {
+		for _, row := range matrixRows() {
+			t.Run(row.name(), func(t *testing.T) {
+				t.Parallel()
+				base := startJSPeer(t, row.transport, row.protocol, row.extra...)
+				for _, mode := range streamingModes {
+					t.Run("streaming-"+mode, func(t *testing.T) {
+						sim, client := simulate(t, base,
+							a2aclient.WithTransport(row.transport),
+							a2aclient.WithProtocol(row.protocol),
+							a2aclient.WithStreaming(mode),
+						)
+						checkEndpoint(t, client, row.transport, row.protocol)
+						checkSolved(t, sim)
+						mu.Lock()
+						results = append(results, matrixResult{cell: t.Name(), reward: sim.Reward, transcript: transcriptOf(sim.Messages)})
+						mu.Unlock()
+					})
+				}
+			})
+		}
+	})
+
+	if len(results) < 2 {
+		return // nothing to compare (the cells failed or were skipped)
+	}
+	// The JSON-RPC 1.0 cell is the reference when it ran: it is the one
+	// proctor has supported longest.
+	slices.SortStableFunc(results, func(a, b matrixResult) int {
+		return strings.Compare(a.cell, b.cell)
+	})
+	ref := results[0]
+	for _, r := range results {
+		if strings.Contains(r.cell, "/"+a2aclient.TransportJSONRPC+"-"+a2aclient.Protocol10+"/streaming-"+a2aclient.StreamingOff) {
+			ref = r
+			break
+		}
+	}
+	for _, r := range results {
+		if r.cell == ref.cell {
+			continue
+		}
+		if r.reward != ref.reward {
+			t.Errorf("%s: reward %v, but %s got %v", r.cell, r.reward, ref.cell, ref.reward)
+		}
+		if diff := transcriptDiff(ref.transcript, r.transcript); diff != "" {
+			t.Errorf("%s: transcript differs from %s:\n%s", r.cell, ref.cell, diff)
+		}
+	}
+}
+
+// transcriptDiff describes the first differences between two transcripts,
+// or returns "" when they are equal.
+func transcriptDiff(want, got []transcriptEntry) string {
+	var b strings.Builder
+	for i := range max(len(want), len(got)) {
+		var w, g string
+		if i < len(want) {
+			w = jsonCompact(want[i])
+		}
+		if i < len(got) {
+			g = jsonCompact(got[i])
+		}
+		if w != g {
+			fmt.Fprintf(&b, "  message %d:\n    want %s\n    got  %s\n", i, orNone(w), orNone(g))
+		}
+	}
+	return b.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}

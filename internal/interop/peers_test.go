@@ -1,0 +1,536 @@
+//go:build unix
+
+package interop
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/builtin"
+	"github.com/proctor-eval/proctor/translation"
+)
+
+const (
+	// jsPeerDir holds server.mjs and its npm project.
+	jsPeerDir = "testdata/jspeer"
+	// jsSDKVersion is the @a2a-js/sdk version package.json pins.
+	jsSDKVersion = "1.3.0"
+	// readyTimeout bounds how long a peer may take to print its READY line.
+	readyTimeout = 30 * time.Second
+	// stopTimeout is how long a peer gets to exit after SIGTERM before its
+	// process group is killed.
+	stopTimeout = 5 * time.Second
+)
+
+// The transports and protocol versions the JavaScript peer serves, as its
+// flags and a2aclient's options name them.
+var (
+	transports = []string{a2aclient.TransportJSONRPC, a2aclient.TransportREST, a2aclient.TransportGRPC}
+	protocols  = []string{a2aclient.Protocol10, a2aclient.Protocol03}
+)
+
+// bindings maps a transport flag to the protocolBinding an agent card
+// declares for it.
+var bindings = map[string]string{
+	a2aclient.TransportJSONRPC: "JSONRPC",
+	a2aclient.TransportREST:    "HTTP+JSON",
+	a2aclient.TransportGRPC:    "GRPC",
+}
+
+// inCI reports whether the CI environment variable is set: then the peers'
+// prerequisites are required rather than a reason to skip.
+func inCI() bool {
+	v := strings.TrimSpace(os.Getenv("CI"))
+	return v != "" && v != "0" && !strings.EqualFold(v, "false")
+}
+
+// requireJSPeer returns the path of node, or skips the test (fails it under
+// CI) when node or the peer's installed dependencies are missing.
+func requireJSPeer(t *testing.T) string {
+	t.Helper()
+	unavailable := func(format string, args ...any) {
+		t.Helper()
+		msg := fmt.Sprintf(format, args...)
+		if inCI() {
+			t.Fatalf("%s (CI is set, so the JavaScript interop tests must run)", msg)
+		}
+		t.Skipf("%s; skipping the JavaScript interop tests", msg)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		unavailable("node is not on PATH (Node.js 20 or later is needed)")
+	}
+	manifest := filepath.Join(jsPeerDir, "node_modules", "@a2a-js", "sdk", "package.json")
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		unavailable("%s is missing: run `npm ci --prefix internal/interop/testdata/jspeer`", manifest)
+	}
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(b, &pkg); err != nil || pkg.Version != jsSDKVersion {
+		// A stale install would test another SDK than the one pinned.
+		t.Fatalf("%s: installed @a2a-js/sdk is %q, package-lock.json pins %s: run `npm ci --prefix internal/interop/testdata/jspeer`",
+			manifest, pkg.Version, jsSDKVersion)
+	}
+	return node
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startJSPeer runs the JavaScript peer (node server.mjs) with the given
+// transport, protocol version and extra flags, waits for its READY line and
+// returns the base URL its agent card is served from. The peer runs in its
+// own process group, which t.Cleanup stops (SIGTERM, then SIGKILL); it also
+// exits by itself when its stdin, held by this process, closes.
+func startJSPeer(t *testing.T, transport, protocol string, extra ...string) (baseURL string) {
+	t.Helper()
+	node := requireJSPeer(t)
+	args := append([]string{"server.mjs",
+		"--transport", transport, "--protocol", protocol,
+		"--port", "0", "--host", "127.0.0.1",
+	}, extra...)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = jsPeerDir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = stopTimeout
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	// A plain pipe rather than StdoutPipe: Wait must not close it under the
+	// reader before the READY line is read.
+	stdout, stdoutW, err := os.Pipe()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	cmd.Stdout = stdoutW
+	err = cmd.Start()
+	stdoutW.Close()
+	if err != nil {
+		stdout.Close()
+		cancel()
+		t.Fatalf("start node %s: %v", strings.Join(args, " "), err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(stopTimeout):
+			t.Errorf("JavaScript peer (%s) ignored SIGTERM for %s; killing its process group", strings.Join(args, " "), stopTimeout)
+		}
+		cancel() // SIGKILLs the process group if node is still running
+		<-exited
+		// node starts no children, but should anything have been left in
+		// its group, it goes too (ESRCH when the group is empty).
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	})
+
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if line, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
+				select {
+				case ready <- strings.TrimSpace(line):
+				default:
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, stdout)
+		stdout.Close()
+	}()
+
+	timer := time.NewTimer(readyTimeout)
+	defer timer.Stop()
+	select {
+	case base := <-ready:
+		if u, err := url.Parse(base); err != nil || u.Scheme != "http" || u.Host == "" {
+			t.Fatalf("JavaScript peer printed READY %q: not an http:// URL\nstderr:\n%s", base, stderr)
+		}
+		return base
+	case <-exited:
+		t.Fatalf("JavaScript peer (%s) exited before it was ready: %v\nstderr:\n%s", strings.Join(args, " "), waitErr, stderr)
+	case <-timer.C:
+		t.Fatalf("JavaScript peer (%s) printed no READY line within %s\nstderr:\n%s", strings.Join(args, " "), readyTimeout, stderr)
+	}
+	return ""
+}
+
+// declaredInterface is one entry of a 1.0 card's supportedInterfaces.
+type declaredInterface struct {
+	URL             string `json:"url"`
+	ProtocolBinding string `json:"protocolBinding"`
+	ProtocolVersion string `json:"protocolVersion"`
+}
+
+// rawCard holds the fields of both card generations that say where and how
+// an agent is reached: 1.0's supportedInterfaces, 0.3's url,
+// preferredTransport and protocolVersion.
+type rawCard struct {
+	Name                string              `json:"name"`
+	SupportedInterfaces []declaredInterface `json:"supportedInterfaces"`
+	URL                 string              `json:"url"`
+	PreferredTransport  string              `json:"preferredTransport"`
+	ProtocolVersion     string              `json:"protocolVersion"`
+}
+
+// fetchCard GETs the agent card under baseURL with plain net/http, sending
+// an A2A-Version header when version is not empty.
+func fetchCard(t *testing.T, baseURL, version string) rawCard {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(baseURL, "/")+"/.well-known/agent-card.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if version != "" {
+		req.Header.Set("A2A-Version", version)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", req.URL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		t.Fatalf("GET %s: %v", req.URL, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s (A2A-Version %q): HTTP %d: %s", req.URL, version, resp.StatusCode, body)
+	}
+	var card rawCard
+	if err := json.Unmarshal(body, &card); err != nil {
+		t.Fatalf("GET %s: not a JSON agent card: %v\n%s", req.URL, err, body)
+	}
+	if card.Name == "" {
+		t.Fatalf("GET %s: card has no name:\n%s", req.URL, body)
+	}
+	return card
+}
+
+// checkInterfaceURL checks that an interface URL has the form its binding
+// needs: an http:// URL on the peer's host for JSON-RPC and REST, a bare
+// host:port (what grpc-go and grpc-js dial) for gRPC.
+func checkInterfaceURL(t *testing.T, baseURL, binding, raw string) {
+	t.Helper()
+	base, err := url.Parse(baseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if binding == "GRPC" {
+		host, port, err := net.SplitHostPort(raw)
+		if err != nil || host != base.Hostname() || port == "" || port == base.Port() {
+			t.Errorf("GRPC interface URL %q: want host:port on %s, on a port other than the card's %s", raw, base.Hostname(), base.Port())
+		}
+		return
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" || u.Host != base.Host || u.Path == "" || u.Path == "/" {
+		t.Errorf("%s interface URL %q: want an http:// URL with a path on %s", binding, raw, base.Host)
+	}
+}
+
+// checkDeclaredInterface resolves the peer's card and checks that the only
+// interface it declares is the transport and protocol version asked for.
+// It reads the card twice: as a client that sends no A2A-Version header
+// (what proctor does; a 0.3 peer then answers with a 0.3-shaped card) and
+// as a 1.0 client (A2A-Version: 1.0, which gets the 1.0 card).
+func checkDeclaredInterface(t *testing.T, baseURL, transport, protocol string) {
+	t.Helper()
+	binding := bindings[transport]
+	want := func(ifaces []declaredInterface, how string) {
+		t.Helper()
+		if len(ifaces) != 1 {
+			t.Fatalf("card (%s) declares %d interfaces %+v, want one %s %s", how, len(ifaces), ifaces, binding, protocol)
+		}
+		got := ifaces[0]
+		if got.ProtocolBinding != binding || got.ProtocolVersion != protocol {
+			t.Errorf("card (%s) declares %s %s at %s, want %s %s", how, got.ProtocolBinding, got.ProtocolVersion, got.URL, binding, protocol)
+		}
+		checkInterfaceURL(t, baseURL, binding, got.URL)
+	}
+
+	plain := fetchCard(t, baseURL, "")
+	switch protocol {
+	case a2aclient.Protocol10:
+		if plain.URL != "" || plain.PreferredTransport != "" || plain.ProtocolVersion != "" {
+			t.Errorf("1.0 card carries 0.3 fields: url %q, preferredTransport %q, protocolVersion %q", plain.URL, plain.PreferredTransport, plain.ProtocolVersion)
+		}
+		want(plain.SupportedInterfaces, "no A2A-Version header")
+	case a2aclient.Protocol03:
+		if plain.ProtocolVersion != protocol || plain.PreferredTransport != binding {
+			t.Errorf("0.3 card declares protocolVersion %q, preferredTransport %q; want %q, %q", plain.ProtocolVersion, plain.PreferredTransport, protocol, binding)
+		}
+		checkInterfaceURL(t, baseURL, binding, plain.URL)
+		// The SDK's compat layer embeds the 1.0 interface list in the 0.3
+		// card; when it does, it must say the same.
+		if plain.SupportedInterfaces != nil {
+			want(plain.SupportedInterfaces, "no A2A-Version header, embedded supportedInterfaces")
+			if plain.SupportedInterfaces[0].URL != plain.URL {
+				t.Errorf("0.3 card: url %q but embedded interface URL %q", plain.URL, plain.SupportedInterfaces[0].URL)
+			}
+		}
+	default:
+		t.Fatalf("unknown protocol %q", protocol)
+	}
+
+	v1 := fetchCard(t, baseURL, a2aclient.Protocol10)
+	if v1.URL != "" {
+		t.Errorf("card asked for with A2A-Version: 1.0 carries the 0.3 field url %q", v1.URL)
+	}
+	want(v1.SupportedInterfaces, "A2A-Version: 1.0")
+}
+
+// TestJSPeerCards starts the JavaScript peer in each of the six
+// configurations and checks that its card declares what was asked.
+func TestJSPeerCards(t *testing.T) {
+	for _, transport := range transports {
+		for _, protocol := range protocols {
+			t.Run(transport+"-"+protocol, func(t *testing.T) {
+				t.Parallel()
+				base := startJSPeer(t, transport, protocol)
+				checkDeclaredInterface(t, base, transport, protocol)
+			})
+		}
+	}
+}
+
+// TestJSPeerCardVersionDispatch pins down how the SDK's compat layer picks
+// the card it serves when a peer offers both versions: by the A2A-Version
+// request header, a missing header counting as 0.3. proctor fetches cards
+// without that header, so it sees the 0.3 card with the full 1.0 interface
+// list embedded.
+func TestJSPeerCardVersionDispatch(t *testing.T) {
+	base := startJSPeer(t, a2aclient.TransportJSONRPC, "both")
+	versions := func(ifaces []declaredInterface) []string {
+		var out []string
+		for _, i := range ifaces {
+			if i.ProtocolBinding != "JSONRPC" {
+				t.Errorf("interface %+v: want JSONRPC", i)
+			}
+			out = append(out, i.ProtocolVersion)
+		}
+		return out
+	}
+
+	plain := fetchCard(t, base, "")
+	if plain.ProtocolVersion != a2aclient.Protocol03 || plain.PreferredTransport != "JSONRPC" || plain.URL == "" {
+		t.Errorf("card without A2A-Version: protocolVersion %q, preferredTransport %q, url %q; want the 0.3 shape", plain.ProtocolVersion, plain.PreferredTransport, plain.URL)
+	}
+	if got := versions(plain.SupportedInterfaces); !slices.Equal(got, []string{"1.0", "0.3"}) {
+		t.Errorf("card without A2A-Version embeds interface versions %v, want [1.0 0.3]", got)
+	}
+
+	v1 := fetchCard(t, base, a2aclient.Protocol10)
+	if v1.URL != "" || v1.ProtocolVersion != "" {
+		t.Errorf("card for A2A-Version 1.0 carries 0.3 fields (url %q, protocolVersion %q)", v1.URL, v1.ProtocolVersion)
+	}
+	if got := versions(v1.SupportedInterfaces); !slices.Equal(got, []string{"1.0", "0.3"}) {
+		t.Errorf("card for A2A-Version 1.0 declares interface versions %v, want [1.0 0.3]", got)
+	}
+	checkInterfaceURL(t, base, "JSONRPC", plain.URL)
+}
+
+// mockTask returns the mock domain, its task mock-01 and the agentbeats
+// profile: what every interop simulation runs.
+func mockTask(t *testing.T) (*domains.Domain, *domains.Task, translation.Profile) {
+	t.Helper()
+	reg, err := builtin.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := reg.Get("mock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := d.Task("mock-01")
+	if !ok {
+		t.Fatal("mock domain has no task mock-01")
+	}
+	profile, err := translation.ProfileByName("agentbeats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, task, profile
+}
+
+// simulate dials the agent at baseURL with opts and plays task mock-01
+// against it with the scripted user. It fails the test when the client
+// cannot be made; the simulation's own outcome is for the caller to judge.
+func simulate(t *testing.T, baseURL string, opts ...a2aclient.Option) (bench.Simulation, *a2aclient.Client) {
+	t.Helper()
+	d, task, profile := mockTask(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	opts = append([]a2aclient.Option{a2aclient.WithRequestTimeout(30 * time.Second)}, opts...)
+	client, err := a2aclient.Dial(ctx, baseURL, opts...)
+	if err != nil {
+		t.Fatalf("Dial %s: %v", baseURL, err)
+	}
+	t.Cleanup(func() { _ = client.Close() })
+	user, err := bench.NewScriptedUser(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, aborted := bench.NewSimulator(d, profile, bench.Limits{}).Run(ctx, task, 0, bench.ClientAgent(client), user)
+	if aborted {
+		t.Fatalf("simulation aborted: %v", ctx.Err())
+	}
+	return sim, client
+}
+
+// checkSolved fails the test unless the simulation earned reward 1 and ended
+// with the scripted user's stop.
+func checkSolved(t *testing.T, sim bench.Simulation) {
+	t.Helper()
+	if sim.Reward == 1 && sim.TerminationReason == bench.TermUserStop {
+		return
+	}
+	t.Errorf("reward %v, termination %s (error %q); want reward 1, %s\nreward info: %s\ntranscript:\n%s",
+		sim.Reward, sim.TerminationReason, sim.Error, bench.TermUserStop, jsonString(sim.RewardInfo), formatTranscript(sim.Messages))
+}
+
+// checkEndpoint fails the test unless the client talks to the interface
+// asked for.
+func checkEndpoint(t *testing.T, client *a2aclient.Client, transport, protocol string) {
+	t.Helper()
+	ep := client.Endpoint()
+	if string(ep.ProtocolBinding) != bindings[transport] || string(ep.ProtocolVersion) != protocol {
+		t.Errorf("client uses %s %s at %s, want %s %s", ep.ProtocolBinding, ep.ProtocolVersion, ep.URL, bindings[transport], protocol)
+	}
+}
+
+// TestJSPeerSimulation runs a full simulation of task mock-01 against the
+// JavaScript peer over JSON-RPC at protocol 1.0, with the client's defaults:
+// the card's preferred interface, streaming as the card allows.
+func TestJSPeerSimulation(t *testing.T) {
+	base := startJSPeer(t, a2aclient.TransportJSONRPC, a2aclient.Protocol10)
+	sim, client := simulate(t, base)
+	checkEndpoint(t, client, a2aclient.TransportJSONRPC, a2aclient.Protocol10)
+	checkSolved(t, sim)
+	if len(sim.NonConformant) > 0 {
+		t.Errorf("the SDK's replies were flagged non-conformant: %v", sim.NonConformant)
+	}
+}
+
+// TestJSPeerStopsWithStdin checks the peer's guarantee that it never
+// outlives the process that started it: closing its stdin ends it.
+func TestJSPeerStopsWithStdin(t *testing.T) {
+	node := requireJSPeer(t)
+	cmd := exec.Command(node, "server.mjs", "--transport", "rest", "--protocol", "1.0", "--port", "0")
+	cmd.Dir = jsPeerDir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if !strings.HasPrefix(line, "READY ") {
+		t.Fatalf("first line %q (%v), want READY <url>\nstderr:\n%s", line, err, stderr)
+	}
+	_ = stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("peer exited with %v after its stdin closed, want status 0\nstderr:\n%s", err, stderr)
+		}
+	case <-time.After(stopTimeout):
+		t.Fatalf("peer still running %s after its stdin closed", stopTimeout)
+	}
+}
+
+func jsonString(v any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// formatTranscript renders messages one per line for failure output.
+func formatTranscript(msgs []bench.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "  %-9s %q", m.Role, m.Content)
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, " call %s %s(%s)", c.ID, c.Name, jsonCompact(c.Arguments))
+		}
+		if m.Name != "" {
+			fmt.Fprintf(&b, " [%s %s]", m.Name, m.ToolCallID)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func jsonCompact(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
