@@ -20,6 +20,13 @@ import (
 // without such an update leaves the task to be polled.
 func (cv *Conversation) stream(ctx context.Context, ex *exchange, msg *a2a.Message) (extracted, error) {
 	var task *a2a.Task
+	// Event-level metadata carries what task snapshots drop: ADK reports
+	// token usage on its artifact updates, for one.
+	var eventMeta []map[string]any
+	done := func(out extracted) extracted {
+		out.metadata = append(out.metadata, eventMeta...)
+		return out
+	}
 	ensure := func(id a2a.TaskID, contextID string) {
 		if task == nil {
 			task = &a2a.Task{ID: id, ContextID: contextID}
@@ -43,19 +50,21 @@ func (cv *Conversation) stream(ctx context.Context, ex *exchange, msg *a2a.Messa
 			task = &t
 		case *a2a.TaskStatusUpdateEvent:
 			ensure(e.TaskID, e.ContextID)
+			eventMeta = append(eventMeta, e.Metadata)
 			task.Status = e.Status
 			if st := normalizeState(string(e.Status.State)); st != a2a.TaskStateUnspecified && turnOver(st) {
-				return fromTask(task), nil
+				return done(fromTask(task)), nil
 			}
 		case *a2a.TaskArtifactUpdateEvent:
 			ensure(e.TaskID, e.ContextID)
+			eventMeta = append(eventMeta, e.Metadata)
 			mergeArtifact(task, e)
 		}
 	}
 	if task == nil {
 		return extracted{}, errors.New("the stream ended without a message or a task")
 	}
-	return fromTask(task), nil
+	return done(fromTask(task)), nil
 }
 
 // mergeArtifact applies an artifact update to the task: a chunk with Append

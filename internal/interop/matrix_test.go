@@ -16,28 +16,47 @@ import (
 
 // matrixRow is one peer configuration of TestMatrix.
 type matrixRow struct {
+	sdk                 string // "js", "a2a-go" or "adk"
 	transport, protocol string
 	extra               []string // further flags of server.mjs
 }
 
 func (r matrixRow) name() string {
-	n := r.transport + "-" + r.protocol
+	n := r.sdk + "-" + r.transport + "-" + r.protocol
 	if len(r.extra) > 0 {
 		n += "-" + strings.Join(r.extra, "-")
 	}
 	return strings.ReplaceAll(n, "--", "")
 }
 
-// matrixRows are the six transport x protocol cells, plus a peer that
-// answers with completed Tasks carrying artifacts instead of Messages.
+// start starts the row's peer and returns its base URL.
+func (r matrixRow) start(t *testing.T) string {
+	switch r.sdk {
+	case "a2a-go":
+		return startGoPeer(t, r.transport, r.protocol)
+	case "adk":
+		return startADKPeer(t)
+	}
+	return startJSPeer(t, r.transport, r.protocol, r.extra...)
+}
+
+// matrixRows are the six transport x protocol cells served by the
+// JavaScript SDK and by a2a-go, a JavaScript peer that answers with
+// completed Tasks carrying artifacts instead of Messages, and an ADK agent
+// (which answers with tasks and artifacts of its own making).
 func matrixRows() []matrixRow {
 	var rows []matrixRow
-	for _, transport := range transports {
-		for _, protocol := range protocols {
-			rows = append(rows, matrixRow{transport: transport, protocol: protocol})
+	for _, sdk := range []string{"js", "a2a-go"} {
+		for _, transport := range transports {
+			for _, protocol := range protocols {
+				rows = append(rows, matrixRow{sdk: sdk, transport: transport, protocol: protocol})
+			}
 		}
 	}
-	return append(rows, matrixRow{transport: a2aclient.TransportJSONRPC, protocol: a2aclient.Protocol10, extra: []string{"--reply", "task"}})
+	return append(rows,
+		matrixRow{sdk: "js", transport: a2aclient.TransportJSONRPC, protocol: a2aclient.Protocol10, extra: []string{"--reply", "task"}},
+		matrixRow{sdk: "adk", transport: a2aclient.TransportJSONRPC, protocol: a2aclient.Protocol10},
+	)
 }
 
 // streamingModes are run against every peer: its card declares streaming,
@@ -89,7 +108,7 @@ func TestMatrix(t *testing.T) {
 		for _, row := range matrixRows() {
 			t.Run(row.name(), func(t *testing.T) {
 				t.Parallel()
-				base := startJSPeer(t, row.transport, row.protocol, row.extra...)
+				base := row.start(t)
 				for _, mode := range streamingModes {
 					t.Run("streaming-"+mode, func(t *testing.T) {
 						sim, client := simulate(t, base,
@@ -99,6 +118,13 @@ func TestMatrix(t *testing.T) {
 						)
 						checkEndpoint(t, client, row.transport, row.protocol)
 						checkSolved(t, sim)
+						if row.sdk == "adk" && mode == a2aclient.StreamingOn && (sim.Metrics.TokensEstimated || sim.Metrics.InputTokens == 0) {
+							// ADK reports the model's usage in the metadata of its
+							// artifact updates (adk_usage_metadata). Unstreamed, the
+							// task a2a-go's server returns has dropped it, and the
+							// estimate is all there is.
+							t.Errorf("tokens from the ADK agent: %+v, want its reported usage", sim.Metrics)
+						}
 						mu.Lock()
 						results = append(results, matrixResult{cell: t.Name(), reward: sim.Reward, transcript: transcriptOf(sim.Messages)})
 						mu.Unlock()
@@ -118,7 +144,7 @@ func TestMatrix(t *testing.T) {
 	})
 	ref := results[0]
 	for _, r := range results {
-		if strings.Contains(r.cell, "/"+a2aclient.TransportJSONRPC+"-"+a2aclient.Protocol10+"/streaming-"+a2aclient.StreamingOff) {
+		if strings.Contains(r.cell, "/js-"+a2aclient.TransportJSONRPC+"-"+a2aclient.Protocol10+"/streaming-"+a2aclient.StreamingOff) {
 			ref = r
 			break
 		}
