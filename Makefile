@@ -7,9 +7,17 @@ GO ?= go
 run:
 	$(GO) run ./cmd/proctor run --domain mock --agent builtin
 
+JSPEER := internal/interop/testdata/jspeer
+
+# The interoperability tests' JavaScript peers (@a2a-js/sdk, pinned by the
+# lock file). Without npm they are skipped, and the tests say so.
+$(JSPEER)/node_modules/.package-lock.json: $(JSPEER)/package-lock.json
+	@if command -v npm >/dev/null; then npm ci --prefix $(JSPEER) --no-audit --no-fund; \
+	else echo "npm not found: the interoperability tests against @a2a-js/sdk will be skipped"; fi
+
 # Everything CI runs: vet, the whole test suite with the race detector, and
 # each benchmark once so they keep compiling and working.
-test:
+test: $(JSPEER)/node_modules/.package-lock.json
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	$(GO) test -run='^$$' -bench=. -benchtime=1x ./...
