@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/mock"
+	"github.com/proctor-eval/proctor/translation"
 )
 
 // Version is the reference agent's version, as its agent card reports it.
@@ -67,9 +67,12 @@ func New(d *domains.Domain) (*Agent, error) {
 
 // Card returns the agent card advertising the JSON-RPC interface at url.
 func (a *Agent) Card(url string) *a2a.AgentCard {
+	description := "A rule-based agent, no LLM, that follows the " + a.domain.Name + " domain's policy. " +
+		"It speaks proctor's three message profiles (agentbeats, tau2-a2a and structured), detected from the first message of each conversation, " +
+		"and makes at most one tool call per reply. Use it to check that an evaluation pipeline works end to end."
 	return &a2a.AgentCard{
 		Name:        "proctor reference agent (" + a.domain.Name + ")",
-		Description: "A rule-based agent, no LLM, that follows the " + a.domain.Name + " domain's policy. It speaks proctor's agentbeats message profile and replies with one JSON object: a tool call or a respond. Use it to check that an evaluation pipeline works end to end.",
+		Description: description,
 		Version:     Version,
 		SupportedInterfaces: []*a2a.AgentInterface{{
 			URL:             url,
@@ -77,14 +80,14 @@ func (a *Agent) Card(url string) *a2a.AgentCard {
 			ProtocolVersion: protocolVersion,
 		}},
 		Capabilities:       a2a.AgentCapabilities{Streaming: true},
-		DefaultInputModes:  []string{"text/plain"},
-		DefaultOutputModes: []string{"text/plain"},
+		DefaultInputModes:  []string{"text/plain", "application/json"},
+		DefaultOutputModes: []string{"text/plain", "application/json"},
 		Skills: []a2a.AgentSkill{{
 			ID:          a.domain.Name + "-support",
 			Name:        "Taskly help desk",
 			Description: a.domain.Description,
-			Tags:        []string{"tau-bench", "agentbeats", "reference", a.domain.Name},
-			Examples:    []string{"User message: Hi, I'm jane.park@example.com. Please add a task 'Order catering' with medium priority."},
+			Tags:        []string{"tau-bench", translation.ProfileAgentBeats, translation.ProfileTau2A2A, translation.ProfileStructured, "reference", a.domain.Name},
+			Examples:    []string{"Hi, I'm jane.park@example.com. Please add a task 'Order catering' with medium priority."},
 		}},
 	}
 }
@@ -145,21 +148,51 @@ func BaseURL(addr net.Addr) string {
 	return "http://" + net.JoinHostPort(host, port) + "/"
 }
 
-// Reply computes the agent's reply, a JSON object in the agentbeats profile,
-// to one incoming message text of a conversation. A message carrying the
-// policy starts the conversation afresh.
-func (a *Agent) Reply(contextID, text string) (out string) {
-	in := parseInput(text)
+// Reply computes the agent's reply to one incoming message of a
+// conversation that is a single text part, and returns the reply's text (a
+// data part as its JSON). It suits the agentbeats and tau2-a2a profiles,
+// whose messages are text only; the A2A server [Agent.Handler] also reads
+// data parts, as the structured profile needs.
+func (a *Agent) Reply(contextID, text string) string {
+	return partsText(a.respond(contextID, []*a2a.Part{a2a.NewTextPart(text)}))
+}
+
+// respond computes the agent's reply to one incoming message, given by its
+// parts. A first message, one that carries the policy and the tools,
+// starts the conversation afresh in the profile it is framed in; later
+// messages are read, and the reply framed, in that profile.
+func (a *Agent) respond(contextID string, parts []*a2a.Part) (out []*a2a.Part) {
+	m := readMessage(parts)
+	in, first := parseFirst(m)
+	if !first {
+		in = parseLater(m, a.profile(contextID))
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	conv := a.conversation(contextID, first)
+	if first {
+		conv.profile = in.Profile
+	}
 	defer func() {
 		// A bug in the rules must cost one conversation, not the server.
 		if r := recover(); r != nil {
-			a.conversation(contextID, true)
-			out = say("Sorry, something went wrong on my side. Let's start over: what can I do for you?").JSON()
+			profile := conv.profile
+			a.conversation(contextID, true).profile = profile
+			out = renderReply(profile, say("Sorry, something went wrong on my side. Let's start over: what can I do for you?"))
 		}
 	}()
-	return a.conversation(contextID, in.First).step(in).JSON()
+	return renderReply(conv.profile, conv.step(in))
+}
+
+// profile returns the message profile of a conversation: the one its first
+// message was framed in, "" for a context the agent does not remember.
+func (a *Agent) profile(contextID string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if el, ok := a.convs[contextID]; ok {
+		return el.Value.(*entry).conv.profile
+	}
+	return ""
 }
 
 // conversation returns the state of a context, creating it (or replacing it,
@@ -198,8 +231,11 @@ var _ a2asrv.AgentExecutor = (*executor)(nil)
 // Execute answers the request's message with the agent's reply.
 func (e *executor) Execute(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		out := e.agent.Reply(ec.ContextID, messageText(ec.Message))
-		msg := a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart(out))
+		var parts []*a2a.Part
+		if ec.Message != nil {
+			parts = ec.Message.Parts
+		}
+		msg := a2a.NewMessage(a2a.MessageRoleAgent, e.agent.respond(ec.ContextID, parts)...)
 		msg.ContextID = ec.ContextID
 		yield(msg, nil)
 	}
@@ -210,18 +246,4 @@ func (e *executor) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Se
 	return func(yield func(a2a.Event, error) bool) {
 		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
 	}
-}
-
-// messageText joins the text parts of a message.
-func messageText(m *a2a.Message) string {
-	if m == nil {
-		return ""
-	}
-	var texts []string
-	for _, p := range m.Parts {
-		if p != nil && p.Text() != "" {
-			texts = append(texts, p.Text())
-		}
-	}
-	return strings.Join(texts, "\n")
 }

@@ -5,14 +5,34 @@
 // `proctor run --agent builtin`, which serves it in process on a loopback
 // port).
 //
-// It speaks the agentbeats message profile. The first message of a
-// conversation (an A2A context) carries the policy inside <policy>...</policy>,
-// the tools as OpenAI function JSON and, on a line starting with
-// "User message: ", what the user said. Later messages carry either
-// "User message: <text>" or "Tool call result (<tool>):\n<content>" blocks.
-// Each reply is one agent Message with one text part holding one JSON object:
-// {"name": "<tool>", "arguments": {...}} to call a tool, or
-// {"name": "respond", "arguments": {"content": "..."}} to talk to the user.
+// It speaks the three message profiles of package translation, and tells
+// them apart by the first message of each conversation (an A2A context),
+// which carries the domain policy and the tools; later messages are read,
+// and replies framed, in that profile. Each reply is one agent Message with
+// one part, and makes at most one tool call:
+//
+//   - agentbeats: the first message is text with the policy inside
+//     <policy>...</policy>, the tools as OpenAI function JSON (with the
+//     respond pseudo-tool) and, on a line starting with "User message: ",
+//     what the user said. Later messages carry "User message: <text>" or
+//     "Tool call result (<tool>):\n<content>" blocks. The reply is a text
+//     part holding one JSON object: {"name": "<tool>", "arguments": {...}}
+//     to call a tool, or {"name": "respond", "arguments": {"content": "..."}}
+//     to talk to the user.
+//   - tau2-a2a: the first message is text with the policy inside
+//     <policy>...</policy>, the user's words, and the tools between lines
+//     <available_tools> and </available_tools>. Later messages are the
+//     user's words, or the JSON object {"tool_results": [...]}. The reply
+//     is a text part: plain text for the user, or
+//     {"tool_call": {"name": "<tool>", "arguments": {...}}}.
+//   - structured: the first message is a text part with the user's words
+//     and a data part {"policy", "tools", "reply_format"}. Later messages
+//     are the user's words as text, or a data part {"tool_results": [...]}
+//     (the same object as text is accepted too). The reply is a text part
+//     for the user, or a data part {"tool_calls": [{"name", "arguments"}]}.
+//
+// A context whose first message the agent has not seen (or has forgotten)
+// is taken to be in the agentbeats profile.
 //
 // The rules follow the domain's policy: they authenticate the user by email
 // before anything else, act only on the user's own tasks, ask for a priority

@@ -1,39 +1,33 @@
 package refagent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
-	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	sdkclient "github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
+	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/bench"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/mock"
+	"github.com/proctor-eval/proctor/translation"
 )
 
-// This file holds a minimal, test-only stand-in for proctor's orchestrator:
-// it plays a task's scripted user over real A2A JSON-RPC, runs the agent's
-// tool calls against the task's environment and scores the conversation.
-
-const greeting = "Hi! How can I help you today?"
-
-// transcript is what a driven conversation produced.
-type transcript struct {
-	agentTexts []string           // everything the agent said, greeting first
-	calls      []domains.ToolCall // the agent's tool calls, in order
-	env        domains.Env
-	stopped    bool // the scripted user said ###STOP###
-}
+// The end-to-end tests play the mock domain's tasks against the agent over
+// real A2A JSON-RPC with proctor's own orchestrator (package bench), in
+// every message profile, and check both the score and that every reply is
+// framed exactly as the profile asks.
 
 // startAgent serves the reference agent on a loopback port for the test's
-// lifetime and returns a client made from its resolved card.
-func startAgent(t *testing.T, d *domains.Domain) *a2aclient.Client {
+// lifetime and returns its base URL.
+func startAgent(t *testing.T, d *domains.Domain) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -48,267 +42,251 @@ func startAgent(t *testing.T, d *domains.Domain) *a2aclient.Client {
 			t.Errorf("Serve: %v", err)
 		}
 	})
-	card, err := agentcard.DefaultResolver.Resolve(t.Context(), "http://"+ln.Addr().String())
+	return BaseURL(ln.Addr())
+}
+
+func mockDomain(t testing.TB) *domains.Domain {
+	t.Helper()
+	d, err := mock.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func profileByName(t *testing.T, name string) translation.Profile {
+	t.Helper()
+	p, err := translation.ProfileByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkedAgent is a bench.Agent that fails the test when a reply is not
+// framed as its profile asks. translation.ParseReply, which proctor uses,
+// accepts every profile's shapes, so a good score alone would not show it.
+type checkedAgent struct {
+	bench.Agent
+	t       *testing.T
+	profile string
+}
+
+func (a checkedAgent) NewConversation() bench.Conversation {
+	return checkedConversation{a.Agent.NewConversation(), a.t, a.profile}
+}
+
+type checkedConversation struct {
+	bench.Conversation
+	t       *testing.T
+	profile string
+}
+
+func (c checkedConversation) Send(ctx context.Context, parts []*a2a.Part) (*a2aclient.Response, error) {
+	resp, err := c.Conversation.Send(ctx, parts)
+	if err == nil {
+		if err := conforms(c.profile, resp.Parts); err != nil {
+			c.t.Errorf("reply %s: %v", partsText(resp.Parts), err)
+		}
+	}
+	return resp, err
+}
+
+// call is a tool call as the profiles' reply objects write it.
+type call struct {
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+func (c *call) check() error {
+	if c == nil || c.Name == "" || c.Arguments == nil {
+		return errors.New("a call needs a name and arguments")
+	}
+	return nil
+}
+
+// strictJSON decodes raw, which must be one JSON value of exactly v's shape.
+func strictJSON(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("more than one JSON value")
+	}
+	return nil
+}
+
+// conforms checks that a reply is one part framed as the profile asks.
+func conforms(profile string, parts []*a2a.Part) error {
+	if len(parts) != 1 {
+		return fmt.Errorf("%d parts, want 1", len(parts))
+	}
+	p := parts[0]
+	isText := func() bool { _, ok := p.Content.(a2a.Text); return ok }
+	// plain is text for the user that no parser mistakes for a call.
+	plain := func() error {
+		if r := translation.ParseReply(parts); r.Format != "text" || r.Text != p.Text() {
+			return fmt.Errorf("text for the user is read as %s", r.Format)
+		}
+		return nil
+	}
+	switch profile {
+	case translation.ProfileAgentBeats:
+		if !isText() {
+			return errors.New("not a text part")
+		}
+		var c call
+		if err := strictJSON([]byte(p.Text()), &c); err != nil {
+			return fmt.Errorf("not one {name, arguments} object: %w", err)
+		}
+		return c.check()
+	case translation.ProfileTau2A2A:
+		if !isText() {
+			return errors.New("not a text part")
+		}
+		if plain() == nil {
+			return nil
+		}
+		var obj struct {
+			ToolCall *call `json:"tool_call"`
+		}
+		if err := strictJSON([]byte(p.Text()), &obj); err != nil {
+			return fmt.Errorf("neither plain text nor one {tool_call} object: %w", err)
+		}
+		return obj.ToolCall.check()
+	case translation.ProfileStructured:
+		if isText() {
+			return plain()
+		}
+		if _, ok := p.Content.(a2a.Data); !ok {
+			return errors.New("neither a text nor a data part")
+		}
+		raw, err := json.Marshal(p.Data())
+		if err != nil {
+			return err
+		}
+		var obj struct {
+			ToolCalls []*call `json:"tool_calls"`
+		}
+		if err := strictJSON(raw, &obj); err != nil {
+			return fmt.Errorf("data part is not one {tool_calls} object: %w", err)
+		}
+		if len(obj.ToolCalls) != 1 {
+			return fmt.Errorf("%d calls, want 1", len(obj.ToolCalls))
+		}
+		return obj.ToolCalls[0].check()
+	}
+	return fmt.Errorf("unknown profile %q", profile)
+}
+
+// TestEndToEnd plays every mock task against the agent over JSON-RPC, in
+// every profile, streaming and not: the agent must earn reward 1 on each,
+// the scripted user ending the conversation.
+func TestEndToEnd(t *testing.T) {
+	d := mockDomain(t)
+	url := startAgent(t, d)
+	for _, streaming := range []string{a2aclient.StreamingOn, a2aclient.StreamingOff} {
+		client, err := a2aclient.Dial(t.Context(), url, a2aclient.WithStreaming(streaming))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = client.Close() })
+		for _, name := range translation.ProfileNames() {
+			sim := bench.NewSimulator(d, profileByName(t, name), bench.Limits{})
+			t.Run(name+"/streaming="+streaming, func(t *testing.T) {
+				t.Parallel()
+				for _, task := range d.Tasks {
+					t.Run(task.ID, func(t *testing.T) {
+						t.Parallel()
+						user, err := bench.NewScriptedUser(&task)
+						if err != nil {
+							t.Fatal(err)
+						}
+						agent := checkedAgent{bench.ClientAgent(client), t, name}
+						res, aborted := sim.Run(t.Context(), &task, 0, agent, user)
+						if aborted {
+							t.Fatal("simulation aborted")
+						}
+						if res.Reward != 1 || res.TerminationReason != bench.TermUserStop || res.Error != "" || len(res.NonConformant) > 0 {
+							t.Errorf("reward %v, termination %s, error %q, non-conformant %v; reward info %+v",
+								res.Reward, res.TerminationReason, res.Error, res.NonConformant, res.RewardInfo)
+							for _, m := range res.Messages {
+								t.Logf("%s: %s %v", m.Role, m.Content, m.ToolCalls)
+							}
+						}
+					})
+				}
+			})
+		}
+	}
+}
+
+// apologizer is an agent that helps nobody.
+type apologizer struct{}
+
+func (apologizer) NewConversation() bench.Conversation { return apologizer{} }
+func (apologizer) ContextID() string                   { return "apologizer" }
+func (apologizer) Send(context.Context, []*a2a.Part) (*a2aclient.Response, error) {
+	return &a2aclient.Response{Parts: []*a2a.Part{a2a.NewTextPart("Sorry, I cannot help with that.")}}, nil
+}
+
+// TestEndToEndIsNotVacuous checks that the end-to-end test's scoring can
+// fail: an agent that does nothing earns reward 0 on every task.
+func TestEndToEndIsNotVacuous(t *testing.T) {
+	d := mockDomain(t)
+	sim := bench.NewSimulator(d, profileByName(t, translation.ProfileTau2A2A), bench.Limits{})
+	for _, task := range d.Tasks {
+		user, err := bench.NewScriptedUser(&task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, _ := sim.Run(t.Context(), &task, 0, apologizer{}, user); res.Reward != 0 || res.TerminationReason != bench.TermUserStop {
+			t.Errorf("%s: a do-nothing agent earns %v (%s)", task.ID, res.Reward, res.TerminationReason)
+		}
+	}
+}
+
+// TestStreaming checks, with a2a-go's own client, that a streaming request
+// gets one agent Message framed in the request's profile.
+func TestStreaming(t *testing.T) {
+	d := mockDomain(t)
+	card, err := agentcard.DefaultResolver.Resolve(t.Context(), startAgent(t, d))
 	if err != nil {
 		t.Fatalf("resolve card: %v", err)
 	}
-	client, err := a2aclient.NewFromCard(t.Context(), card)
+	client, err := sdkclient.NewFromCard(t.Context(), card)
 	if err != nil {
 		t.Fatalf("client: %v", err)
 	}
 	t.Cleanup(func() { _ = client.Destroy() })
-	return client
-}
-
-// firstMessage frames the opening message of the agentbeats profile.
-func firstMessage(t *testing.T, d *domains.Domain, utterance string) string {
-	t.Helper()
-	type function struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		Parameters  json.RawMessage `json:"parameters"`
+	want := map[string]string{
+		translation.ProfileAgentBeats: `{"name":"find_user_by_email","arguments":{"email":"jane.park@example.com"}}`,
+		translation.ProfileTau2A2A:    `{"tool_call":{"name":"find_user_by_email","arguments":{"email":"jane.park@example.com"}}}`,
+		translation.ProfileStructured: `{"tool_calls":[{"arguments":{"email":"jane.park@example.com"},"name":"find_user_by_email"}]}`,
 	}
-	type tool struct {
-		Type     string   `json:"type"`
-		Function function `json:"function"`
-	}
-	var tools []tool
-	for _, s := range d.Tools {
-		tools = append(tools, tool{"function", function{s.Name, s.Description, s.Parameters}})
-	}
-	tools = append(tools, tool{"function", function{"respond", "Send a message to the user.",
-		json.RawMessage(`{"type":"object","properties":{"content":{"type":"string","description":"The message."}},"required":["content"]}`)}})
-	b, err := json.MarshalIndent(tools, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return "<policy>\n" + d.Policy + "\n</policy>\n\nHere are the tools you can use, in OpenAI function format:\n" + string(b) +
-		"\n\nReply with exactly one JSON object: {\"name\": \"<tool>\", \"arguments\": {...}} to call a tool, " +
-		"or {\"name\": \"respond\", \"arguments\": {\"content\": \"...\"}} to talk to the user.\n\nUser message: " + utterance
-}
-
-// converse drives one task's conversation with the agent.
-func converse(t *testing.T, client *a2aclient.Client, d *domains.Domain, task *domains.Task) transcript {
-	t.Helper()
-	env, err := d.NewEnv(task)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := transcript{agentTexts: []string{greeting}, env: env}
-	script := task.UserScenario.Script
-	text, next := firstMessage(t, d, script[0]), 1
-	contextID := a2a.NewContextID()
-	for range 60 {
-		msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
-		msg.ContextID = contextID
-		res, err := client.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: msg})
-		if err != nil {
-			t.Fatalf("send: %v", err)
-		}
-		out, ok := res.(*a2a.Message)
-		if !ok {
-			t.Fatalf("agent replied with %T, want a message", res)
-		}
-		if out.ContextID != contextID {
-			t.Fatalf("reply context %q, want %q", out.ContextID, contextID)
-		}
-		var r struct {
-			Name      string         `json:"name"`
-			Arguments map[string]any `json:"arguments"`
-		}
-		if err := json.Unmarshal([]byte(messageText(out)), &r); err != nil {
-			t.Fatalf("reply %q is not one JSON object: %v", messageText(out), err)
-		}
-		if r.Name != "respond" {
-			call := domains.ToolCall{Name: r.Name, Arguments: r.Arguments, Requestor: "assistant"}
-			tr.calls = append(tr.calls, call)
-			res := env.Call(call)
-			text = "Tool call result (" + r.Name + "):\n" + res.Content
-			continue
-		}
-		content, _ := r.Arguments["content"].(string)
-		tr.agentTexts = append(tr.agentTexts, content)
-		if next == len(script) {
-			tr.stopped = true // the user says ###STOP###
-			return tr
-		}
-		text, next = "User message: "+script[next], next+1
-	}
-	t.Fatal("conversation did not end within 60 agent steps")
-	return tr
-}
-
-// score fails the test unless the conversation earns reward 1.
-func score(t *testing.T, d *domains.Domain, task *domains.Task, tr transcript) {
-	t.Helper()
-	if !tr.stopped {
-		t.Fatal("conversation did not end with the user's stop")
-	}
-	problems, err := check(d, task, tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range problems {
-		t.Error(p)
-	}
-	for _, c := range tr.calls { // shown with -v or on failure
-		t.Logf("call %s %v", c.Name, c.Arguments)
-	}
-	for _, s := range tr.agentTexts {
-		t.Logf("agent: %s", s)
-	}
-}
-
-// check scores a finished conversation the way proctor does, basis by basis
-// (reward is the product over the task's bases), and lists what failed.
-func check(d *domains.Domain, task *domains.Task, tr transcript) ([]string, error) {
-	var problems []string
-	ec := task.EvaluationCriteria
-	for _, basis := range task.Bases() {
-		switch basis {
-		case domains.BasisDB:
-			gold, err := d.GoldHash(task)
+	setup := translation.Setup{Policy: d.Policy, Tools: d.Tools}
+	for _, name := range translation.ProfileNames() {
+		parts := profileByName(t, name).Render(setup, true, translation.Input{UserText: "Hi, I'm jane.park@example.com."})
+		msg := a2a.NewMessage(a2a.MessageRoleUser, parts...)
+		msg.ContextID = a2a.NewContextID()
+		var got []a2a.Event
+		for ev, err := range client.SendStreamingMessage(t.Context(), &a2a.SendMessageRequest{Message: msg}) {
 			if err != nil {
-				return nil, err
+				t.Fatal(err)
 			}
-			got, err := tr.env.Hash()
-			if err != nil {
-				return nil, err
-			}
-			if got != gold {
-				problems = append(problems, "DB: final state differs from the gold state")
-			}
-		case domains.BasisAction:
-			for _, want := range ec.Actions {
-				if !matched(want, tr.calls) {
-					problems = append(problems, fmt.Sprintf("ACTION: no call matches %s %s(%v)", want.ActionID, want.Name, want.Arguments))
-				}
-			}
-		case domains.BasisCommunicate:
-			for _, info := range ec.CommunicateInfo {
-				if !communicated(info, tr.agentTexts) {
-					problems = append(problems, fmt.Sprintf("COMMUNICATE: %q was never said", info))
-				}
-			}
-		default:
-			return nil, fmt.Errorf("basis %s is not scored here", basis)
+			got = append(got, ev)
 		}
-	}
-	return problems, nil
-}
-
-// matched reports whether some call has the expected name and equal values
-// for the compared arguments (all expected arguments when CompareArgs is nil).
-func matched(want domains.Action, calls []domains.ToolCall) bool {
-	keys := want.CompareArgs
-	if keys == nil {
-		for k := range want.Arguments {
-			keys = append(keys, k)
+		if len(got) != 1 {
+			t.Fatalf("%s: %d events, want 1", name, len(got))
 		}
-	}
-	for _, c := range calls {
-		if c.Name != want.Name {
-			continue
+		m, ok := got[0].(*a2a.Message)
+		if !ok || m.Role != a2a.MessageRoleAgent || m.ContextID != msg.ContextID || partsText(m.Parts) != want[name] {
+			t.Errorf("%s: got %#v", name, got[0])
 		}
-		ok := true
-		for _, k := range keys {
-			if !sameJSON(want.Arguments[k], c.Arguments[k]) {
-				ok = false
-			}
+		if err := conforms(name, m.Parts); err != nil {
+			t.Errorf("%s: %v", name, err)
 		}
-		if ok {
-			return true
-		}
-	}
-	return false
-}
-
-// sameJSON compares two values as JSON values, so 3 and 3.0 are equal.
-func sameJSON(a, b any) bool {
-	norm := func(v any) any {
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return v
-		}
-		var out any
-		_ = json.Unmarshal(raw, &out)
-		return out
-	}
-	return reflect.DeepEqual(norm(a), norm(b))
-}
-
-// communicated reports whether info appears, case-insensitively, in some
-// agent message with its commas removed.
-func communicated(info string, texts []string) bool {
-	for _, s := range texts {
-		if strings.Contains(strings.ToLower(strings.ReplaceAll(s, ",", "")), strings.ToLower(info)) {
-			return true
-		}
-	}
-	return false
-}
-
-// TestEndToEnd plays every mock task against the agent over JSON-RPC; the
-// agent must earn reward 1 on each.
-func TestEndToEnd(t *testing.T) {
-	d, err := mock.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := startAgent(t, d)
-	t.Run("tasks", func(t *testing.T) {
-		for _, task := range d.Tasks {
-			t.Run(task.ID, func(t *testing.T) {
-				t.Parallel()
-				score(t, d, &task, converse(t, client, d, &task))
-			})
-		}
-	})
-}
-
-// TestScorerCatchesDoNothing checks the test scorer itself: a transcript with
-// no calls and only a refusal fails every task.
-func TestScorerCatchesDoNothing(t *testing.T) {
-	d, err := mock.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, task := range d.Tasks {
-		env, err := d.NewEnv(&task)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr := transcript{agentTexts: []string{greeting, "Sorry, I cannot help with that."}, env: env, stopped: true}
-		problems, err := check(d, &task, tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(problems) == 0 {
-			t.Errorf("%s: a do-nothing transcript passes", task.ID)
-		}
-	}
-}
-
-// TestStreaming checks that a streaming request gets the same single reply.
-func TestStreaming(t *testing.T) {
-	d, err := mock.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := startAgent(t, d)
-	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(firstMessage(t, d, "Hi, I'm jane.park@example.com.")))
-	var got []a2a.Event
-	for ev, err := range client.SendStreamingMessage(t.Context(), &a2a.SendMessageRequest{Message: msg}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, ev)
-	}
-	if len(got) != 1 {
-		t.Fatalf("%d events, want 1", len(got))
-	}
-	m, ok := got[0].(*a2a.Message)
-	if !ok || messageText(m) != `{"name":"find_user_by_email","arguments":{"email":"jane.park@example.com"}}` {
-		t.Fatalf("got %#v", got[0])
 	}
 }

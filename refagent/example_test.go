@@ -6,10 +6,12 @@ import (
 
 	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/refagent"
+	"github.com/proctor-eval/proctor/translation"
 )
 
 // Agent.Reply is the agent without the transport: one incoming message text
-// of a context in, one JSON reply out.
+// of a context in, the reply's text out; in the agentbeats profile, one JSON
+// object.
 func ExampleAgent_Reply() {
 	d, err := mock.New()
 	if err != nil {
@@ -25,4 +27,29 @@ func ExampleAgent_Reply() {
 	// Output:
 	// {"name":"find_user_by_email","arguments":{"email":"jane.park@example.com"}}
 	// {"name":"list_tasks","arguments":{"user_id":"u-1001"}}
+}
+
+// In the tau2-a2a profile the agent answers the user in plain text and calls
+// tools with a {"tool_call": ...} object; the profile is detected from the
+// conversation's first message.
+func ExampleAgent_Reply_tau2A2A() {
+	d, err := mock.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	a, err := refagent.New(d)
+	if err != nil {
+		log.Fatal(err)
+	}
+	profile, err := translation.ProfileByName(translation.ProfileTau2A2A)
+	if err != nil {
+		log.Fatal(err)
+	}
+	setup := translation.Setup{Policy: d.Policy, Tools: d.Tools}
+	first := profile.Render(setup, true, translation.Input{UserText: "Please delete my task 'Draft budget'."})
+	fmt.Println(a.Reply("ctx-1", first[0].Text()))
+	fmt.Println(a.Reply("ctx-1", "It's jane.park@example.com."))
+	// Output:
+	// Before I can help, please tell me the email address of your Taskly account so I can verify your identity.
+	// {"tool_call":{"name":"find_user_by_email","arguments":{"email":"jane.park@example.com"}}}
 }

@@ -4,26 +4,32 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/proctor-eval/proctor/translation"
 )
 
 // The markers of the agentbeats message profile, as proctor sends them.
 const (
-	policyOpen        = "<policy>"
-	policyClose       = "</policy>"
-	userMessagePrefix = "User message:"
-	toolResultPrefix  = "Tool call result ("
-	errorPrefix       = "Error: "
-	respondTool       = "respond"
+	policyOpen       = translation.PolicyOpen
+	policyClose      = translation.PolicyClose
+	toolResultPrefix = translation.AgentBeatsToolResultPrefix
+	// errorPrefix starts the content of a failed call's result block.
+	errorPrefix = "Error: "
+	respondTool = translation.RespondTool
 )
 
 // input is one incoming message, parsed.
 type input struct {
 	// First is set when the message opens a conversation: it carried the
 	// policy and the tool list.
-	First  bool
-	Policy string
+	First bool
+	// Profile is the message profile a first message was framed in (one
+	// of translation's Profile* names); it is set by [parseFirst] only.
+	Profile string
+	Policy  string
 	// Tools are the names in the tool list of the first message (including
-	// the respond pseudo-tool), when it could be parsed.
+	// the respond pseudo-tool in the agentbeats profile), when it could be
+	// parsed.
 	Tools []string
 	// User is what the user said; empty for a tool-results message.
 	User string
@@ -31,10 +37,12 @@ type input struct {
 	Results []toolResult
 }
 
-// toolResult is one "Tool call result (name):" block.
+// toolResult is the result of one tool call: a "Tool call result (name):"
+// block of the agentbeats profile, or an entry of the tool results object of
+// the tau2-a2a and structured profiles.
 type toolResult struct {
 	Name    string
-	Content string // without the "Error: " prefix
+	Content string // without the agentbeats profile's "Error: " prefix
 	Error   bool
 }
 
@@ -54,7 +62,8 @@ func callTool(name string, args map[string]any) reply {
 	return reply{Name: name, Arguments: args}
 }
 
-// JSON renders the reply as the single JSON object the profile expects.
+// JSON renders the reply as the single JSON object the agentbeats profile
+// expects.
 func (r reply) JSON() string {
 	if r.Arguments == nil {
 		r.Arguments = map[string]any{}
@@ -67,11 +76,12 @@ func (r reply) JSON() string {
 }
 
 var (
-	resultHeaderRE = regexp.MustCompile(`(?m)^Tool call result \(([^)\n]*)\):[ \t]*\n?`)
-	userLineRE     = regexp.MustCompile(`(?m)^User message:[ \t]*`)
+	resultHeaderRE = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(toolResultPrefix) + `([^)\n]*)\):[ \t]*\n?`)
+	userLineRE     = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(strings.TrimSpace(translation.AgentBeatsUserPrefix)) + `[ \t]*`)
 )
 
-// parseInput reads one message of the agentbeats profile. It is tolerant:
+// parseInput reads the text of one message of the agentbeats profile. It is
+// tolerant:
 // text without any marker is taken as the user speaking.
 func parseInput(text string) input {
 	var in input

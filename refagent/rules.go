@@ -44,6 +44,9 @@ type trackedTask struct {
 // step is its only entry point: given the parsed incoming message it returns
 // the next reply. It does no I/O, so tests drive it directly.
 type conversation struct {
+	// profile is the message profile the conversation is framed in (see
+	// profiles.go); the rules do not depend on it.
+	profile     string
 	email       string // the email to authenticate with, lowercased
 	triedEmail  string // the last email looked up
 	userID      string // set once authenticated
@@ -57,13 +60,13 @@ type conversation struct {
 	transferred bool
 }
 
-// step consumes one incoming message and decides the next reply.
+// step consumes one incoming message and decides the next reply. A message
+// that carries tool results is about them, unless the user's words follow.
 func (c *conversation) step(in input) reply {
-	if len(in.Results) > 0 {
-		for _, r := range in.Results {
-			c.onResult(r)
-		}
-	} else {
+	for _, r := range in.Results {
+		c.onResult(r)
+	}
+	if len(in.Results) == 0 || in.User != "" {
 		c.onUser(in.User)
 	}
 	return c.advance()
