@@ -104,8 +104,12 @@ func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpCli
 // agent takes to answer. Default DefaultRequestTimeout.
 func WithRequestTimeout(d time.Duration) Option { return func(o *options) { o.requestTimeout = d } }
 
-// WithMaxResponseBytes caps the size of one response body so that one agent
-// cannot exhaust proctor's memory. Default DefaultMaxResponseBytes.
+// WithMaxResponseBytes caps the size of one response body (for a streamed
+// reply, of the whole stream) so that one agent cannot exhaust proctor's
+// memory: a reply is held at most once while it arrives, and one over the
+// cap fails as ErrClassTooLarge without being decoded. (a2a-go also refuses
+// a single streamed event over 10 MiB; that is ErrClassTooLarge too.)
+// Default DefaultMaxResponseBytes.
 func WithMaxResponseBytes(n int64) Option { return func(o *options) { o.maxResponseBytes = n } }
 
 // WithHeaders adds headers (for example authentication) to every request,

@@ -291,7 +291,7 @@ func estimatePartTokens(parts []*a2a.Part) int64 {
 			j, _ := json.Marshal(d)
 			runes += utf8.RuneCount(j)
 		} else {
-			runes += utf8.RuneCountInString(p.Text())
+			runes += runeCount(p.Text())
 		}
 	}
 	return tokensForRunes(runes)

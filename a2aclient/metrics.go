@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -180,8 +181,173 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		// status recorded in the metrics stays the one the agent sent.
 		resp.StatusCode, resp.Status = http.StatusOK, "200 OK"
 	}
-	resp.Body = &recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes, buf: ex.pool.Get().(*bytes.Buffer)}
+	if isEventStream(req.Header.Get("Accept")) || isEventStream(resp.Header.Get("Content-Type")) {
+		// An event stream is read as it arrives (it may never end), and
+		// it is never decoded tolerantly, so no copy of it is kept.
+		resp.Body = &recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes}
+		return resp, nil
+	}
+	resp.Body = readWhole(ex, resp, t.maxBytes)
 	return resp, nil
+}
+
+// isEventStream reports whether a Content-Type or Accept header names
+// server-sent events.
+func isEventStream(h string) bool {
+	return h != "" && strings.Contains(strings.ToLower(h), "text/event-stream")
+}
+
+// pieceSize is the unit in which readWhole holds the part of a body beyond
+// maxKeptBody.
+const pieceSize = 1 << 20
+
+// readWhole reads a (non-streamed) response body whole, up to limit bytes
+// (without limit when limit <= 0), before a2a-go decodes it, and returns
+// the body a2a-go reads instead: the same bytes, then the error that reading
+// ended with, if any.
+//
+// This is what makes the size cap a memory cap. a2a-go decodes a reply with
+// a json.Decoder that holds the whole reply in a buffer it doubles as it
+// fills: fed straight from the network, a reply cut at a 16 MiB cap costs a
+// 32 MiB buffer next to the 16 MiB one it replaces, and the garbage of one
+// such reply lets the collector's pacing grow the heap to several times the
+// cap. Here the body is held once, in a pooled buffer for its first
+// maxKeptBody bytes (which stays the call's kept body) and in fixed pieces
+// after that, never copied as it grows; and a body over the cap is dropped
+// before a2a-go sees any of it. A Content-Length over the cap fails without
+// reading at all.
+func readWhole(ex *exchange, resp *http.Response, limit int64) io.ReadCloser {
+	rc := resp.Body
+	defer rc.Close()
+	if limit > 0 && resp.ContentLength > limit {
+		return ex.tooLargeBody(limit)
+	}
+	b := &wholeBody{ex: ex, head: ex.pool.Get().(*bytes.Buffer)}
+	if resp.ContentLength >= 0 {
+		// One byte more than announced, to read the end without growing.
+		b.head.Grow(int(min(resp.ContentLength+1, maxKeptBody)))
+	}
+	for {
+		p := b.space()
+		if limit > 0 && int64(len(p)) > limit-b.total+1 {
+			p = p[:limit-b.total+1] // read one byte past the cap to detect overflow
+		}
+		n, err := rc.Read(p)
+		b.commit(p[:n])
+		ex.mu.Lock()
+		ex.received += int64(n)
+		if err != nil && err != io.EOF && ex.readErr == nil {
+			ex.readErr = err
+		}
+		ex.mu.Unlock()
+		switch {
+		case limit > 0 && b.total > limit:
+			b.drop()
+			return ex.tooLargeBody(limit)
+		case err == io.EOF:
+			return b
+		case err != nil:
+			b.err = err // the connection broke mid-body: a2a-go sees it too
+			return b
+		}
+	}
+}
+
+// tooLargeBody marks the exchange as over the size cap and returns a body
+// that says so at the first read.
+func (ex *exchange) tooLargeBody(limit int64) *wholeBody {
+	ex.mu.Lock()
+	ex.tooLarge = true
+	ex.mu.Unlock()
+	return &wholeBody{ex: ex, err: fmt.Errorf("%w (%d bytes)", errResponseTooLarge, limit)}
+}
+
+// wholeBody is a response body read by readWhole, replayed to a2a-go.
+type wholeBody struct {
+	ex    *exchange
+	head  *bytes.Buffer // the first maxKeptBody bytes; from the pool
+	rest  [][]byte      // the bytes after those, in pieces of pieceSize
+	total int64
+	err   error // returned once the bytes are read; nil means io.EOF
+	// The read position: piece (0 is head, i > 0 is rest[i-1]) and offset.
+	piece, off int
+}
+
+// space returns free room to read the next bytes into: in head until it
+// holds maxKeptBody bytes, then in the last piece.
+func (b *wholeBody) space() []byte {
+	if len(b.rest) == 0 && b.head.Len() < maxKeptBody {
+		if b.head.Available() == 0 {
+			b.head.Grow(min(max(b.head.Len(), 4<<10), maxKeptBody-b.head.Len()))
+		}
+		free := b.head.AvailableBuffer()
+		return free[:min(cap(free), maxKeptBody-b.head.Len())]
+	}
+	if len(b.rest) == 0 || len(b.rest[len(b.rest)-1]) == pieceSize {
+		b.rest = append(b.rest, make([]byte, 0, pieceSize))
+	}
+	last := b.rest[len(b.rest)-1]
+	return last[len(last):pieceSize]
+}
+
+// commit adds p, just read into the room space returned, to the body.
+func (b *wholeBody) commit(p []byte) {
+	b.total += int64(len(p))
+	if len(p) == 0 {
+		return
+	}
+	if len(b.rest) == 0 {
+		b.head.Write(p) // p is head's own free room: this only moves its end
+		return
+	}
+	last := &b.rest[len(b.rest)-1]
+	*last = (*last)[:len(*last)+len(p)]
+}
+
+// drop gives up the body's memory.
+func (b *wholeBody) drop() {
+	if b.head != nil && b.head.Cap() <= maxKeptBody {
+		b.head.Reset()
+		b.ex.pool.Put(b.head)
+	}
+	b.head, b.rest = nil, nil
+}
+
+func (b *wholeBody) Read(p []byte) (int, error) {
+	for {
+		var cur []byte
+		switch {
+		case b.piece == 0 && b.head != nil:
+			cur = b.head.Bytes()
+		case b.piece > 0 && b.piece <= len(b.rest):
+			cur = b.rest[b.piece-1]
+		default:
+			if b.err != nil {
+				return 0, b.err
+			}
+			return 0, io.EOF
+		}
+		if b.off < len(cur) {
+			n := copy(p, cur[b.off:])
+			b.off += n
+			return n, nil
+		}
+		b.piece, b.off = b.piece+1, 0
+	}
+}
+
+// Close makes a body that fitted in head the call's kept body, for tolerant
+// decoding, and gives up the memory of a longer one. Nothing can be read
+// after it.
+func (b *wholeBody) Close() error {
+	b.ex.mu.Lock()
+	defer b.ex.mu.Unlock()
+	if b.head != nil && b.total <= maxKeptBody {
+		b.ex.dropBodyLocked() // an earlier response of the same call (polling)
+		b.ex.lastBody, b.head = b.head, nil
+	}
+	b.drop()
+	return nil
 }
 
 // CloseIdleConnections lets http.Client.CloseIdleConnections reach the
@@ -358,7 +524,22 @@ func toCount(v any) (int64, bool) {
 // did not report: about four characters per token, the usual rule of thumb
 // for English with BPE tokenizers.
 func EstimateTokens(s string) int64 {
-	return tokensForRunes(utf8.RuneCountInString(s))
+	return tokensForRunes(runeCount(s))
+}
+
+// runeCount is utf8.RuneCountInString with a fast path for ASCII, eight
+// bytes at a time: the text proctor sends is mostly ASCII, and the first
+// message of a conversation (policy and tool schemas) runs to kilobytes.
+func runeCount(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	return i + utf8.RuneCountInString(s[i:])
 }
 
 func tokensForRunes(n int) int64 {
