@@ -49,7 +49,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	setup := translation.Setup{Policy: d.Policy, Tools: d.Tools}
+	setup := translation.NewSetup(d.Policy, d.Tools) // as bench.Simulator builds it: once per evaluation
 	input := translation.Input{UserText: "Hi, could you tell me how many open tasks I have?"}
 	reply := func(context.Context, string, string) string { return instantReply }
 

@@ -56,6 +56,9 @@ type Simulator struct {
 	profile translation.Profile
 	limits  Limits
 	judge   Judge
+	// setup is shared by all simulations, so what the profile renders from
+	// the policy and tools alone is rendered once.
+	setup translation.Setup
 
 	mu   sync.Mutex
 	gold map[string]string // task id -> gold DB hash
@@ -72,7 +75,8 @@ func NewSimulator(d *domains.Domain, p translation.Profile, l Limits) *Simulator
 	if l.Timeout <= 0 {
 		l.Timeout = DefaultTimeout
 	}
-	return &Simulator{domain: d, profile: p, limits: l, gold: map[string]string{}}
+	return &Simulator{domain: d, profile: p, limits: l, gold: map[string]string{},
+		setup: translation.NewSetup(d.Policy, d.Tools)}
 }
 
 // WithJudge sets the judge of NL_ASSERTION criteria.
@@ -171,7 +175,7 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (str
 
 	conv := agent.NewConversation()
 	r.res.ContextID = conv.ContextID()
-	setup := translation.Setup{Policy: r.s.domain.Policy, Tools: r.s.domain.Tools}
+	setup := r.s.setup
 	input := translation.Input{UserText: utterance}
 	for first := true; ; first = false {
 		if len(r.res.Messages) >= r.s.limits.MaxSteps {

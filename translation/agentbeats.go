@@ -31,26 +31,34 @@ type agentBeats struct{}
 func (agentBeats) Name() string { return ProfileAgentBeats }
 
 func (agentBeats) Render(setup Setup, first bool, in Input) []*a2a.Part {
-	var b strings.Builder
-	if first {
-		b.WriteString(PolicyOpen + "\n")
-		b.WriteString(strings.TrimSpace(setup.Policy))
-		b.WriteString("\n" + PolicyClose + "\n\n")
-		b.WriteString("You are the assistant in this conversation and must follow the policy above. " +
-			"In every reply you either call one tool or talk to the user, never both: " +
-			"you may call at most one tool per reply. " +
-			"Tool results come back to you in the next message; the user does not see your tool calls or their results.\n\n")
-		b.WriteString("These are the tools you can use, in OpenAI function format. " +
-			"The \"" + RespondTool + "\" tool sends a message to the user:\n")
-		b.WriteString(openAIToolsJSON(setup.Tools))
-		b.WriteString("\n\n")
-		b.WriteString("Answer with exactly one JSON object and nothing else:\n" +
-			`{"name": "<tool name or ` + RespondTool + `>", "arguments": {...}}` + "\n" +
-			"You may wrap the object in <json>...</json>. To talk to the user, reply with " +
-			`{"name": "` + RespondTool + `", "arguments": {"content": "<your message>"}}.` + "\n\n")
+	input := renderAgentBeatsInput(in)
+	if !first {
+		return []*a2a.Part{a2a.NewTextPart(input)}
 	}
-	b.WriteString(renderAgentBeatsInput(in))
-	return []*a2a.Part{a2a.NewTextPart(b.String())}
+	preamble := derived(setup, "agentbeats/preamble", func() string { return agentBeatsPreamble(setup) })
+	return []*a2a.Part{a2a.NewTextPart(preamble + input)}
+}
+
+// agentBeatsPreamble is what the first message says before the input: the
+// policy, the tools and the reply format.
+func agentBeatsPreamble(setup Setup) string {
+	var b strings.Builder
+	b.WriteString(PolicyOpen + "\n")
+	b.WriteString(strings.TrimSpace(setup.Policy))
+	b.WriteString("\n" + PolicyClose + "\n\n")
+	b.WriteString("You are the assistant in this conversation and must follow the policy above. " +
+		"In every reply you either call one tool or talk to the user, never both: " +
+		"you may call at most one tool per reply. " +
+		"Tool results come back to you in the next message; the user does not see your tool calls or their results.\n\n")
+	b.WriteString("These are the tools you can use, in OpenAI function format. " +
+		"The \"" + RespondTool + "\" tool sends a message to the user:\n")
+	b.WriteString(openAIToolsJSON(setup.Tools))
+	b.WriteString("\n\n")
+	b.WriteString("Answer with exactly one JSON object and nothing else:\n" +
+		`{"name": "<tool name or ` + RespondTool + `>", "arguments": {...}}` + "\n" +
+		"You may wrap the object in <json>...</json>. To talk to the user, reply with " +
+		`{"name": "` + RespondTool + `", "arguments": {"content": "<your message>"}}.` + "\n\n")
+	return b.String()
 }
 
 // renderAgentBeatsInput renders tool results (one block per outcome, in call

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -17,6 +18,39 @@ type Setup struct {
 	Policy string
 	// Tools are the domain's tools, in the order they are presented.
 	Tools []domains.ToolSpec
+
+	// memo holds what profiles derive from the Setup alone (the rendered
+	// tool schemas, say), so that a Setup made once with NewSetup and used
+	// for a whole evaluation renders them once. Nil renders every time.
+	memo *setupMemo
+}
+
+// NewSetup returns a Setup whose profile-independent renderings are
+// computed once and shared by every conversation that uses it. It is safe
+// for concurrent use.
+func NewSetup(policy string, tools []domains.ToolSpec) Setup {
+	return Setup{Policy: policy, Tools: tools, memo: &setupMemo{values: map[string]any{}}}
+}
+
+type setupMemo struct {
+	mu     sync.Mutex
+	values map[string]any
+}
+
+// derived returns build(), computed once per key for a Setup made by
+// NewSetup. Callers must treat the value as read-only: it is shared.
+func derived[T any](s Setup, key string, build func() T) T {
+	if s.memo == nil {
+		return build()
+	}
+	s.memo.mu.Lock()
+	defer s.memo.mu.Unlock()
+	if v, ok := s.memo.values[key]; ok {
+		return v.(T)
+	}
+	v := build()
+	s.memo.values[key] = v
+	return v
 }
 
 // Input is one message to the agent: either the user's words or the results

@@ -46,7 +46,7 @@ func (structured) Render(setup Setup, first bool, in Input) []*a2a.Part {
 	if first {
 		parts = append(parts, a2a.NewDataPart(map[string]any{
 			SetupPolicyKey:      strings.TrimSpace(setup.Policy),
-			SetupToolsKey:       toGenericJSON(openAITools(toolFunctions(setup.Tools))),
+			SetupToolsKey:       derived(setup, "structured/tools", func() any { return toGenericJSON(openAITools(toolFunctions(setup.Tools))) }),
 			SetupReplyFormatKey: structuredReplyFormat,
 		}))
 	}

@@ -51,7 +51,7 @@ func (tau2A2A) Render(setup Setup, first bool, in Input) []*a2a.Part {
 		b.WriteString("\n\n")
 	}
 	b.WriteString(AvailableToolsOpen + "\n")
-	b.WriteString(indentedJSON(toolFunctions(setup.Tools), "[]"))
+	b.WriteString(derived(setup, "tau2-a2a/tools", func() string { return indentedJSON(toolFunctions(setup.Tools), "[]") }))
 	b.WriteString("\n" + AvailableToolsClose + "\n\n")
 	b.WriteString(tau2Instructions)
 	return []*a2a.Part{a2a.NewTextPart(b.String())}
