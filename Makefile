@@ -1,7 +1,7 @@
 # proctor: the two commands a newcomer needs are `make run` and `make test`.
 GO ?= go
 
-.PHONY: run test build lint bench fuzz
+.PHONY: run test build lint bench fuzz fuzz-short
 
 # Evaluate the built-in reference agent on the built-in mock domain.
 run:
@@ -33,6 +33,11 @@ lint:
 # The issue's performance figures (see README "Performance").
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=6 ./bench/ | tee bench.out
+
+# The fuzz targets of the parsers of untrusted replies, briefly: CI runs this.
+fuzz-short:
+	$(GO) test -run='^$$' -fuzz=FuzzParseReply -fuzztime=10s ./translation/
+	$(GO) test -run='^$$' -fuzz=FuzzFromRaw -fuzztime=10s ./a2aclient/
 
 FUZZTIME ?= 30s
 fuzz:
