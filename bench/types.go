@@ -157,6 +157,12 @@ type Config struct {
 	Protocol  string `json:"protocol,omitempty"`
 	Streaming string `json:"streaming,omitempty"`
 	Retries   int    `json:"retries"`
+	// MaxResponseBytes caps one reply of the agent (0: the default).
+	MaxResponseBytes int64 `json:"max_response_bytes,omitempty"`
+	// ShardIndex and NumShards record which share of the tasks this
+	// evaluation runs when several evaluations split them.
+	ShardIndex int `json:"shard_index,omitempty"`
+	NumShards  int `json:"num_shards,omitempty"`
 	// HeaderNames lists the extra request headers by name only: their
 	// values (credentials, usually) are never stored.
 	HeaderNames []string `json:"header_names,omitempty"`

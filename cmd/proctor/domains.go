@@ -8,27 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/builtin"
+	"github.com/proctor-eval/proctor/tools"
 )
-
-type domainInfo struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	NumTasks    int      `json:"num_tasks"`
-	Tools       []string `json:"tools"`
-	TaskIDs     []string `json:"task_ids,omitempty"`
-}
-
-func describe(d *domains.Domain, withTasks bool) domainInfo {
-	info := domainInfo{Name: d.Name, Description: d.Description, NumTasks: len(d.Tasks), Tools: d.ToolNames()}
-	if withTasks {
-		for _, t := range d.Tasks {
-			info.TaskIDs = append(info.TaskIDs, t.ID)
-		}
-	}
-	return info
-}
 
 func newDomainsCmd() *cobra.Command {
 	var format string
@@ -46,16 +28,16 @@ func newDomainsCmd() *cobra.Command {
 			if err != nil {
 				return failErr(err)
 			}
-			var infos []domainInfo
+			var infos []tools.DomainInfo
 			if len(args) == 1 {
 				d, err := reg.Get(args[0])
 				if err != nil {
 					return usageErr("%v", err)
 				}
-				infos = append(infos, describe(d, true))
+				infos = append(infos, tools.Describe(d, true))
 			} else {
 				for _, d := range reg.All() {
-					infos = append(infos, describe(d, false))
+					infos = append(infos, tools.Describe(d, false))
 				}
 			}
 			out := cmd.OutOrStdout()

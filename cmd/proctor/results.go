@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proctor-eval/proctor/bench"
 	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/tools"
 )
 
 func newResultsCmd() *cobra.Command {
@@ -73,7 +73,7 @@ func newResultsCmd() *cobra.Command {
 				} else {
 					e.Status = shownStatus(r.Status)
 				}
-				if agent != "" && !sameAgent(agent, r.AgentURL, e) {
+				if agent != "" && !tools.SameAgent(agent, r.AgentURL, e) {
 					continue
 				}
 				if len(heads) == limit {
@@ -99,19 +99,6 @@ func newResultsCmd() *cobra.Command {
 	fl.StringVar(&agent, "agent-url", "", `list only evaluations of this agent (its URL, card URL, or "builtin")`)
 	fl.IntVar(&limit, "limit", 20, "list at most this many evaluations, newest first")
 	return cmd
-}
-
-// sameAgent reports whether an --agent-url filter names the agent of an
-// evaluation: its endpoint, its card's URL or the --agent it was run with,
-// ignoring trailing slashes.
-func sameAgent(filter, recorded string, e bench.Evaluation) bool {
-	norm := func(s string) string { return strings.TrimRight(s, "/") }
-	for _, u := range []string{recorded, e.Agent.URL, e.Agent.CardURL, e.Config.Agent} {
-		if u != "" && norm(u) == norm(filter) {
-			return true
-		}
-	}
-	return false
 }
 
 func listResults(out io.Writer, format string, heads []bench.Evaluation) error {

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,10 +17,9 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/bench"
-	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/builtin"
-	"github.com/proctor-eval/proctor/refagent"
 	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/tools"
 	"github.com/proctor-eval/proctor/translation"
 )
 
@@ -235,18 +231,34 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	if _, err := translation.ProfileByName(f.profile); err != nil {
-		return usageErr("--profile: %v", err)
+	headers, err := f.requestHeaders() // from flags on resume too: never stored
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	reg, err := builtin.Registry()
 	if err != nil {
 		return failErr(err)
 	}
-	// A new evaluation's command line is checked in full before the
-	// database is opened: a rejected command must not create or lock it.
-	if f.resume == "" {
-		if _, _, err := resolveTasks(reg, f.domain, f.taskIDs, f.numTasks, f.user); err != nil {
-			return err
+	retries := f.retries
+	req := tools.EvaluationRequest{
+		Domain: f.domain, AgentURL: f.agent, Profile: f.profile, User: f.user,
+		NumTrials: f.numTrials, NumTasks: f.numTasks, TaskIDs: f.taskIDs,
+		MaxSteps: f.maxSteps, MaxErrors: f.maxErrors, Concurrency: f.concurrency,
+		Timeout: tools.JSONDelay(f.timeout), RequestTimeout: tools.JSONDelay(f.requestTimeout),
+		Transport: f.transport, Protocol: f.protocol, Streaming: f.streaming, Retries: &retries,
+		MaxResponseBytes: f.maxResponse, Headers: flattenHeaders(headers), Resume: f.resume,
+	}
+	if f.resume != "" {
+		req.AgentURL = ""
+		if !cmd.Flags().Changed("concurrency") {
+			req.Concurrency = 0 // keep the evaluation's own
+		}
+	} else {
+		// A new evaluation's command line is checked in full before the
+		// database is opened: a rejected command must not create or lock it.
+		svc := &tools.Service{Domains: reg}
+		if err := svc.Check(req); err != nil {
+			return requestErr(err)
 		}
 	}
 	db, err := openDB(f.dbPath)
@@ -262,101 +274,31 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d evaluation(s) left running by a proctor that stopped are now marked interrupted (see 'proctor results'; finish one with --resume ID)\n", n)
 	}
 
-	var eval *bench.Evaluation
-	if f.resume != "" {
-		if eval, err = resumable(ctx, cmd, db, f); err != nil {
-			return err
-		}
-	} else {
-		eval = bench.NewEvaluation(store.NewID(), bench.Config{
-			Domain: f.domain, Agent: f.agent, Profile: f.profile, User: f.user,
-			NumTrials: f.numTrials, NumTasks: f.numTasks, TaskIDs: f.taskIDs,
-			MaxSteps: f.maxSteps, MaxErrors: f.maxErrors, Concurrency: f.concurrency,
-			Timeout: bench.Duration(f.timeout), RequestTimeout: bench.Duration(f.requestTimeout),
-			Transport: f.transport, Protocol: f.protocol, Streaming: f.streaming, Retries: f.retries,
-		}, bench.AgentInfo{})
-	}
-	cfg := eval.Config
-	domain, tasks, err := resolveTasks(reg, cfg.Domain, cfg.TaskIDs, cfg.NumTasks, cfg.User)
-	if err != nil {
-		return err
-	}
-	profile, err := translation.ProfileByName(cfg.Profile)
-	if err != nil {
-		return usageErr("--profile: %v", err)
-	}
-
-	agentCtx, stopAgent := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopAgent()
-	target, builtinURL := cfg.Agent, false
-	if cfg.Agent == builtinAgent {
-		if target, err = startBuiltin(agentCtx, domain); err != nil {
-			return failErr(err)
-		}
-		builtinURL = true
-	}
-	headers, err := f.requestHeaders() // from flags on resume too: never stored
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	eval.Config.HeaderNames = slices.Sorted(maps.Keys(headers))
-	streaming := cfg.Streaming
-	if streaming == "" {
-		streaming = a2aclient.StreamingAuto
-	}
-	client, err := a2aclient.Dial(ctx, target,
-		a2aclient.WithRequestTimeout(time.Duration(cfg.RequestTimeout)),
-		a2aclient.WithMaxConnsPerHost(f.concurrency),
-		a2aclient.WithTransport(cfg.Transport),
-		a2aclient.WithProtocol(cfg.Protocol),
-		a2aclient.WithStreaming(streaming),
-		a2aclient.WithRetries(cfg.Retries, a2aclient.DefaultRetryBase),
-		a2aclient.WithMaxResponseBytes(f.maxResponse),
-		a2aclient.WithHeaders(headers),
-	)
-	if err != nil {
-		return failErr(fmt.Errorf("cannot evaluate %s: %w", target, err))
-	}
-	defer client.Close()
-	card, iface := client.Card(), client.Endpoint()
-	eval.Agent = bench.AgentInfo{
-		URL: iface.URL, CardURL: client.CardURL(), Name: card.Name, Version: card.Version,
-		Transport: string(iface.ProtocolBinding), ProtocolVersion: string(iface.ProtocolVersion),
-		Streaming: client.Streaming(), Builtin: builtinURL,
-	}
-	ids := make([]string, len(tasks))
-	for i, t := range tasks {
-		ids[i] = t.ID
-	}
-	eval.Config.TaskIDs = ids // resume runs exactly these
-
 	errOut := cmd.ErrOrStderr()
-	fmt.Fprintf(errOut, "proctor: evaluation %s: %s on %s, %d tasks x %d trials (concurrency %d)\n",
-		eval.ID, agentLabel(eval.Agent), cfg.Domain, len(tasks), cfg.NumTrials, f.concurrency)
-	prog := newProgress(errOut, f.progress)
-	runner := &bench.Runner{
-		Simulator: bench.NewSimulator(domain, profile, bench.Limits{
-			MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
-		}),
-		Agent:       bench.ClientAgent(client),
-		Users:       bench.ScriptedUsers,
-		Store:       db,
-		Concurrency: f.concurrency,
-		OnProgress:  prog.update,
+	svc := &tools.Service{Domains: reg, Store: db}
+	run, err := svc.Prepare(ctx, req)
+	if err != nil {
+		return requestErr(err)
 	}
-	runErr := runner.Run(ctx, eval, tasks)
+	defer run.Close()
+	eval := run.Evaluation()
+	if f.resume != "" {
+		for _, name := range []string{"domain", "agent", "profile", "user", "num-trials", "num-tasks", "task-ids", "max-steps", "max-errors", "timeout", "request-timeout", "transport", "protocol", "streaming", "retries"} {
+			if cmd.Flags().Changed(name) {
+				fmt.Fprintf(errOut, "proctor: --%s ignored: a resumed evaluation keeps its original settings\n", name)
+			}
+		}
+		fmt.Fprintf(errOut, "proctor: resuming %s: %d simulations already done\n", eval.ID, run.Resumed())
+	}
+	fmt.Fprintf(errOut, "proctor: evaluation %s: %s on %s, %d tasks x %d trials (concurrency %d)\n",
+		eval.ID, agentLabel(eval.Agent), eval.Config.Domain, len(run.Tasks()), eval.Config.NumTrials, eval.Config.Concurrency)
+	prog := newProgress(errOut, f.progress)
+	runErr := run.Execute(ctx, prog.update)
 	prog.finish()
 	if runErr != nil {
-		return failErr(fmt.Errorf("evaluation %s: %w", eval.ID, runErr))
+		return failErr(runErr)
 	}
-	if eval.Status == bench.StatusInterrupted {
-		// The runner's record of an interrupted evaluation can miss
-		// simulations stored just as it was interrupted; report what the
-		// database holds, which is what --resume will keep.
-		if stored, err := bench.Load(context.WithoutCancel(ctx), db, eval.ID); err == nil {
-			eval = stored
-		}
-	}
+	eval = run.Evaluation()
 	if err := writeResult(cmd.OutOrStdout(), f.out, f.format, eval); err != nil {
 		return failErr(err)
 	}
@@ -373,105 +315,46 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	return nil
 }
 
-// resumable loads an evaluation to finish. Its stored config wins over flags:
-// a resumed evaluation must be the same evaluation.
-func resumable(ctx context.Context, cmd *cobra.Command, db *store.DB, f *runFlags) (*bench.Evaluation, error) {
-	eval, err := bench.Load(ctx, db, f.resume)
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
-			return nil, usageErr("--resume: %v", err)
-		}
-		return nil, failErr(err)
+// requestErr maps what tools.Service said to an exit: a bad request is a
+// usage error, with the request's field names turned into the flags that
+// set them; anything else means the evaluation could not run.
+func requestErr(err error) error {
+	var inv *tools.InvalidRequestError
+	if !errors.As(err, &inv) {
+		return failErr(err)
 	}
-	if eval.Status == bench.StatusCompleted {
-		return nil, usageErr("--resume: evaluation %s is already completed (see 'proctor results %s')", eval.ID, eval.ID)
+	msgs := make([]string, len(inv.Violations))
+	for i, v := range inv.Violations {
+		msgs[i] = flagNames(v)
 	}
-	for _, name := range []string{"domain", "agent", "profile", "user", "num-trials", "num-tasks", "task-ids", "max-steps", "max-errors", "timeout", "request-timeout", "transport", "protocol", "streaming", "retries"} {
-		if cmd.Flags().Changed(name) {
-			fmt.Fprintf(cmd.ErrOrStderr(), "proctor: --%s ignored: a resumed evaluation keeps its original settings\n", name)
-		}
-	}
-	if !cmd.Flags().Changed("concurrency") && eval.Config.Concurrency > 0 {
-		f.concurrency = eval.Config.Concurrency
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "proctor: resuming %s: %d simulations already done\n", eval.ID, len(eval.Simulations))
-	return eval, nil
+	return usageErr("%s", strings.Join(msgs, "; "))
 }
 
-// resolveTasks finds the domain and the tasks an evaluation runs.
-func resolveTasks(reg *domains.Registry, name string, ids []string, n int, user string) (*domains.Domain, []*domains.Task, error) {
-	domain, err := reg.Get(name)
-	if err != nil {
-		return nil, nil, usageErr("--domain: %v", err)
-	}
-	tasks, err := selectTasks(domain, ids, n)
-	if err != nil {
-		return nil, nil, usageErr("%v", err)
-	}
-	if user == "scripted" {
-		if err := requireScripts(tasks); err != nil {
-			return nil, nil, usageErr("%v", err)
+// flagNames rewrites a violation that starts with a request field's name to
+// start with its flag instead ("num_trials 0: ..." -> "--num-trials 0: ...").
+func flagNames(v string) string {
+	name, rest, _ := strings.Cut(v, " ")
+	field := strings.TrimRight(name, ":")
+	flag := map[string]string{"agent_url": "agent", "headers": "header", "task_ids": "task-ids"}[field]
+	if flag == "" {
+		if field == "" || strings.Trim(field, "abcdefghijklmnopqrstuvwxyz_") != "" {
+			return v // not a field name
 		}
+		flag = strings.ReplaceAll(field, "_", "-")
 	}
-	return domain, tasks, nil
+	return "--" + flag + strings.TrimPrefix(name, field) + " " + rest
 }
 
-func selectTasks(d *domains.Domain, ids []string, n int) ([]*domains.Task, error) {
-	var tasks []*domains.Task
-	if len(ids) > 0 {
-		var unknown []string
-		seen := map[string]bool{}
-		for _, id := range ids {
-			id = strings.TrimSpace(id)
-			if id == "" || seen[id] {
-				continue
-			}
-			seen[id] = true
-			t, ok := d.Task(id)
-			if !ok {
-				unknown = append(unknown, id)
-				continue
-			}
-			tasks = append(tasks, t)
-		}
-		if len(unknown) > 0 {
-			return nil, fmt.Errorf("--task-ids: domain %s has no task %s (see 'proctor domains %s')", d.Name, strings.Join(unknown, ", "), d.Name)
-		}
-	} else {
-		for i := range d.Tasks {
-			tasks = append(tasks, &d.Tasks[i])
-		}
+// flattenHeaders keeps the last value of each header: the request form.
+func flattenHeaders(h http.Header) map[string]string {
+	if len(h) == 0 {
+		return nil
 	}
-	if n > 0 && n < len(tasks) {
-		tasks = tasks[:n]
+	out := make(map[string]string, len(h))
+	for k, vs := range h {
+		out[k] = strings.Join(vs, ", ")
 	}
-	if len(tasks) == 0 {
-		return nil, fmt.Errorf("domain %s: no tasks selected", d.Name)
-	}
-	return tasks, nil
-}
-
-func requireScripts(tasks []*domains.Task) error {
-	var missing []string
-	for _, t := range tasks {
-		if len(t.UserScenario.Script) == 0 {
-			missing = append(missing, t.ID)
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("the scripted user cannot play tasks without a script (%s); they need the LLM user simulator", strings.Join(missing, ", "))
-	}
-	return nil
-}
-
-// startBuiltin serves the reference agent on a loopback port until ctx ends.
-func startBuiltin(ctx context.Context, d *domains.Domain) (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("start the built-in agent: %w", err)
-	}
-	go func() { _ = refagent.Serve(ctx, ln, d) }()
-	return "http://" + ln.Addr().String(), nil
+	return out
 }
 
 func openDB(path string) (*store.DB, error) {

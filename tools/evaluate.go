@@ -1,0 +1,325 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-playground/validator/v10"
+
+	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/refagent"
+	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/translation"
+)
+
+// Service carries out the skills against a set of domains and a database.
+// It is safe for concurrent use.
+type Service struct {
+	Domains *domains.Registry
+	Store   *store.DB
+	// ClientOptions are added to every agent connection (for example
+	// a2aclient.WithDenyPrivateTargets on a shared service).
+	ClientOptions []a2aclient.Option
+	// NoBuiltin refuses agent_url "builtin" (a server may not want to start
+	// agents on request).
+	NoBuiltin bool
+
+	once     sync.Once
+	validate *validator.Validate
+}
+
+func (s *Service) validator() *validator.Validate {
+	s.once.Do(func() { s.validate = newValidator() })
+	return s.validate
+}
+
+// Run is a prepared evaluation: validated, its agent reached, its record
+// created. Execute runs it; Close releases its connection (and its built-in
+// agent, if any).
+type Run struct {
+	eval    *bench.Evaluation
+	tasks   []*domains.Task
+	runner  *bench.Runner
+	client  *a2aclient.Client
+	stop    context.CancelFunc
+	store   *store.DB
+	resumed int
+}
+
+// Evaluation returns the evaluation's record; after Execute it holds the
+// scores and simulations.
+func (r *Run) Evaluation() *bench.Evaluation { return r.eval }
+
+// Tasks returns the tasks the evaluation runs (each for every trial).
+func (r *Run) Tasks() []*domains.Task { return r.tasks }
+
+// Resumed is the number of simulations a resumed evaluation already had.
+func (r *Run) Resumed() int { return r.resumed }
+
+// Close releases the run's resources. It is safe to call more than once.
+func (r *Run) Close() {
+	if r.client != nil {
+		_ = r.client.Close()
+	}
+	if r.stop != nil {
+		r.stop()
+	}
+}
+
+// Execute runs every simulation not yet stored, reporting each finished one
+// to onProgress (which may be nil). When ctx ends early the evaluation is
+// kept as interrupted, with what finished; the returned error is then nil
+// and Evaluation().Status says so.
+func (r *Run) Execute(ctx context.Context, onProgress func(bench.Progress)) error {
+	r.runner.OnProgress = onProgress
+	if err := r.runner.Run(ctx, r.eval, r.tasks); err != nil {
+		return fmt.Errorf("evaluation %s: %w", r.eval.ID, err)
+	}
+	if r.eval.Status == bench.StatusInterrupted {
+		// The runner's record of an interrupted evaluation can miss
+		// simulations stored just as it was interrupted; what the database
+		// holds is what a resume keeps.
+		if stored, err := bench.Load(context.WithoutCancel(ctx), r.store, r.eval.ID); err == nil {
+			r.eval = stored
+		}
+	}
+	return nil
+}
+
+// Prepare checks a request, resolves its domain and tasks, reaches the agent
+// (starting the built-in one if asked) and records the evaluation as
+// running. A bad request is an *InvalidRequestError; a resume of an unknown
+// or completed evaluation too.
+func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, error) {
+	if err := req.check(s.validator()); err != nil {
+		return nil, err
+	}
+	if s.NoBuiltin && req.AgentURL == BuiltinAgent {
+		return nil, invalid("agent_url %q: this service does not start agents", BuiltinAgent)
+	}
+	var (
+		eval *bench.Evaluation
+		run  = &Run{store: s.Store}
+	)
+	headers := req.header()
+	if req.Resume != "" {
+		var err error
+		if eval, err = s.resumable(ctx, req.Resume); err != nil {
+			return nil, err
+		}
+		run.resumed = len(eval.Simulations)
+		if req.Concurrency > 0 {
+			eval.Config.Concurrency = req.Concurrency
+		}
+	} else {
+		r := req.withDefaults()
+		eval = bench.NewEvaluation(store.NewID(), bench.Config{
+			Domain: r.Domain, Agent: r.AgentURL, Profile: r.Profile, User: r.User,
+			NumTrials: r.NumTrials, NumTasks: r.NumTasks, TaskIDs: r.TaskIDs,
+			MaxSteps: r.MaxSteps, MaxErrors: r.MaxErrors, Concurrency: r.Concurrency,
+			Timeout: bench.Duration(r.Timeout), RequestTimeout: bench.Duration(r.RequestTimeout),
+			Transport: r.Transport, Protocol: r.Protocol, Streaming: r.Streaming, Retries: *r.Retries,
+			MaxResponseBytes: r.MaxResponseBytes, ShardIndex: r.ShardIndex, NumShards: r.NumShards,
+		}, bench.AgentInfo{})
+	}
+	cfg := eval.Config
+	domain, tasks, err := s.resolveTasks(cfg)
+	if err != nil {
+		return nil, err
+	}
+	profile, err := translation.ProfileByName(cfg.Profile)
+	if err != nil {
+		return nil, invalid("profile: %v", err)
+	}
+
+	target := cfg.Agent
+	if cfg.Agent == BuiltinAgent {
+		agentCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		run.stop = stop
+		if target, err = startBuiltin(agentCtx, domain); err != nil {
+			stop()
+			return nil, err
+		}
+	}
+	eval.Config.HeaderNames = slices.Sorted(maps.Keys(headers))
+	streaming := cfg.Streaming
+	if streaming == "" {
+		streaming = a2aclient.StreamingAuto
+	}
+	maxResponse := cfg.MaxResponseBytes
+	if maxResponse == 0 {
+		maxResponse = a2aclient.DefaultMaxResponseBytes
+	}
+	opts := []a2aclient.Option{
+		a2aclient.WithRequestTimeout(time.Duration(cfg.RequestTimeout)),
+		a2aclient.WithMaxConnsPerHost(cfg.Concurrency),
+		a2aclient.WithTransport(cfg.Transport),
+		a2aclient.WithProtocol(cfg.Protocol),
+		a2aclient.WithStreaming(streaming),
+		a2aclient.WithRetries(cfg.Retries, a2aclient.DefaultRetryBase),
+		a2aclient.WithMaxResponseBytes(maxResponse),
+		a2aclient.WithHeaders(headers),
+	}
+	if cfg.Agent != BuiltinAgent { // our own loopback agent needs no guard
+		opts = append(opts, s.ClientOptions...)
+	}
+	client, err := a2aclient.Dial(ctx, target, opts...)
+	if err != nil {
+		run.Close()
+		return nil, &AgentError{Target: target, Err: err}
+	}
+	run.client = client
+	card, iface := client.Card(), client.Endpoint()
+	eval.Agent = bench.AgentInfo{
+		URL: iface.URL, CardURL: client.CardURL(), Name: card.Name, Version: card.Version,
+		Transport: string(iface.ProtocolBinding), ProtocolVersion: string(iface.ProtocolVersion),
+		Streaming: client.Streaming(), Builtin: cfg.Agent == BuiltinAgent,
+	}
+	eval.Config.TaskIDs = taskIDs(tasks) // a resume runs exactly these
+	run.eval, run.tasks = eval, tasks
+	run.runner = &bench.Runner{
+		Simulator: bench.NewSimulator(domain, profile, bench.Limits{
+			MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
+		}),
+		Agent:       bench.ClientAgent(client),
+		Users:       bench.ScriptedUsers,
+		Store:       s.Store,
+		Concurrency: max(cfg.Concurrency, 1),
+	}
+	return run, nil
+}
+
+// AgentError says the agent under evaluation could not be reached or
+// understood before anything ran.
+type AgentError struct {
+	Target string
+	Err    error
+}
+
+func (e *AgentError) Error() string { return fmt.Sprintf("cannot evaluate %s: %v", e.Target, e.Err) }
+
+// Unwrap returns the underlying error.
+func (e *AgentError) Unwrap() error { return e.Err }
+
+func (s *Service) resumable(ctx context.Context, id string) (*bench.Evaluation, error) {
+	eval, err := bench.Load(ctx, s.Store, id)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
+			return nil, invalid("resume: %v", err)
+		}
+		return nil, err
+	}
+	if eval.Status == bench.StatusCompleted {
+		return nil, invalid("resume: evaluation %s is already completed", eval.ID)
+	}
+	return eval, nil
+}
+
+// resolveTasks finds the domain and the tasks an evaluation runs: the ones
+// named (or all), the first num_tasks of those, then this shard's share.
+func (s *Service) resolveTasks(cfg bench.Config) (*domains.Domain, []*domains.Task, error) {
+	domain, err := s.Domains.Get(cfg.Domain)
+	if err != nil {
+		return nil, nil, invalid("domain: %v", err)
+	}
+	var tasks []*domains.Task
+	if len(cfg.TaskIDs) > 0 {
+		var unknown []string
+		seen := map[string]bool{}
+		for _, id := range cfg.TaskIDs {
+			id = strings.TrimSpace(id)
+			if id == "" || seen[id] {
+				continue
+			}
+			seen[id] = true
+			t, ok := domain.Task(id)
+			if !ok {
+				unknown = append(unknown, truncate(id, 60))
+				continue
+			}
+			tasks = append(tasks, t)
+		}
+		if len(unknown) > 0 {
+			if len(unknown) > 10 {
+				unknown = append(unknown[:10], fmt.Sprintf("and %d more", len(unknown)-10))
+			}
+			return nil, nil, invalid("task_ids: domain %s has no task %s", domain.Name, strings.Join(unknown, ", "))
+		}
+	} else {
+		for i := range domain.Tasks {
+			tasks = append(tasks, &domain.Tasks[i])
+		}
+	}
+	if cfg.NumTasks > 0 && cfg.NumTasks < len(tasks) {
+		tasks = tasks[:cfg.NumTasks]
+	}
+	if cfg.NumShards > 1 {
+		var shard []*domains.Task
+		for i, t := range tasks {
+			if i%cfg.NumShards == cfg.ShardIndex {
+				shard = append(shard, t)
+			}
+		}
+		tasks = shard
+	}
+	if len(tasks) == 0 {
+		return nil, nil, invalid("domain %s: no tasks selected", domain.Name)
+	}
+	if cfg.User == DefaultUser || cfg.User == "" {
+		var missing []string
+		for _, t := range tasks {
+			if len(t.UserScenario.Script) == 0 {
+				missing = append(missing, t.ID)
+			}
+		}
+		if len(missing) > 0 {
+			return nil, nil, invalid("the scripted user cannot play tasks without a script (%s); they need the LLM user simulator", strings.Join(missing, ", "))
+		}
+	}
+	return domain, tasks, nil
+}
+
+func taskIDs(tasks []*domains.Task) []string {
+	ids := make([]string, len(tasks))
+	for i, t := range tasks {
+		ids[i] = t.ID
+	}
+	return ids
+}
+
+// startBuiltin serves the reference agent on a loopback port until ctx ends.
+func startBuiltin(ctx context.Context, d *domains.Domain) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("start the built-in agent: %w", err)
+	}
+	go func() { _ = refagent.Serve(ctx, ln, d) }()
+	return refagent.BaseURL(ln.Addr()), nil
+}
+
+// Check validates a new evaluation request against the domains without
+// touching the database or the agent: what a command line can be told before
+// anything starts.
+func (s *Service) Check(req EvaluationRequest) error {
+	if err := req.check(s.validator()); err != nil {
+		return err
+	}
+	if s.NoBuiltin && req.AgentURL == BuiltinAgent {
+		return invalid("agent_url %q: this service does not start agents", BuiltinAgent)
+	}
+	r := req.withDefaults()
+	_, _, err := s.resolveTasks(bench.Config{
+		Domain: r.Domain, User: r.User, TaskIDs: r.TaskIDs, NumTasks: r.NumTasks,
+		ShardIndex: r.ShardIndex, NumShards: r.NumShards,
+	})
+	return err
+}

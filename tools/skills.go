@@ -1,0 +1,136 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/store"
+)
+
+// DomainInfo describes a domain: the result of list_domains.
+type DomainInfo struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	NumTasks    int      `json:"num_tasks"`
+	Tools       []string `json:"tools"`
+	TaskIDs     []string `json:"task_ids,omitempty"`
+}
+
+// Describe describes one domain; withTasks adds its task ids.
+func Describe(d *domains.Domain, withTasks bool) DomainInfo {
+	info := DomainInfo{Name: d.Name, Description: d.Description, NumTasks: len(d.Tasks), Tools: d.ToolNames()}
+	if withTasks {
+		for _, t := range d.Tasks {
+			info.TaskIDs = append(info.TaskIDs, t.ID)
+		}
+	}
+	return info
+}
+
+// ListDomains is the list_domains skill: every domain, in name order.
+func (s *Service) ListDomains() []DomainInfo {
+	all := s.Domains.All()
+	out := make([]DomainInfo, len(all))
+	for i, d := range all {
+		out[i] = Describe(d, false)
+	}
+	return out
+}
+
+// ResultsRequest is the get_results skill's parameters: one evaluation by
+// id (or unique id prefix), or a page of recent ones.
+type ResultsRequest struct {
+	ID       string `json:"id,omitempty" validate:"omitempty,max=100"`
+	Domain   string `json:"domain,omitempty" validate:"omitempty,max=100"`
+	AgentURL string `json:"agent_url,omitempty" validate:"omitempty,max=2048"`
+	Status   string `json:"status,omitempty" validate:"omitempty,oneof=running completed interrupted failed canceled"`
+	Limit    int    `json:"limit,omitempty" validate:"gte=0,lte=500"`
+	// Before pages: evaluations older than this id.
+	Before string `json:"before,omitempty" validate:"omitempty,max=100"`
+	// IncludeTranscripts keeps the simulations' messages in one
+	// evaluation's result (default true).
+	IncludeTranscripts *bool `json:"include_transcripts,omitempty"`
+}
+
+// ResultsPage is a page of evaluations, newest first, without simulations.
+type ResultsPage struct {
+	Evaluations []bench.Evaluation `json:"evaluations"`
+	// Next is the Before value of the next page, "" on the last one.
+	Next string `json:"next,omitempty"`
+}
+
+// GetResults is the get_results skill. With an id it returns that
+// evaluation; otherwise a page of recent ones.
+func (s *Service) GetResults(ctx context.Context, req ResultsRequest) (*bench.Evaluation, *ResultsPage, error) {
+	if err := s.validator().Struct(&req); err != nil {
+		return nil, nil, validationError(err)
+	}
+	if req.ID != "" {
+		eval, err := bench.Load(ctx, s.Store, req.ID)
+		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
+			return nil, nil, invalid("id: %v", err)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if req.IncludeTranscripts != nil && !*req.IncludeTranscripts {
+			StripTranscripts(eval)
+		}
+		return eval, nil, nil
+	}
+	limit := req.Limit
+	if limit == 0 {
+		limit = 20
+	}
+	filter := store.ListFilter{Domain: req.Domain, Status: req.Status, Limit: limit + 1, Before: req.Before}
+	if req.AgentURL != "" {
+		filter.Limit = -1 // agent URLs are matched loosely, below
+	}
+	recs, err := s.Store.ListEvaluations(ctx, filter)
+	if err != nil {
+		return nil, nil, err
+	}
+	page := &ResultsPage{Evaluations: []bench.Evaluation{}}
+	for _, r := range recs {
+		var e bench.Evaluation
+		if err := json.Unmarshal(r.Data, &e); err != nil {
+			e = bench.Evaluation{ID: r.ID, Domain: r.Domain, Agent: bench.AgentInfo{URL: r.AgentURL}}
+		}
+		e.Status = r.Status
+		if req.AgentURL != "" && !SameAgent(req.AgentURL, r.AgentURL, e) {
+			continue
+		}
+		if len(page.Evaluations) == limit {
+			page.Next = page.Evaluations[limit-1].ID
+			break
+		}
+		page.Evaluations = append(page.Evaluations, e)
+	}
+	return nil, page, nil
+}
+
+// StripTranscripts drops the messages of an evaluation's simulations, which
+// are most of its size.
+func StripTranscripts(eval *bench.Evaluation) {
+	for i := range eval.Simulations {
+		eval.Simulations[i].Messages = nil
+	}
+}
+
+// SameAgent reports whether what a user typed names the stored agent: the
+// URL used, the card URL, or the value asked for (such as "builtin"),
+// ignoring trailing slashes.
+func SameAgent(typed, storedURL string, e bench.Evaluation) bool {
+	norm := func(s string) string { return strings.TrimRight(strings.TrimSpace(s), "/") }
+	t := norm(typed)
+	for _, c := range []string{storedURL, e.Agent.URL, e.Agent.CardURL, e.Config.Agent} {
+		if c != "" && norm(c) == t {
+			return true
+		}
+	}
+	return false
+}
