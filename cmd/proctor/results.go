@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/tools"
 )
@@ -52,7 +53,7 @@ func newResultsCmd() *cobra.Command {
 					return failErr(err)
 				}
 				eval.Status = shownStatus(eval.Status)
-				return render(cmd.OutOrStdout(), format, eval)
+				return report.Write(cmd.OutOrStdout(), format, eval)
 			}
 			// The store compares agent URLs verbatim, but the URL it
 			// records is the endpoint from the agent's card, seldom what
@@ -118,7 +119,7 @@ func listResults(out io.Writer, format string, heads []bench.Evaluation) error {
 	fmt.Fprintln(tw, "ID\tCREATED\tDOMAIN\tAGENT\tSTATUS\tSIMS\tPASS^1\tAVG REWARD")
 	for _, e := range heads {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\n", e.ID, e.CreatedAt.Local().Format("2006-01-02 15:04"),
-			e.Domain, agentLabel(e.Agent), e.Status, e.Summary.NumSimulations, e.Summary.PassHatK["1"], e.Summary.AvgReward)
+			e.Domain, report.AgentLabel(e.Agent), e.Status, e.Summary.NumSimulations, e.Summary.PassHatK["1"], e.Summary.AvgReward)
 	}
 	return tw.Flush()
 }

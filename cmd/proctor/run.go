@@ -18,6 +18,7 @@ import (
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/bench"
 	"github.com/proctor-eval/proctor/domains/builtin"
+	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/tools"
 	"github.com/proctor-eval/proctor/translation"
@@ -291,7 +292,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		fmt.Fprintf(errOut, "proctor: resuming %s: %d simulations already done\n", eval.ID, run.Resumed())
 	}
 	fmt.Fprintf(errOut, "proctor: evaluation %s: %s on %s, %d tasks x %d trials (concurrency %d)\n",
-		eval.ID, agentLabel(eval.Agent), eval.Config.Domain, len(run.Tasks()), eval.Config.NumTrials, eval.Config.Concurrency)
+		eval.ID, report.AgentLabel(eval.Agent), eval.Config.Domain, len(run.Tasks()), eval.Config.NumTrials, eval.Config.Concurrency)
 	prog := newProgress(errOut, f.progress)
 	runErr := run.Execute(ctx, prog.update)
 	prog.finish()
@@ -391,16 +392,6 @@ func dbPath(path string) (string, error) {
 	return p, nil
 }
 
-func agentLabel(a bench.AgentInfo) string {
-	if a.Builtin {
-		return "built-in reference agent"
-	}
-	if a.Name != "" {
-		return fmt.Sprintf("%q at %s", a.Name, a.URL)
-	}
-	return a.URL
-}
-
 func writeResult(stdout io.Writer, out, format string, eval *bench.Evaluation) (err error) {
 	w := stdout
 	if out != "" {
@@ -415,5 +406,5 @@ func writeResult(stdout io.Writer, out, format string, eval *bench.Evaluation) (
 		}()
 		w = file
 	}
-	return render(w, format, eval)
+	return report.Write(w, format, eval)
 }

@@ -1,4 +1,11 @@
-package main
+// Package report renders evaluation results for people and programs: a
+// table for terminals, Markdown for pull requests and chat, JSON for tools.
+// The CLI and the A2A server render with the same code.
+//
+// Usage:
+//
+//	err := report.Write(os.Stdout, report.Markdown, eval)
+package report
 
 import (
 	"encoding/json"
@@ -14,13 +21,22 @@ import (
 	"github.com/proctor-eval/proctor/bench"
 )
 
-func render(w io.Writer, format string, eval *bench.Evaluation) error {
+// Formats Write knows.
+const (
+	Table    = "table"
+	JSON     = "json"
+	Markdown = "markdown"
+)
+
+// Write renders eval in format (Table, JSON or Markdown; anything else is
+// Table).
+func Write(w io.Writer, format string, eval *bench.Evaluation) error {
 	switch format {
-	case "json":
+	case JSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(eval)
-	case "markdown":
+	case Markdown:
 		return renderMarkdown(w, eval)
 	default:
 		return renderTable(w, eval)
@@ -32,7 +48,7 @@ func renderTable(w io.Writer, e *bench.Evaluation) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "evaluation\t%s (%s)\n", e.ID, e.Status)
 	fmt.Fprintf(tw, "domain\t%s\n", e.Domain)
-	fmt.Fprintf(tw, "agent\t%s\n", agentLabel(e.Agent))
+	fmt.Fprintf(tw, "agent\t%s\n", AgentLabel(e.Agent))
 	fmt.Fprintf(tw, "simulations\t%d (%d tasks x %d trials)\n", s.NumSimulations, s.NumTasks, s.NumTrials)
 	fmt.Fprintf(tw, "pass^1\t%.3f  (95%% CI %.3f-%.3f)\n", s.PassHatK["1"], s.PassHat1CI95.Low, s.PassHat1CI95.High)
 	if len(s.PassHatK) > 1 {
@@ -40,10 +56,10 @@ func renderTable(w io.Writer, e *bench.Evaluation) error {
 		fmt.Fprintf(tw, "pass@k\t%s\n", kv(s.PassAtK))
 	}
 	fmt.Fprintf(tw, "avg reward\t%.3f\n", s.AvgReward)
-	fmt.Fprintf(tw, "termination\t%s\n", counts(s.TerminationReasons))
-	fmt.Fprintf(tw, "requests\t%d  errors %d  status %s\n", m.Requests, m.Errors, counts(m.StatusCodes))
+	fmt.Fprintf(tw, "termination\t%s\n", Counts(s.TerminationReasons))
+	fmt.Fprintf(tw, "requests\t%d  errors %d  status %s\n", m.Requests, m.Errors, Counts(m.StatusCodes))
 	if len(m.ErrorClasses) > 0 {
-		fmt.Fprintf(tw, "error classes\t%s\n", counts(m.ErrorClasses))
+		fmt.Fprintf(tw, "error classes\t%s\n", Counts(m.ErrorClasses))
 	}
 	fmt.Fprintf(tw, "latency\tp50 %s  p95 %s  p99 %s  max %s\n", ms(m.LatencyMS.P50), ms(m.LatencyMS.P95), ms(m.LatencyMS.P99), ms(m.LatencyMS.Max))
 	fmt.Fprintf(tw, "tokens\tin %d  out %d%s\n", m.InputTokens, m.OutputTokens, estimated(m.TokensEstimated))
@@ -58,7 +74,7 @@ func renderTable(w io.Writer, e *bench.Evaluation) error {
 	fmt.Fprintln(tw, "TASK\tTRIALS\tPASSED\tAVG REWARD\tTERMINATION")
 	term := terminationsByTask(e.Simulations)
 	for _, t := range s.Tasks {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%s\n", t.TaskID, t.Trials, t.Successes, t.AvgReward, counts(term[t.TaskID]))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%s\n", t.TaskID, t.Trials, t.Successes, t.AvgReward, Counts(term[t.TaskID]))
 	}
 	return tw.Flush()
 }
@@ -67,7 +83,7 @@ func renderMarkdown(w io.Writer, e *bench.Evaluation) error {
 	s, m := e.Summary, e.Metrics
 	var b strings.Builder
 	fmt.Fprintf(&b, "## proctor evaluation `%s`\n\n", e.ID)
-	fmt.Fprintf(&b, "Domain **%s**, agent %s, status **%s**.\n\n", e.Domain, agentLabel(e.Agent), e.Status)
+	fmt.Fprintf(&b, "Domain **%s**, agent %s, status **%s**.\n\n", e.Domain, AgentLabel(e.Agent), e.Status)
 	b.WriteString("| metric | value |\n|---|---|\n")
 	fmt.Fprintf(&b, "| simulations | %d (%d tasks x %d trials) |\n", s.NumSimulations, s.NumTasks, s.NumTrials)
 	fmt.Fprintf(&b, "| pass^1 | %.3f (95%% CI %.3f-%.3f) |\n", s.PassHatK["1"], s.PassHat1CI95.Low, s.PassHat1CI95.High)
@@ -75,8 +91,8 @@ func renderMarkdown(w io.Writer, e *bench.Evaluation) error {
 		fmt.Fprintf(&b, "| pass^k | %s |\n| pass@k | %s |\n", kv(s.PassHatK), kv(s.PassAtK))
 	}
 	fmt.Fprintf(&b, "| average reward | %.3f |\n", s.AvgReward)
-	fmt.Fprintf(&b, "| termination | %s |\n", counts(s.TerminationReasons))
-	fmt.Fprintf(&b, "| requests | %d (errors %d; status %s) |\n", m.Requests, m.Errors, counts(m.StatusCodes))
+	fmt.Fprintf(&b, "| termination | %s |\n", Counts(s.TerminationReasons))
+	fmt.Fprintf(&b, "| requests | %d (errors %d; status %s) |\n", m.Requests, m.Errors, Counts(m.StatusCodes))
 	fmt.Fprintf(&b, "| latency | p50 %s, p95 %s, p99 %s |\n", ms(m.LatencyMS.P50), ms(m.LatencyMS.P95), ms(m.LatencyMS.P99))
 	fmt.Fprintf(&b, "| tokens | in %d, out %d%s |\n", m.InputTokens, m.OutputTokens, estimated(m.TokensEstimated))
 	if len(s.Tasks) > 0 {
@@ -148,7 +164,7 @@ func terminationsByTask(sims []bench.Simulation) map[string]map[string]int {
 }
 
 // counts renders a histogram as "a 3, b 1", largest first.
-func counts(m map[string]int) string {
+func Counts(m map[string]int) string {
 	if len(m) == 0 {
 		return "-"
 	}
@@ -195,4 +211,15 @@ func estimated(b bool) string {
 		return " (estimated)"
 	}
 	return ""
+}
+
+// AgentLabel names an evaluated agent in one phrase.
+func AgentLabel(a bench.AgentInfo) string {
+	if a.Builtin {
+		return "built-in reference agent"
+	}
+	if a.Name != "" {
+		return fmt.Sprintf("%q at %s", a.Name, a.URL)
+	}
+	return a.URL
 }
