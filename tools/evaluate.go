@@ -316,6 +316,9 @@ func (s *Service) Check(req EvaluationRequest) error {
 	if s.NoBuiltin && req.AgentURL == BuiltinAgent {
 		return invalid("agent_url %q: this service does not start agents", BuiltinAgent)
 	}
+	if req.Resume != "" {
+		return nil // the stored evaluation says the rest; Prepare checks it
+	}
 	r := req.withDefaults()
 	_, _, err := s.resolveTasks(bench.Config{
 		Domain: r.Domain, User: r.User, TaskIDs: r.TaskIDs, NumTasks: r.NumTasks,

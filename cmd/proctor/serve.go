@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/domains/builtin"
+	"github.com/proctor-eval/proctor/tools"
+)
+
+// envAuthTokens lists the bearer tokens proctor serve accepts,
+// comma-separated, so that they need not appear on a command line.
+const envAuthTokens = "PROCTOR_AUTH_TOKENS"
+
+func newServeCmd() *cobra.Command {
+	var (
+		host, cardURL, dbPath string
+		port, grpcPort        int
+		maxConcurrent         int
+		tokens                []string
+		maxRequest            int64
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve evaluations over A2A",
+		Long: `Serve proctor as an A2A agent: other agents, CI jobs and competition platforms ask it
+to evaluate an agent (run_evaluation), list the domains (list_domains) or read results
+(get_results). JSON-RPC and REST at protocol 1.0 and 0.3, gRPC at 1.0 on --grpc-port.
+The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
+		Example: `  proctor serve
+  proctor serve --host 0.0.0.0 --port 9009 --card-url https://proctor.example.com
+  PROCTOR_AUTH_TOKENS=s3cret proctor serve --max-concurrent 8`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if port < 0 || port > 65535 || grpcPort < -1 || grpcPort > 65535 {
+				return usageErr("--port and --grpc-port: want 0..65535 (--grpc-port -1 turns gRPC off)")
+			}
+			if maxConcurrent < 1 || maxConcurrent > 1000 {
+				return usageErr("--max-concurrent %d: want 1..1000", maxConcurrent)
+			}
+			if env := os.Getenv(envAuthTokens); env != "" {
+				for _, t := range strings.Split(env, ",") {
+					if t = strings.TrimSpace(t); t != "" {
+						tokens = append(tokens, t)
+					}
+				}
+			}
+			reg, err := builtin.Registry()
+			if err != nil {
+				return failErr(err)
+			}
+			db, err := openDB(dbPath)
+			if err != nil {
+				return failErr(err)
+			}
+			defer db.Close()
+			// This process holds the database: evaluations marked running
+			// were left by one that stopped.
+			if n, err := db.MarkInterrupted(ctx, bench.StatusRunning, bench.StatusInterrupted); err != nil {
+				return failErr(err)
+			} else if n > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d evaluation(s) interrupted by a previous stop; resume them with run_evaluation {\"resume\": ID}\n", n)
+			}
+			srv, err := agent.New(agent.Config{
+				Host: host, Port: port, GRPCPort: grpcPort, CardURL: cardURL, AuthTokens: tokens,
+				MaxConcurrent: maxConcurrent, MaxRequestBytes: maxRequest,
+			}, &tools.Service{Domains: reg, Store: db})
+			if err != nil {
+				return failErr(err)
+			}
+			auth := "no authentication"
+			if len(tokens) > 0 {
+				auth = fmt.Sprintf("%d bearer token(s) required", len(tokens))
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "proctor: serving at %s (card %s/.well-known/agent-card.json, gRPC %s, %s); Ctrl-C stops\n",
+				srv.URL(), srv.URL(), orOff(srv.GRPCAddr()), auth)
+			if err := srv.Serve(ctx); err != nil {
+				return failErr(err)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&host, "host", agent.DefaultHost, "address to listen on")
+	fl.IntVar(&port, "port", agent.DefaultPort, "HTTP port (JSON-RPC, REST, card, health)")
+	fl.IntVar(&grpcPort, "grpc-port", agent.DefaultPort+1, "gRPC port (0: any free port, -1: no gRPC)")
+	fl.StringVar(&cardURL, "card-url", "", "base URL the agent card advertises (default http://host:port)")
+	fl.StringArrayVar(&tokens, "auth-token", nil, "bearer token required on every A2A endpoint (repeatable; or "+envAuthTokens+")")
+	fl.IntVar(&maxConcurrent, "max-concurrent", agent.DefaultMaxConcurrent, "evaluations run at once; more wait in a FIFO queue")
+	fl.Int64Var(&maxRequest, "max-request-bytes", agent.DefaultMaxRequestBytes, "largest request body accepted")
+	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
+	return cmd
+}
+
+func orOff(addr string) string {
+	if addr == "" {
+		return "off"
+	}
+	return addr
+}
