@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -43,6 +44,10 @@ type options struct {
 	streaming        string
 	retries          int
 	retryBase        time.Duration
+	denyPrivate      bool
+	// guardExempt lets tests, which have only loopback servers, exempt some
+	// addresses from WithDenyPrivateTargets. Nothing else sets it.
+	guardExempt func(netip.AddrPort) bool
 }
 
 // Transport names, as --transport takes them.
@@ -97,7 +102,9 @@ type Option func(*options)
 
 // WithHTTPClient sets the HTTP client whose transport carries every request.
 // Its Transport is wrapped to record per-request metrics; its Timeout should
-// be zero (requests are bounded by WithRequestTimeout instead).
+// be zero (requests are bounded by WithRequestTimeout instead). With
+// WithDenyPrivateTargets, only a nil Transport or an *http.Transport without
+// dial functions of its own is accepted, and it is cloned (see there).
 func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpClient = c } }
 
 // WithRequestTimeout bounds each request to the agent, including the time the
@@ -130,7 +137,8 @@ type Client struct {
 	endpoint *a2a.AgentInterface
 	sdk      *sdkclient.Client
 	http     *http.Client
-	ownsPool bool // the connection pool was made by Dial, so Close empties it
+	guard    *guard // nil unless WithDenyPrivateTargets
+	ownsPool bool   // the connection pool was made by Dial, so Close empties it
 	bodies   *sync.Pool
 	// streaming says whether turns use SendStreamingMessage.
 	streaming bool
@@ -152,14 +160,21 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("agent URL %q: want an absolute http:// or https:// URL", target)
 	}
+	c := &Client{opts: o, ownsPool: o.httpClient == nil, bodies: newBodyPool()}
 	hc := o.httpClient
-	if hc == nil {
+	switch {
+	case o.denyPrivate:
+		c.guard = newGuard(o.guardExempt)
+		if hc, err = guardedHTTPClient(o.httpClient, o.maxConns, c.guard); err != nil {
+			return nil, err
+		}
+		c.ownsPool = true // a pool of its own, even with WithHTTPClient
+	case hc == nil:
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		base.MaxIdleConns = 0
 		base.MaxIdleConnsPerHost = max(o.maxConns, 2)
 		hc = &http.Client{Transport: base}
 	}
-	c := &Client{opts: o, ownsPool: o.httpClient == nil, bodies: newBodyPool()}
 	c.http = &http.Client{
 		Transport:     &recordingTransport{base: transportOf(hc), headers: o.headers, maxBytes: o.maxResponseBytes},
 		CheckRedirect: hc.CheckRedirect,
@@ -329,6 +344,10 @@ func (c *Client) fetchCard(ctx context.Context, cardURL string) (*a2a.AgentCard,
 }
 
 func describeNetError(err error) error {
+	var denied *DeniedTargetError
+	if errors.As(err, &denied) {
+		return denied // says it all; the URL is in the caller's message
+	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) && opErr.Op == "dial" {
 		return fmt.Errorf("cannot connect (is the agent running?): %w", err)

@@ -361,6 +361,8 @@ func classify(ctx context.Context, err error, status int, grpcCode string, tooLa
 	var rpcErr *a2a.Error
 	var netErr net.Error
 	switch {
+	case errors.Is(err, ErrDeniedTarget):
+		return &CallError{Class: ErrClassDenied, Err: err}
 	case tooLarge || errors.Is(err, errResponseTooLarge):
 		return &CallError{Class: ErrClassTooLarge, Err: err}
 	case errors.Is(err, bufio.ErrTooLong):

@@ -97,6 +97,8 @@ func transient(err error, ex *exchange) bool {
 	status, code := ex.status, ex.grpcCode
 	ex.mu.Unlock()
 	switch {
+	case errors.Is(err, ErrDeniedTarget):
+		return false // WithDenyPrivateTargets: the same address again
 	case status == 502 || status == 503 || status == 504:
 		return true
 	case code == "Unavailable":

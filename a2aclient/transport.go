@@ -168,7 +168,7 @@ func grpcTarget(raw string) (target string, secure bool, err error) {
 func (c *Client) grpcDialOptions() []grpc.DialOption {
 	maxMsg := int(min(c.opts.maxResponseBytes, int64(1<<31-1)))
 	headers := c.opts.headers
-	return []grpc.DialOption{
+	opts := []grpc.DialOption{
 		grpc.WithStatsHandler(grpcRecorder{}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMsg)),
 		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
@@ -178,6 +178,10 @@ func (c *Client) grpcDialOptions() []grpc.DialOption {
 			return streamer(withGRPCHeaders(ctx, headers), desc, cc, method, opts...)
 		}),
 	}
+	if c.guard != nil {
+		opts = append(opts, c.guard.grpcDialOptions()...)
+	}
+	return opts
 }
 
 // withGRPCHeaders sends the configured headers (authentication, say) as

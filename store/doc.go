@@ -9,12 +9,18 @@
 //
 // # Layout
 //
-// Schema version 1 uses four top-level buckets:
+// Schema version 1 uses five top-level buckets:
 //
 //	meta         "schema_version" -> "1"
 //	evaluations  evaluation id -> JSON of Evaluation
 //	simulations  evaluation id -> nested bucket: simulation id -> JSON (Simulation without Requests)
 //	requests     evaluation id -> nested bucket: simulation id -> JSON of Simulation.Requests
+//	a2a_tasks    A2A task id -> JSON {"version", "user", "updated_at", "task"}
+//
+// a2a_tasks holds the tasks of `proctor serve` (see TaskStore, an a2a-go
+// taskstore.Store). It was added to version 1 without a version bump: a
+// writable Open creates it when missing, readers treat a missing bucket as
+// empty, and older proctors ignore it.
 //
 // Evaluation ids from NewID are UUIDv7 strings, so the evaluations bucket is
 // ordered by creation time and ListEvaluations pages newest-first with a
@@ -27,7 +33,8 @@
 // PutSimulation writes a simulation and its request metrics together, so a
 // crash loses at most the simulations in flight and a restarted run can skip
 // finished ones with SimulationIDs. After a crash, MarkInterrupted turns the
-// evaluations left "running" into "interrupted".
+// evaluations left "running" into "interrupted", and MarkTasksInterrupted
+// fails the A2A tasks whose executions died with the process.
 //
 // bbolt locks the file: one process may open it read-write (other Opens fail
 // with ErrLocked after the lock timeout), or several may open it with

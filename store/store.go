@@ -53,7 +53,8 @@ const (
 )
 
 // defaultMaxRecordSize bounds a single stored value (an evaluation record, a
-// simulation record or a simulation's request metrics): 64 MiB. bbolt could
+// simulation record, a simulation's request metrics or an A2A task record):
+// 64 MiB. bbolt could
 // hold more, but every read copies the value, so we bound memory here.
 const defaultMaxRecordSize = 64 << 20
 
@@ -63,14 +64,24 @@ const defaultMaxRecordSize = 64 << 20
 //	evaluations  evaluation id -> JSON of Evaluation
 //	simulations  evaluation id -> nested bucket: simulation id -> JSON (Simulation without Requests)
 //	requests     evaluation id -> nested bucket: simulation id -> JSON (Simulation.Requests)
+//	a2a_tasks    A2A task id -> JSON {version, user, updated_at, task} (see a2atasks.go)
+//
+// a2a_tasks was added without bumping SchemaVersion: the change is purely
+// additive. A read-write Open creates a missing bucket (checkSchema reports
+// it as needing initialization), readers treat a missing bucket as empty
+// (a read-only handle on an older file), and an older proctor opening a
+// newer file ignores a bucket it does not know (it only checks for foreign
+// buckets when "meta" is missing). Nothing an older proctor writes depends
+// on the new bucket, so both versions can keep using the same file.
 var (
 	bucketMeta        = []byte("meta")
 	bucketEvaluations = []byte("evaluations")
 	bucketSimulations = []byte("simulations")
 	bucketRequests    = []byte("requests")
+	bucketA2ATasks    = []byte("a2a_tasks")
 	keySchemaVersion  = []byte("schema_version")
 
-	allBuckets = [][]byte{bucketMeta, bucketEvaluations, bucketSimulations, bucketRequests}
+	allBuckets = [][]byte{bucketMeta, bucketEvaluations, bucketSimulations, bucketRequests, bucketA2ATasks}
 )
 
 // DB is an open proctor database. It is safe for concurrent use by multiple
@@ -110,7 +121,8 @@ func WithLockTimeout(d time.Duration) Option {
 // WithReadOnly opens the database read-only with a shared lock, so several
 // readers (for example `proctor results`) may share a file. The file must
 // already exist; it is never created or modified, and every Put, Delete
-// and MarkInterrupted call fails.
+// and MarkInterrupted call fails, as do the writes of TaskStore and
+// MarkTasksInterrupted.
 func WithReadOnly() Option {
 	return func(o *options) { o.readOnly = true }
 }

@@ -7,9 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/builtin"
+	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/tools"
 )
 
@@ -24,6 +27,7 @@ func newServeCmd() *cobra.Command {
 		maxConcurrent         int
 		tokens                []string
 		maxRequest            int64
+		denyPrivate           bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -67,10 +71,21 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			} else if n > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d evaluation(s) interrupted by a previous stop; resume them with run_evaluation {\"resume\": ID}\n", n)
 			}
+			// A2A tasks whose executions died with the previous process end
+			// failed, saying so; their evaluations can be resumed.
+			if ids, err := db.MarkTasksInterrupted(ctx, ""); err != nil {
+				return failErr(err)
+			} else if len(ids) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d A2A task(s) left unfinished by a previous stop are now failed\n", len(ids))
+			}
 			srv, err := agent.New(agent.Config{
 				Host: host, Port: port, GRPCPort: grpcPort, CardURL: cardURL, AuthTokens: tokens,
 				MaxConcurrent: maxConcurrent, MaxRequestBytes: maxRequest,
-			}, &tools.Service{Domains: reg, Store: db})
+				// Tasks survive restarts. Callers are not told apart (a token
+				// grants the service, not an identity), so listing is open to
+				// whoever may call at all.
+				TaskStore: db.TaskStore(store.WithAnonymousTaskList()),
+			}, service(reg, db, denyPrivate))
 			if err != nil {
 				return failErr(err)
 			}
@@ -95,7 +110,20 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 	fl.IntVar(&maxConcurrent, "max-concurrent", agent.DefaultMaxConcurrent, "evaluations run at once; more wait in a FIFO queue")
 	fl.Int64Var(&maxRequest, "max-request-bytes", agent.DefaultMaxRequestBytes, "largest request body accepted")
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
+	fl.BoolVar(&denyPrivate, "deny-private-targets", false, "refuse to evaluate agents on loopback, private, link-local and other non-public addresses (after DNS resolution); for servers untrusted callers can reach")
 	return cmd
+}
+
+// service is the skills' implementation for proctor serve. With denyPrivate
+// every connection to an agent under evaluation is checked against the
+// address it actually reaches; the built-in agent (on loopback, started by
+// proctor itself) stays available.
+func service(reg *domains.Registry, db *store.DB, denyPrivate bool) *tools.Service {
+	svc := &tools.Service{Domains: reg, Store: db}
+	if denyPrivate {
+		svc.ClientOptions = []a2aclient.Option{a2aclient.WithDenyPrivateTargets()}
+	}
+	return svc
 }
 
 func orOff(addr string) string {
