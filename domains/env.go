@@ -130,6 +130,19 @@ func NewDomain[DB any](s Spec[DB]) (*Domain, error) {
 	}
 	tools := s.Tools
 	dbJSON := slices.Clone(s.DB)
+	newDB := func() (*DB, error) {
+		db := new(DB)
+		if err := json.Unmarshal(dbJSON, db); err != nil {
+			return nil, fmt.Errorf("decode database: %w", err)
+		}
+		return db, nil
+	}
+	if _, ok := any(&probe).(Cloner[DB]); ok {
+		// Decode once; every environment gets a clone, which for a large
+		// database can share what it does not change.
+		template := &probe
+		newDB = func() (*DB, error) { return any(template).(Cloner[DB]).Clone(), nil }
+	}
 	return &Domain{
 		Name:        s.Name,
 		Description: s.Description,
@@ -137,11 +150,11 @@ func NewDomain[DB any](s Spec[DB]) (*Domain, error) {
 		Tasks:       s.Tasks,
 		Tools:       slices.Clone(tools.specs),
 		newEnv: func() (Env, error) {
-			e := &toolEnv[DB]{tools: tools, db: new(DB)}
-			if err := json.Unmarshal(dbJSON, e.db); err != nil {
-				return nil, fmt.Errorf("decode database: %w", err)
+			db, err := newDB()
+			if err != nil {
+				return nil, err
 			}
-			return e, nil
+			return &toolEnv[DB]{tools: tools, db: db}, nil
 		},
 	}, nil
 }
@@ -185,7 +198,26 @@ func (e *toolEnv[DB]) Call(call ToolCall) (res ToolResult) {
 
 // Hash implements Env.
 func (e *toolEnv[DB]) Hash() (string, error) {
+	if h, ok := any(e.db).(Hasher); ok {
+		return h.Hash()
+	}
 	return HashJSON(e.db)
+}
+
+// Hasher is implemented by database types that fingerprint themselves (for
+// example the way tau2-bench does, so that DB rewards compare with its
+// runs). Others are hashed with HashJSON.
+type Hasher interface {
+	Hash() (string, error)
+}
+
+// Cloner is implemented by database types that copy themselves more cheaply
+// than decoding their JSON again, typically by sharing records and copying
+// one only when a tool changes it. NewDomain then decodes the database once
+// and gives each environment a Clone. A clone must never change what it
+// shares with the template or with other clones.
+type Cloner[DB any] interface {
+	Clone() *DB
 }
 
 // HashJSON fingerprints a value as the SHA-256 of its canonical JSON: object

@@ -1,6 +1,7 @@
 package domains
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -139,5 +140,41 @@ func TestGoldHashAndInitialState(t *testing.T) {
 	d2, _ := kvDomain(t, bad)
 	if _, err := d2.NewEnv(&d2.Tasks[0]); err == nil || !strings.Contains(err.Error(), "initialization action") {
 		t.Errorf("broken initial state: err = %v", err)
+	}
+}
+
+// cowDB shares its items with its template and replaces the map on write.
+type cowDB struct {
+	Items  map[string]int `json:"items"`
+	cloned bool
+}
+
+func (db *cowDB) Clone() *cowDB { return &cowDB{Items: db.Items, cloned: true} }
+
+func (db *cowDB) Hash() (string, error) { return fmt.Sprintf("items=%d", len(db.Items)), nil }
+
+func TestClonerAndHasherHooks(t *testing.T) {
+	tb := NewToolbox[cowDB]()
+	tb.Register("set", "Set.", `{"type":"object","properties":{}}`, func(db *cowDB, _ Args) (any, error) {
+		db.Items = map[string]int{"x": 1, "y": 2} // copy on write: the shared map stays as it was
+		return "ok", nil
+	})
+	tb.Register("cloned", "Was this DB cloned?", `{"type":"object","properties":{}}`, func(db *cowDB, _ Args) (any, error) {
+		return fmt.Sprint(db.cloned), nil
+	})
+	d, err := NewDomain(Spec[cowDB]{Name: "cow", DB: []byte(`{"items":{"a":1}}`), Tools: tb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := d.NewEnv(nil)
+	b, _ := d.NewEnv(nil)
+	if got := a.Call(ToolCall{Name: "cloned"}).Content; got != "true" {
+		t.Fatalf("environment not made by Clone: %s", got)
+	}
+	a.Call(ToolCall{Name: "set"})
+	ha, _ := a.Hash()
+	hb, _ := b.Hash()
+	if ha != "items=2" || hb != "items=1" {
+		t.Errorf("Hasher or isolation broken: a %s, b %s", ha, hb)
 	}
 }
