@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -262,18 +263,11 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 			return requestErr(err)
 		}
 	}
-	db, err := openDB(f.dbPath)
+	db, err := openWritableDB(ctx, f.dbPath, cmd.ErrOrStderr(), "see 'proctor results'; finish one with --resume ID")
 	if err != nil {
 		return failErr(err)
 	}
 	defer db.Close()
-	// We hold the database's exclusive lock, so no other proctor is running:
-	// an evaluation still marked running was left by one that died.
-	if n, err := db.MarkInterrupted(ctx, bench.StatusRunning, bench.StatusInterrupted); err != nil {
-		return failErr(err)
-	} else if n > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d evaluation(s) left running by a proctor that stopped are now marked interrupted (see 'proctor results'; finish one with --resume ID)\n", n)
-	}
 
 	errOut := cmd.ErrOrStderr()
 	svc := &tools.Service{Domains: reg, Store: db}
@@ -356,6 +350,26 @@ func flattenHeaders(h http.Header) map[string]string {
 		out[k] = strings.Join(vs, ", ")
 	}
 	return out
+}
+
+// openWritableDB opens the database for writing. Holding its exclusive lock
+// proves no other proctor is running, so an evaluation still marked running
+// was left by one that stopped: it is marked interrupted, and hint tells the
+// user what to do about it.
+func openWritableDB(ctx context.Context, path string, errOut io.Writer, hint string) (*store.DB, error) {
+	db, err := openDB(path)
+	if err != nil {
+		return nil, err
+	}
+	n, err := db.MarkInterrupted(ctx, bench.StatusRunning, bench.StatusInterrupted)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if n > 0 {
+		fmt.Fprintf(errOut, "proctor: %d evaluation(s) left running by a proctor that stopped are now marked interrupted (%s)\n", n, hint)
+	}
+	return db, nil
 }
 
 func openDB(path string) (*store.DB, error) {

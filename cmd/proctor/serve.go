@@ -9,7 +9,6 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/agent"
-	"github.com/proctor-eval/proctor/bench"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/builtin"
 	"github.com/proctor-eval/proctor/store"
@@ -59,18 +58,11 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			if err != nil {
 				return failErr(err)
 			}
-			db, err := openDB(dbPath)
+			db, err := openWritableDB(ctx, dbPath, cmd.ErrOrStderr(), `resume one with run_evaluation {"resume": ID}`)
 			if err != nil {
 				return failErr(err)
 			}
 			defer db.Close()
-			// This process holds the database: evaluations marked running
-			// were left by one that stopped.
-			if n, err := db.MarkInterrupted(ctx, bench.StatusRunning, bench.StatusInterrupted); err != nil {
-				return failErr(err)
-			} else if n > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d evaluation(s) interrupted by a previous stop; resume them with run_evaluation {\"resume\": ID}\n", n)
-			}
 			// A2A tasks whose executions died with the previous process end
 			// failed, saying so; their evaluations can be resumed.
 			if ids, err := db.MarkTasksInterrupted(ctx, ""); err != nil {
