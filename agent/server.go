@@ -25,6 +25,9 @@ import (
 	"github.com/proctor-eval/proctor/tools"
 )
 
+// BearerScheme names the card's security scheme when tokens are required.
+const BearerScheme a2a.SecuritySchemeName = "bearer"
+
 // Defaults of Config.
 const (
 	DefaultHost            = "127.0.0.1"
@@ -106,6 +109,14 @@ func New(cfg Config, svc *tools.Service) (*Server, error) {
 		cardURL = "http://" + advertised(s.httpLn.Addr(), cfg.Host)
 	}
 	s.card = Card(cardURL, grpcAddr)
+	if len(cfg.AuthTokens) > 0 {
+		// Say so in the card, so that clients (and a2a-go's AuthInterceptor)
+		// know to send a token.
+		s.card.SecuritySchemes = a2a.NamedSecuritySchemes{BearerScheme: a2a.HTTPAuthSecurityScheme{
+			Scheme: "Bearer", Description: "a token given to you by this proctor's operator",
+		}}
+		s.card.SecurityRequirements = a2a.SecurityRequirementsOptions{{BearerScheme: a2a.SecuritySchemeScopes{}}}
+	}
 	s.baseURL = strings.TrimRight(cardURL, "/")
 
 	s.executor = &executor{
@@ -119,7 +130,7 @@ func New(cfg Config, svc *tools.Service) (*Server, error) {
 	handler := immediate{a2asrv.NewHandler(s.executor, opts...)}
 
 	mux := http.NewServeMux()
-	mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewAgentCardHandler(a2av0.NewStaticAgentCardProducer(s.card)))
+	mux.Handle(a2asrv.WellKnownAgentCardPath, cardHandler(s.card))
 	mux.HandleFunc(PathHealth, s.health)
 	guard := func(h http.Handler) http.Handler { return s.limit(s.authenticate(h)) }
 	mux.Handle(PathJSONRPC, guard(a2asrv.NewJSONRPCHandler(handler)))
@@ -213,6 +224,24 @@ func (s *Server) Serve(ctx context.Context) error {
 	return err
 }
 
+// cardHandler serves the card in the form the client speaks. A request that
+// says A2A-Version 1.x gets the 1.0 card; others get a2a-go's union of the
+// 1.0 and 0.3 forms, which clients of either version read. The union can
+// hold security schemes in the 0.3 form only, which 1.0 parsers reject:
+// 1.0 clients of a server that requires tokens must say their version.
+func cardHandler(card *a2a.AgentCard) http.Handler {
+	v10 := a2asrv.NewStaticAgentCardHandler(card)
+	union := a2asrv.NewAgentCardHandler(a2av0.NewStaticAgentCardProducer(card))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Add("Vary", a2a.SvcParamVersion)
+		if v := strings.TrimSpace(r.Header.Get(a2a.SvcParamVersion)); v == "1" || strings.HasPrefix(v, "1.") {
+			v10.ServeHTTP(w, r)
+			return
+		}
+		union.ServeHTTP(w, r)
+	})
+}
+
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 	running, waiting := s.executor.queue.stats()
 	w.Header().Set("Content-Type", "application/json")
@@ -261,8 +290,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 }
 
 func (s *Server) tokenOK(header string) bool {
-	token, ok := strings.CutPrefix(header, "Bearer ")
-	if !ok || token == "" {
+	// RFC 7235: the scheme is case-insensitive ("bearer" is "Bearer"), and
+	// one or more spaces separate it from the credentials.
+	scheme, token, ok := strings.Cut(header, " ")
+	token = strings.TrimLeft(token, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return false
 	}
 	for _, t := range s.cfg.AuthTokens {

@@ -14,6 +14,7 @@ import (
 	sdkclient "github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
+	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains/builtin"
 	"github.com/proctor-eval/proctor/internal/agenttest"
@@ -52,7 +53,8 @@ func start(t *testing.T, cfg agent.Config) fixture {
 
 func client(t *testing.T, base string, opts ...sdkclient.FactoryOption) *sdkclient.Client {
 	t.Helper()
-	card, err := agentcard.DefaultResolver.Resolve(context.Background(), base)
+	// A 1.0 client says so, and gets the 1.0 card.
+	card, err := agentcard.DefaultResolver.Resolve(context.Background(), base, agentcard.WithRequestHeader(a2a.SvcParamVersion, "1.0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,6 +307,21 @@ func TestAuth(t *testing.T) {
 	c := client(t, base, sdkclient.WithCallInterceptors(bearer("s3cret")))
 	if _, err := c.SendMessage(context.Background(), skill(agent.SkillListDomains, nil)); err != nil {
 		t.Errorf("with the token: %v", err)
+	}
+	// The card declares the scheme, so a2a-go's own AuthInterceptor sends
+	// the token without being told where.
+	creds := sdkclient.NewInMemoryCredentialsStore()
+	creds.Set("session", agent.BearerScheme, "s3cret")
+	c = client(t, base, sdkclient.WithCallInterceptors(&sdkclient.AuthInterceptor{Service: creds}))
+	// Clients that do not say their version get the card both versions read,
+	// with the scheme in the 0.3 form.
+	union, err := a2aclient.Dial(context.Background(), base, a2aclient.WithHeaders(http.Header{"Authorization": {"Bearer s3cret"}}))
+	if err != nil {
+		t.Fatalf("proctor's own client on the union card: %v", err)
+	}
+	_ = union.Close()
+	if _, err := c.SendMessage(sdkclient.AttachSessionID(context.Background(), "session"), skill(agent.SkillListDomains, nil)); err != nil {
+		t.Errorf("with credentials found through the card: %v", err)
 	}
 }
 

@@ -34,5 +34,24 @@ It takes --transport jsonrpc|rest|grpc, --protocol 1.0|0.3|both, --port,
 carries the text instead of a Message) and --streaming true|false (what its
 card declares). It prints one line, READY and the base URL of its agent card,
 and exits on SIGTERM or when its stdin closes.
+
+The other direction is tested too: proctor serve (package agent), started in
+process, is the server, and clients we did not write talk to it on every
+interface its card lists (JSON-RPC and REST at 1.0 and 0.3, gRPC at 1.0),
+streamed and polled: the JavaScript SDK's client (testdata/jspeer/client.mjs)
+and a2a-go's own client. They run the three skills, the AgentBeats flow (an
+assessment request as text, for a reference agent served on its own port)
+and bearer-token authentication. client.mjs can be run by hand too:
+
+	proctor serve --port 9009 &
+	cd internal/interop/testdata/jspeer
+	node client.mjs --card-url http://127.0.0.1:9009 --transport rest --protocol 0.3 --mode poll \
+		--request '{"skill": "run_evaluation", "params": {"agent_url": "builtin", "num_tasks": 2}}'
+
+It takes --transport jsonrpc|rest|grpc, --protocol 1.0|0.3, --mode
+stream|poll, --request JSON (sent as a data part) or --text TEXT (a text
+part), --auth-token, --timeout and --interval, follows the task to a terminal
+state and prints one JSON line: the states seen, the final task or message,
+the artifact names, the data part of the Result artifact and the status text.
 */
 package interop
