@@ -70,15 +70,16 @@ func (s *Service) GetResults(ctx context.Context, req ResultsRequest) (*bench.Ev
 		return nil, nil, validationError(err)
 	}
 	if req.ID != "" {
-		eval, err := bench.Load(ctx, s.Store, req.ID)
+		load := func(ctx context.Context, id string) (*bench.Evaluation, error) { return bench.Load(ctx, s.Store, id) }
+		if req.IncludeTranscripts != nil && !*req.IncludeTranscripts {
+			load = s.loadWithoutTranscripts
+		}
+		eval, err := load(ctx, req.ID)
 		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
 			return nil, nil, invalid("id: %v", err)
 		}
 		if err != nil {
 			return nil, nil, err
-		}
-		if req.IncludeTranscripts != nil && !*req.IncludeTranscripts {
-			StripTranscripts(eval)
 		}
 		return eval, nil, nil
 	}

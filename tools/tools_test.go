@@ -95,8 +95,10 @@ func TestShardsPartitionTheTasks(t *testing.T) {
 func TestPrepareExecuteResumeAndResults(t *testing.T) {
 	svc := service(t)
 	ctx := context.Background()
-	run, err := svc.Prepare(ctx, tools.EvaluationRequest{AgentURL: "builtin", TaskIDs: []string{"mock-01", "mock-02"},
-		NumTrials: 2, Headers: map[string]string{"X-Secret": "hush"}})
+	// One at a time over all 17 tasks, so that cancelling after the first
+	// leaves work to resume however fast the machine is.
+	run, err := svc.Prepare(ctx, tools.EvaluationRequest{AgentURL: "builtin", Concurrency: 1,
+		Headers: map[string]string{"X-Secret": "hush"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +112,7 @@ func TestPrepareExecuteResumeAndResults(t *testing.T) {
 	}
 	run.Close()
 	eval := run.Evaluation()
-	if eval.Status != bench.StatusInterrupted || len(eval.Simulations) == 0 || len(eval.Simulations) == 4 {
+	if eval.Status != bench.StatusInterrupted || len(eval.Simulations) == 0 || len(eval.Simulations) == 17 {
 		t.Fatalf("interrupted run: %s with %d simulations", eval.Status, len(eval.Simulations))
 	}
 	if !slices.Equal(eval.Config.HeaderNames, []string{"X-Secret"}) {
@@ -128,7 +130,7 @@ func TestPrepareExecuteResumeAndResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	resumed.Close()
-	if got := resumed.Evaluation(); got.Status != bench.StatusCompleted || got.Summary.NumSimulations != 4 || got.Summary.AvgReward != 1 {
+	if got := resumed.Evaluation(); got.Status != bench.StatusCompleted || got.Summary.NumSimulations != 17 || got.Summary.AvgReward != 1 {
 		t.Fatalf("after resume: %s, %+v", got.Status, got.Summary)
 	}
 	if _, err := svc.Prepare(ctx, tools.EvaluationRequest{Resume: eval.ID}); err == nil || !strings.Contains(err.Error(), "already completed") {
@@ -136,7 +138,7 @@ func TestPrepareExecuteResumeAndResults(t *testing.T) {
 	}
 
 	one, _, err := svc.GetResults(ctx, tools.ResultsRequest{ID: eval.ID, IncludeTranscripts: new(bool)})
-	if err != nil || one.ID != eval.ID || len(one.Simulations) != 4 || one.Simulations[0].Messages != nil {
+	if err != nil || one.ID != eval.ID || len(one.Simulations) != 17 || one.Simulations[0].Messages != nil {
 		t.Fatalf("get_results by id: %v, %+v", err, one)
 	}
 	_, page, err := svc.GetResults(ctx, tools.ResultsRequest{AgentURL: "builtin"})

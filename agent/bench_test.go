@@ -1,0 +1,359 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	sdkclient "github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/domains/builtin"
+	"github.com/proctor-eval/proctor/internal/agenttest"
+	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/tools"
+)
+
+// serveBench serves proctor with a fresh database until the benchmark ends.
+func serveBench(tb testing.TB) (*agent.Server, *tools.Service) {
+	tb.Helper()
+	reg, err := builtin.Registry()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db, err := store.Open(filepath.Join(tb.TempDir(), "p.db"), store.WithNoSync())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	svc := &tools.Service{Domains: reg, Store: db}
+	srv, err := agent.New(agent.Config{GRPCPort: -1}, svc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	tb.Cleanup(func() { cancel(); <-done; _ = db.Close() })
+	return srv, svc
+}
+
+// jsonrpcClient is a2a-go's client on the JSON-RPC 1.0 interface of the
+// agent at base, and only that one.
+func jsonrpcClient(tb testing.TB, base string) *sdkclient.Client {
+	tb.Helper()
+	card, err := agentcard.DefaultResolver.Resolve(context.Background(), base)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := sdkclient.NewFromCard(context.Background(), card, sdkclient.WithDefaultsDisabled(), sdkclient.WithJSONRPCTransport(nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = c.Destroy() })
+	return c
+}
+
+// bigEvaluation stores a completed evaluation of tasks x trials
+// simulations made of real ones: the built-in agent is evaluated once on
+// the tasks, and every trial repeats those records (transcripts, rewards,
+// metrics, request metrics) under its own id and context.
+func bigEvaluation(tb testing.TB, svc *tools.Service, tasks []string, trials int) (string, int) {
+	tb.Helper()
+	ctx := context.Background()
+	run, err := svc.Prepare(ctx, tools.EvaluationRequest{AgentURL: tools.BuiltinAgent, TaskIDs: tasks})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer run.Close()
+	if err := run.Execute(ctx, nil); err != nil {
+		tb.Fatal(err)
+	}
+	real := run.Evaluation()
+	if real.Status != bench.StatusCompleted || len(real.Simulations) != len(tasks) {
+		tb.Fatalf("the seed evaluation: %s with %d simulations", real.Status, len(real.Simulations))
+	}
+	requests := map[string]json.RawMessage{}
+	transcript := 0
+	for _, s := range real.Simulations {
+		if requests[s.TaskID], err = svc.Store.Requests(ctx, real.ID, s.ID); err != nil {
+			tb.Fatal(err)
+		}
+		m, _ := json.Marshal(s.Messages)
+		transcript += len(m)
+	}
+
+	id := store.NewID()
+	eval := *real
+	eval.ID, eval.Status, eval.Simulations = id, bench.StatusInterrupted, nil
+	eval.Config.NumTrials = trials
+	put := func() {
+		data, err := json.Marshal(eval)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := svc.Store.PutEvaluation(ctx, store.Evaluation{ID: id, Domain: eval.Domain, AgentURL: eval.Agent.URL,
+			Status: eval.Status, CreatedAt: eval.CreatedAt, Data: data}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	put()
+	// Concurrent writers share transactions (group commit).
+	jobs := make(chan bench.Simulation)
+	var wg sync.WaitGroup
+	var failed error
+	var once sync.Once
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range jobs {
+				data, err := json.Marshal(s)
+				if err == nil {
+					err = svc.Store.PutSimulation(ctx, id, store.Simulation{ID: s.ID, TaskID: s.TaskID, Trial: s.Trial,
+						Reward: s.Reward, Data: data, Requests: requests[s.TaskID]})
+				}
+				if err != nil {
+					once.Do(func() { failed = err })
+				}
+			}
+		}()
+	}
+	for trial := range trials {
+		for _, s := range real.Simulations {
+			s.ID, s.Trial = bench.SimulationID(s.TaskID, trial), trial
+			s.ContextID = fmt.Sprintf("%s-%d", s.ContextID, trial)
+			s.StartedAt = s.StartedAt.Add(time.Duration(trial) * time.Second)
+			jobs <- s
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if failed != nil {
+		tb.Fatal(failed)
+	}
+	// Score it as a whole (Load recomputes the scores of an evaluation
+	// that did not complete), then record it completed.
+	scored, err := bench.Load(ctx, svc.Store, id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	eval.Summary, eval.Metrics, eval.Status = scored.Summary, scored.Metrics, bench.StatusCompleted
+	finished := time.Now().UTC()
+	eval.FinishedAt = &finished
+	put()
+	return id, transcript / len(real.Simulations)
+}
+
+// cannedExecutor is a bare a2a-go agent that answers every message with the
+// same parts, built once: what serving an answer costs a2a-go's server and
+// client, with nothing computed.
+type cannedExecutor struct{ parts []*a2a.Part }
+
+func (e cannedExecutor) Execute(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		msg := a2a.NewMessage(a2a.MessageRoleAgent, e.parts...)
+		msg.ContextID = ec.ContextID
+		yield(msg, nil)
+	}
+}
+
+func (cannedExecutor) Cancel(context.Context, *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(func(a2a.Event, error) bool) {}
+}
+
+func startCanned(tb testing.TB, parts []*a2a.Part) string {
+	tb.Helper()
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	tb.Cleanup(srv.Close)
+	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(agenttest.Card(srv.URL)))
+	mux.Handle("/", a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(cannedExecutor{parts})))
+	return srv.URL
+}
+
+// BenchmarkSkillsVsEcho measures proctor's cheap skills against the
+// cheapest A2A call there is: a round trip to a bare a2a-go agent that
+// echoes, on the same machine, over the same transport (JSON-RPC 1.0,
+// a2a-go's client). Each iteration makes one call of each kind; the ratios
+// say how many echo round trips a skill costs. get_results reads an
+// evaluation of 1,000 simulations.
+//
+// ratio-floor-no-transcripts is a bare a2a-go agent answering with the very
+// parts of proctor's get_results answer without transcripts, made once: the
+// share of that call which is a2a-go encoding and decoding the answer
+// (about 1 KB per simulation), not proctor.
+func BenchmarkSkillsVsEcho(b *testing.B) {
+	const tasks, trials = 10, 100 // 1,000 simulations
+	ctx := context.Background()
+	srv, svc := serveBench(b)
+	var taskIDs []string
+	for i := 1; i <= tasks; i++ {
+		taskIDs = append(taskIDs, fmt.Sprintf("mock-%02d", i))
+	}
+	evalID, transcript := bigEvaluation(b, svc, taskIDs, trials)
+
+	proctor := jsonrpcClient(b, srv.URL())
+	echoSrv := agenttest.Start(b, func(_ context.Context, _, text string) string { return text })
+	echo := jsonrpcClient(b, echoSrv.URL)
+
+	send := func(c *sdkclient.Client, part *a2a.Part) *a2a.Message {
+		res, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, part)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		msg, ok := res.(*a2a.Message)
+		if !ok {
+			b.Fatalf("answered %T %+v, want a message", res, res)
+		}
+		return msg
+	}
+	skillPart := func(name string, params map[string]any) *a2a.Part {
+		body := map[string]any{"skill": name}
+		if params != nil {
+			body["params"] = params
+		}
+		return a2a.NewDataPart(body)
+	}
+	echoPart := a2a.NewTextPart("ping")
+	listPart := skillPart(agent.SkillListDomains, nil)
+	getPart := skillPart(agent.SkillGetResults, map[string]any{"id": evalID})
+	getLeanPart := skillPart(agent.SkillGetResults, map[string]any{"id": evalID, "include_transcripts": false})
+
+	// The floor: a bare a2a-go agent answering with proctor's own answer
+	// to get_results without transcripts, made once.
+	canned := send(proctor, getLeanPart).Parts
+	floor := jsonrpcClient(b, startCanned(b, canned))
+
+	// Check once what the calls answer, and warm the connections up.
+	if got := send(echo, echoPart).Parts[0].Text(); got != "ping" {
+		b.Fatalf("echo answered %q", got)
+	}
+	send(proctor, listPart)
+	for part, transcripts := range map[*a2a.Part]bool{getPart: true, getLeanPart: false} {
+		var eval struct {
+			ID          string `json:"id"`
+			Simulations []struct {
+				Messages []any `json:"messages"`
+			} `json:"simulations"`
+		}
+		raw, _ := json.Marshal(dataPartOf(b, send(proctor, part)))
+		if err := json.Unmarshal(raw, &eval); err != nil || eval.ID != evalID || len(eval.Simulations) != tasks*trials {
+			b.Fatalf("get_results: evaluation %q with %d simulations (%v)", eval.ID, len(eval.Simulations), err)
+		}
+		if has := len(eval.Simulations[0].Messages) > 0; has != transcripts {
+			b.Fatalf("get_results with include_transcripts %v: transcripts %v", transcripts, has)
+		}
+	}
+
+	// Medians, not means: the ratios should not swing with a few calls
+	// slowed by whatever else the machine runs.
+	var echoT, listT, getT, leanT, floorT []time.Duration
+	timed := func(d *[]time.Duration, c *sdkclient.Client, part *a2a.Part) {
+		start := time.Now()
+		send(c, part)
+		*d = append(*d, time.Since(start))
+	}
+	for b.Loop() {
+		timed(&echoT, echo, echoPart)
+		timed(&listT, proctor, listPart)
+		timed(&getT, proctor, getPart)
+		timed(&leanT, proctor, getLeanPart)
+		timed(&floorT, floor, echoPart)
+	}
+	median := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2].Nanoseconds())
+	}
+	e, l, g, lean, fl := median(echoT), median(listT), median(getT), median(leanT), median(floorT)
+	b.ReportMetric(e, "echo-ns/op")
+	b.ReportMetric(l, "list-ns/op")
+	b.ReportMetric(g, "get-ns/op")
+	b.ReportMetric(lean, "get-no-transcripts-ns/op")
+	b.ReportMetric(l/e, "ratio-list")
+	b.ReportMetric(g/e, "ratio-get")
+	b.ReportMetric(lean/e, "ratio-get-no-transcripts")
+	// What a2a-go alone spends carrying that answer, in echo round trips:
+	// ratio-get-no-transcripts can go no lower.
+	b.ReportMetric(fl/e, "ratio-floor-no-transcripts")
+	b.Logf("%d simulations, transcripts of %d bytes on average", tasks*trials, transcript)
+}
+
+func dataPartOf(tb testing.TB, msg *a2a.Message) map[string]any {
+	tb.Helper()
+	for _, p := range msg.Parts {
+		if d, ok := p.Data().(map[string]any); ok {
+			return d
+		}
+	}
+	tb.Fatalf("no data part in %+v", msg.Parts)
+	return nil
+}
+
+// TestGetResultsWithoutTranscripts: get_results without transcripts, which
+// skips decoding them, answers what loading the whole evaluation and
+// dropping its messages answers: same records, same order (task order of
+// the evaluation, then trial, which is not the store's key order), for
+// completed evaluations and for the others (rescored on load).
+func TestGetResultsWithoutTranscripts(t *testing.T) {
+	ctx := context.Background()
+	_, svc := serveBench(t)
+	id, _ := bigEvaluation(t, svc, []string{"mock-03", "mock-01", "mock-02"}, 12)
+	lean := false
+	check := func(ref string) {
+		t.Helper()
+		want, err := bench.Load(ctx, svc.Store, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools.StripTranscripts(want)
+		got, _, err := svc.GetResults(ctx, tools.ResultsRequest{ID: ref, IncludeTranscripts: &lean})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			g, _ := json.Marshal(got)
+			w, _ := json.Marshal(want)
+			t.Fatalf("get_results without transcripts differs from Load:\n got %.2000s\nwant %.2000s", g, w)
+		}
+		if len(got.Simulations) != 36 || got.Simulations[0].ID != "mock-03#0" || got.Simulations[2].ID != "mock-03#2" || got.Simulations[12].ID != "mock-01#0" {
+			t.Errorf("%d simulations, in the order %s, %s, %s...", len(got.Simulations), got.Simulations[0].ID, got.Simulations[1].ID, got.Simulations[2].ID)
+		}
+		full, _, err := svc.GetResults(ctx, tools.ResultsRequest{ID: ref})
+		if err != nil || len(full.Simulations[0].Messages) == 0 {
+			t.Fatalf("get_results with transcripts: %v", err)
+		}
+	}
+	check(id)
+	check(id[:len(id)-1]) // a prefix (the seed evaluation shares the first characters)
+
+	// An evaluation that did not complete is rescored from what it kept.
+	rec, err := svc.Store.GetEvaluation(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Status, rec.UpdatedAt = bench.StatusInterrupted, time.Time{}
+	if err := svc.Store.PutEvaluation(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	check(id)
+
+	// Unknown and ambiguous ids are the request's fault.
+	var inv *tools.InvalidRequestError
+	if _, _, err := svc.GetResults(ctx, tools.ResultsRequest{ID: "ffffffff-0000", IncludeTranscripts: &lean}); !errors.As(err, &inv) {
+		t.Errorf("unknown id: %v, want an InvalidRequestError", err)
+	}
+}
