@@ -11,29 +11,15 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/domains"
+
+	"github.com/proctor-eval/proctor/internal/tau2test"
 )
 
-// dataDir is where the tau2 data lives for tests (it is never part of
-// proctor). TAU2_AIRLINE_DIR overrides it.
-func dataDir() string {
-	if d := os.Getenv("TAU2_AIRLINE_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "..", "shared", "tau2", "airline")
-}
-
-// needData skips a test when the tau2 data is absent, except on CI, where
-// its absence is a failure.
+// needData returns the airline data directory; tau2test skips the test when
+// the data is absent, except under CI, where that is a failure.
 func needData(t testing.TB) string {
 	t.Helper()
-	dir := dataDir()
-	if _, err := os.Stat(filepath.Join(dir, DBFile)); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("tau2 airline data not found at %s (CI is set, so this is a failure): %v", dir, err)
-		}
-		t.Skipf("tau2 airline data not found at %s; set TAU2_AIRLINE_DIR to run this test: %v", dir, err)
-	}
-	return dir
+	return tau2test.Dir(t, "airline")
 }
 
 var (

@@ -373,7 +373,7 @@ func TestUpdateBaggages(t *testing.T) {
 		fails(t, env, "update_reservation_baggages", args(1.0, 1.0, "credit_card_1"), "Payment method not found")
 		fails(t, env, "update_reservation_baggages", map[string]any{"reservation_id": "NOPE00", "total_baggages": 1.0, "nonfree_baggages": 1.0, "payment_id": cardID}, "Reservation NOPE00 not found")
 	})
-	got = obj(ok(t, env, "update_reservation_baggages", args(5.0, 5.0, giftID)))
+	_ = obj(ok(t, env, "update_reservation_baggages", args(5.0, 5.0, giftID)))
 	if a := paymentMethod(t, env, sophia, giftID)["amount"]; a != num("24.0") {
 		t.Errorf("gift card %v, want 24.0", a)
 	}

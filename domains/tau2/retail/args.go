@@ -1,0 +1,136 @@
+package retail
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/proctor-eval/proctor/domains"
+)
+
+// tau2 calls a tool's Python function with the call's arguments as keyword
+// arguments, without checking them against the declared schema first. The
+// helpers here mirror what follows from that: an unknown or missing argument
+// fails the call (with Python's TypeError wording), and a value of the wrong
+// JSON type fails it too. Unlike [domains.Args.String], an empty string is a
+// valid string: address2 is often "".
+
+// checkParams fails a call whose arguments are not exactly the tool's
+// parameters, as Python does for a function called with keyword arguments.
+func checkParams(tool string, args domains.Args, params ...string) error {
+	var unexpected []string
+	for k := range args {
+		if !slices.Contains(params, k) {
+			unexpected = append(unexpected, k)
+		}
+	}
+	if len(unexpected) > 0 {
+		slices.Sort(unexpected)
+		return fmt.Errorf("%s() got an unexpected keyword argument '%s'", tool, unexpected[0])
+	}
+	var missing []string
+	for _, p := range params {
+		if _, ok := args[p]; !ok {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	quoted := make([]string, len(missing))
+	for i, m := range missing {
+		quoted[i] = "'" + m + "'"
+	}
+	var list string
+	switch len(quoted) {
+	case 1:
+		list = quoted[0]
+	case 2:
+		list = quoted[0] + " and " + quoted[1]
+	default:
+		list = strings.Join(quoted[:len(quoted)-1], ", ") + ", and " + quoted[len(quoted)-1]
+	}
+	plural := ""
+	if len(missing) > 1 {
+		plural = "s"
+	}
+	return fmt.Errorf("%s() missing %d required positional argument%s: %s", tool, len(missing), plural, list)
+}
+
+// stringArg returns a string argument; "" is allowed.
+func stringArg(args domains.Args, name string) (string, error) {
+	switch v := args[name].(type) {
+	case string:
+		return v, nil
+	case nil:
+		return "", fmt.Errorf("argument '%s' must be a string, got null", name)
+	default:
+		return "", fmt.Errorf("argument '%s' must be a string, got %s", name, jsonType(v))
+	}
+}
+
+// stringListArg returns an array-of-strings argument. tau2 only iterates
+// the value, takes its len and sorts it, so an empty string or object acts
+// as an empty list there and succeeds; any other non-list fails (a non-empty
+// string, iterated by character, fails the item count check).
+func stringListArg(args domains.Args, name string) ([]string, error) {
+	switch v := args[name].(type) {
+	case []string:
+		return slices.Clone(v), nil
+	case string:
+		if v == "" {
+			return []string{}, nil
+		}
+	case map[string]any:
+		if len(v) == 0 {
+			return []string{}, nil
+		}
+	case []any:
+		out := make([]string, len(v))
+		for i, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("argument '%s' must be an array of strings, but element %d is %s", name, i, jsonType(e))
+			}
+			out[i] = s
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("argument '%s' must be an array of strings, got %s", name, jsonType(args[name]))
+}
+
+// stringArgs reads the named string arguments after checking the parameter
+// list, for tools whose parameters are all strings.
+func stringArgs(tool string, args domains.Args, params ...string) ([]string, error) {
+	if err := checkParams(tool, args, params...); err != nil {
+		return nil, err
+	}
+	out := make([]string, len(params))
+	for i, p := range params {
+		s, err := stringArg(args, p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, float32, int, int64, int32, json.Number:
+		return "a number"
+	case []any, []string:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("a %T", v)
+}

@@ -1,0 +1,32 @@
+// Package retail is tau2-bench's retail domain for proctor: an online
+// store's customer service with 50 products, 500 users and 1000 orders, and
+// the agent tools of tau2's retail toolkit (lookups, cancellations, order
+// modifications, returns, exchanges, address changes, calculate and transfer
+// to a human agent).
+//
+// The data are tau2-bench's own files (MIT licence) and are not part of
+// proctor: [New] reads them at run time from a directory laid out like
+// tau2's data/tau2/domains/retail (db.json, tasks.json, policy.md,
+// split_tasks.json).
+//
+// The tools reproduce tau2's behaviour, including its failure messages and
+// its quirks (see domains-spec.md section 3), because rewards compare
+// database hashes with tau2's: [DB.Hash] is tau2's hash, the SHA-256 of
+// Python's json.dumps(model_dump(), sort_keys=True), computed with package
+// pyjson over [DB.Dump]. Environments share the database decoded once and
+// copy a record only when a tool changes it ([DB.Clone]).
+//
+// Usage:
+//
+//	d, err := retail.New("/path/to/tau2/data/tau2/domains/retail", "base")
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	task, _ := d.Task("0")
+//	env, err := d.NewEnv(task)
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	res := env.Call(domains.ToolCall{Name: "find_user_id_by_email", Arguments: map[string]any{"email": "someone@example.com"}})
+//	fmt.Println(res.Content, res.Error)
+package retail
