@@ -152,6 +152,7 @@ func bigEvaluation(tb testing.TB, svc *tools.Service, tasks []string, trials int
 		tb.Fatal(err)
 	}
 	eval.Summary, eval.Metrics, eval.Status = scored.Summary, scored.Metrics, bench.StatusCompleted
+	eval.SimulationRows = bench.Rows(scored.Simulations) // as the runner keeps them
 	finished := time.Now().UTC()
 	eval.FinishedAt = &finished
 	put()
@@ -249,13 +250,17 @@ func BenchmarkSkillsVsEcho(b *testing.B) {
 			Simulations []struct {
 				Messages []any `json:"messages"`
 			} `json:"simulations"`
+			Rows []bench.SimulationRow `json:"simulation_rows"`
 		}
 		raw, _ := json.Marshal(dataPartOf(b, send(proctor, part)))
-		if err := json.Unmarshal(raw, &eval); err != nil || eval.ID != evalID || len(eval.Simulations) != tasks*trials {
-			b.Fatalf("get_results: evaluation %q with %d simulations (%v)", eval.ID, len(eval.Simulations), err)
+		if err := json.Unmarshal(raw, &eval); err != nil || eval.ID != evalID {
+			b.Fatalf("get_results: evaluation %q (%v)", eval.ID, err)
 		}
-		if has := len(eval.Simulations[0].Messages) > 0; has != transcripts {
-			b.Fatalf("get_results with include_transcripts %v: transcripts %v", transcripts, has)
+		if transcripts && (len(eval.Simulations) != tasks*trials || len(eval.Simulations[0].Messages) == 0) {
+			b.Fatalf("get_results with transcripts: %d simulations", len(eval.Simulations))
+		}
+		if !transcripts && (eval.Simulations != nil || len(eval.Rows) != tasks*trials) {
+			b.Fatalf("get_results without transcripts: %d simulations, %d rows", len(eval.Simulations), len(eval.Rows))
 		}
 	}
 
@@ -315,32 +320,33 @@ func TestGetResultsWithoutTranscripts(t *testing.T) {
 	lean := false
 	check := func(ref string) {
 		t.Helper()
-		want, err := bench.Load(ctx, svc.Store, id)
+		full, err := bench.Load(ctx, svc.Store, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tools.StripTranscripts(want)
 		got, _, err := svc.GetResults(ctx, tools.ResultsRequest{ID: ref, IncludeTranscripts: &lean})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got, want) {
-			g, _ := json.Marshal(got)
-			w, _ := json.Marshal(want)
-			t.Fatalf("get_results without transcripts differs from Load:\n got %.2000s\nwant %.2000s", g, w)
+		if got.Simulations != nil || !reflect.DeepEqual(got.SimulationRows, bench.Rows(full.Simulations)) {
+			g, _ := json.Marshal(got.SimulationRows)
+			t.Fatalf("rows differ from the simulations':\n got %.2000s", g)
 		}
-		if len(got.Simulations) != 36 || got.Simulations[0].ID != "mock-03#0" || got.Simulations[2].ID != "mock-03#2" || got.Simulations[12].ID != "mock-01#0" {
-			t.Errorf("%d simulations, in the order %s, %s, %s...", len(got.Simulations), got.Simulations[0].ID, got.Simulations[1].ID, got.Simulations[2].ID)
+		if !reflect.DeepEqual(got.Summary, full.Summary) || got.Status != full.Status {
+			t.Errorf("summary or status differs: %+v vs %+v", got.Summary, full.Summary)
 		}
-		full, _, err := svc.GetResults(ctx, tools.ResultsRequest{ID: ref})
-		if err != nil || len(full.Simulations[0].Messages) == 0 {
+		if len(got.SimulationRows) != 36 || got.SimulationRows[0].ID != "mock-03#0" || got.SimulationRows[12].ID != "mock-01#0" {
+			t.Errorf("%d rows, in the order %s, %s...", len(got.SimulationRows), got.SimulationRows[0].ID, got.SimulationRows[1].ID)
+		}
+		withTranscripts, _, err := svc.GetResults(ctx, tools.ResultsRequest{ID: ref})
+		if err != nil || len(withTranscripts.Simulations[0].Messages) == 0 || withTranscripts.SimulationRows != nil {
 			t.Fatalf("get_results with transcripts: %v", err)
 		}
 	}
 	check(id)
 	check(id[:len(id)-1]) // a prefix (the seed evaluation shares the first characters)
 
-	// An evaluation that did not complete is rescored from what it kept.
+	// An evaluation that did not complete is read whole and rescored.
 	rec, err := svc.Store.GetEvaluation(ctx, id)
 	if err != nil {
 		t.Fatal(err)

@@ -218,6 +218,9 @@ func (r *Runner) save(ctx context.Context, eval *Evaluation) error {
 	eval.UpdatedAt = time.Now().UTC()
 	head := *eval
 	head.Simulations = nil // simulations live in their own records
+	if eval.Status == StatusCompleted {
+		head.SimulationRows = Rows(eval.Simulations) // enough for a summary read
+	}
 	data, err := json.Marshal(head)
 	if err != nil {
 		return fmt.Errorf("encode evaluation: %w", err)
@@ -317,6 +320,7 @@ func Load(ctx context.Context, st Store, id string) (*Evaluation, error) {
 		return nil, fmt.Errorf("evaluation %s is unreadable: %w", rec.ID, err)
 	}
 	eval.Status = rec.Status
+	eval.SimulationRows = nil // the simulations themselves follow
 	order := eval.Config.TaskIDs
 	if eval.Status == StatusCompleted {
 		sims, err := loadSimulations(ctx, st, rec.ID)

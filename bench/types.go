@@ -183,6 +183,27 @@ type Evaluation struct {
 	Summary     Summary      `json:"summary"`
 	Metrics     Metrics      `json:"metrics"`
 	Simulations []Simulation `json:"simulations"`
+	// SimulationRows is a line per simulation, in place of Simulations in
+	// results read without transcripts (get_results), and kept with a
+	// completed evaluation's record so that such reads need nothing else.
+	SimulationRows []SimulationRow `json:"simulation_rows,omitempty"`
+}
+
+// SimulationRow is one simulation in brief. Its id names the task and the
+// trial ("<task id>#<trial>").
+type SimulationRow struct {
+	ID                string  `json:"id"`
+	Reward            float64 `json:"reward"`
+	TerminationReason string  `json:"termination_reason"`
+}
+
+// Rows lists simulations in brief.
+func Rows(sims []Simulation) []SimulationRow {
+	rows := make([]SimulationRow, len(sims))
+	for i, s := range sims {
+		rows[i] = SimulationRow{ID: s.ID, Reward: s.Reward, TerminationReason: s.TerminationReason}
+	}
+	return rows
 }
 
 // Duration is a time.Duration that reads and writes JSON as "1m30s".

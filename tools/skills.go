@@ -51,8 +51,10 @@ type ResultsRequest struct {
 	Limit    int    `json:"limit,omitempty" validate:"gte=0,lte=500"`
 	// Before pages: evaluations older than this id.
 	Before string `json:"before,omitempty" validate:"omitempty,max=100"`
-	// IncludeTranscripts keeps the simulations' messages in one
-	// evaluation's result (default true).
+	// IncludeTranscripts (default true) returns one evaluation with its
+	// simulations in full, transcripts included; false returns its summary,
+	// metrics and per-task scores with a row per simulation
+	// (simulation_rows) instead: a small answer for a large evaluation.
 	IncludeTranscripts *bool `json:"include_transcripts,omitempty"`
 }
 
@@ -72,7 +74,7 @@ func (s *Service) GetResults(ctx context.Context, req ResultsRequest) (*bench.Ev
 	if req.ID != "" {
 		load := func(ctx context.Context, id string) (*bench.Evaluation, error) { return bench.Load(ctx, s.Store, id) }
 		if req.IncludeTranscripts != nil && !*req.IncludeTranscripts {
-			load = s.loadWithoutTranscripts
+			load = s.loadRows
 		}
 		eval, err := load(ctx, req.ID)
 		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {

@@ -138,7 +138,7 @@ func TestPrepareExecuteResumeAndResults(t *testing.T) {
 	}
 
 	one, _, err := svc.GetResults(ctx, tools.ResultsRequest{ID: eval.ID, IncludeTranscripts: new(bool)})
-	if err != nil || one.ID != eval.ID || len(one.Simulations) != 17 || one.Simulations[0].Messages != nil {
+	if err != nil || one.ID != eval.ID || one.Simulations != nil || len(one.SimulationRows) != 17 || one.SimulationRows[0].Reward != 1 {
 		t.Fatalf("get_results by id: %v, %+v", err, one)
 	}
 	_, page, err := svc.GetResults(ctx, tools.ResultsRequest{AgentURL: "builtin"})
