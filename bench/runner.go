@@ -217,10 +217,8 @@ func (r *Runner) save(ctx context.Context, eval *Evaluation) error {
 	}
 	eval.UpdatedAt = time.Now().UTC()
 	head := *eval
-	head.Simulations = nil // simulations live in their own records
-	if eval.Status == StatusCompleted {
-		head.SimulationRows = Rows(eval.Simulations) // enough for a summary read
-	}
+	head.Simulations = nil    // simulations live in their own records
+	head.SimulationRows = nil // and rows derive from them
 	data, err := json.Marshal(head)
 	if err != nil {
 		return fmt.Errorf("encode evaluation: %w", err)

@@ -184,8 +184,7 @@ type Evaluation struct {
 	Metrics     Metrics      `json:"metrics"`
 	Simulations []Simulation `json:"simulations"`
 	// SimulationRows is a line per simulation, in place of Simulations in
-	// results read without transcripts (get_results), and kept with a
-	// completed evaluation's record so that such reads need nothing else.
+	// results read without transcripts when rows are asked for (get_results).
 	SimulationRows []SimulationRow `json:"simulation_rows,omitempty"`
 }
 

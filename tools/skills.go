@@ -53,9 +53,12 @@ type ResultsRequest struct {
 	Before string `json:"before,omitempty" validate:"omitempty,max=100"`
 	// IncludeTranscripts (default true) returns one evaluation with its
 	// simulations in full, transcripts included; false returns its summary,
-	// metrics and per-task scores with a row per simulation
-	// (simulation_rows) instead: a small answer for a large evaluation.
+	// metrics and per-task scores only: a small answer however large the
+	// evaluation.
 	IncludeTranscripts *bool `json:"include_transcripts,omitempty"`
+	// IncludeRows adds, to an answer without transcripts, a row per
+	// simulation (simulation_rows: id, reward, termination_reason).
+	IncludeRows bool `json:"include_rows,omitempty"`
 }
 
 // ResultsPage is a page of evaluations, newest first, without simulations.
@@ -74,7 +77,9 @@ func (s *Service) GetResults(ctx context.Context, req ResultsRequest) (*bench.Ev
 	if req.ID != "" {
 		load := func(ctx context.Context, id string) (*bench.Evaluation, error) { return bench.Load(ctx, s.Store, id) }
 		if req.IncludeTranscripts != nil && !*req.IncludeTranscripts {
-			load = s.loadRows
+			load = func(ctx context.Context, id string) (*bench.Evaluation, error) {
+				return s.loadBrief(ctx, id, req.IncludeRows)
+			}
 		}
 		eval, err := load(ctx, req.ID)
 		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {

@@ -137,7 +137,11 @@ func TestPrepareExecuteResumeAndResults(t *testing.T) {
 		t.Errorf("resuming a completed evaluation: %v", err)
 	}
 
-	one, _, err := svc.GetResults(ctx, tools.ResultsRequest{ID: eval.ID, IncludeTranscripts: new(bool)})
+	brief, _, err := svc.GetResults(ctx, tools.ResultsRequest{ID: eval.ID, IncludeTranscripts: new(bool)})
+	if err != nil || brief.Simulations != nil || brief.SimulationRows != nil || brief.Summary.NumSimulations != 17 {
+		t.Fatalf("get_results without transcripts: %v, %+v", err, brief)
+	}
+	one, _, err := svc.GetResults(ctx, tools.ResultsRequest{ID: eval.ID, IncludeTranscripts: new(bool), IncludeRows: true})
 	if err != nil || one.ID != eval.ID || one.Simulations != nil || len(one.SimulationRows) != 17 || one.SimulationRows[0].Reward != 1 {
 		t.Fatalf("get_results by id: %v, %+v", err, one)
 	}

@@ -8,30 +8,34 @@ import (
 	"github.com/proctor-eval/proctor/bench"
 )
 
-// loadRows reads a stored evaluation in brief: its summary, metrics and
-// per-task scores, and a row per simulation instead of the simulations. A
-// completed evaluation's record holds its rows, so the read is that one
-// record; others (and records from before rows were kept) are loaded whole
-// and rescored, as bench.Load does.
-func (s *Service) loadRows(ctx context.Context, id string) (*bench.Evaluation, error) {
+// loadBrief reads a stored evaluation without its simulations: its summary,
+// metrics and per-task scores, plus a row per simulation when withRows. A
+// completed evaluation's own record holds everything but the rows, so a
+// brief read without rows is that one small record, however many
+// simulations there are. Rows, and evaluations that did not complete (whose
+// stored scores predate their simulations), need the simulations: they are
+// loaded and scored as bench.Load does.
+func (s *Service) loadBrief(ctx context.Context, id string, withRows bool) (*bench.Evaluation, error) {
 	rec, err := s.Store.GetEvaluation(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if rec.Status == bench.StatusCompleted {
+	if rec.Status == bench.StatusCompleted && !withRows {
 		var head bench.Evaluation
 		if err := json.Unmarshal(rec.Data, &head); err != nil {
 			return nil, fmt.Errorf("evaluation %s is unreadable: %w", rec.ID, err)
 		}
-		if len(head.SimulationRows) == head.Summary.NumSimulations {
-			head.Status, head.Simulations = rec.Status, nil
-			return &head, nil
-		}
+		head.Status, head.Simulations, head.SimulationRows = rec.Status, nil, nil
+		return &head, nil
 	}
 	eval, err := bench.Load(ctx, s.Store, rec.ID)
 	if err != nil {
 		return nil, err
 	}
-	eval.SimulationRows, eval.Simulations = bench.Rows(eval.Simulations), nil
+	eval.SimulationRows = nil
+	if withRows {
+		eval.SimulationRows = bench.Rows(eval.Simulations)
+	}
+	eval.Simulations = nil
 	return eval, nil
 }
