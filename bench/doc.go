@@ -12,6 +12,14 @@ when the user says ###STOP###, ###TRANSFER### or ###OUT-OF-SCOPE###
 too_many_errors, timeout, agent_error, user_error or infrastructure_error.
 Only user_stop and agent_stop can earn reward.
 
+Some tasks are passed by an agent that does nothing (tau2's airline has many:
+no database change expected and nothing to communicate). DoNothingPasses
+finds them by scoring a do-nothing conversation; their simulations carry
+reward_info.do_nothing_passes and the summary a do_nothing_baseline to read
+scores against. Limits.Strict adds ACTION to the basis of every task with
+expected actions, so that refusing, or reaching the right state by other
+calls, is not enough.
+
 Usage:
 
 	sim := bench.NewSimulator(domain, profile, bench.Limits{MaxSteps: 100, MaxErrors: 10, Timeout: 10 * time.Minute})

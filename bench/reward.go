@@ -21,6 +21,14 @@ type RewardInfo struct {
 	CommunicateChecks []CommunicateCheck `json:"communicate_checks,omitempty"`
 	NLAssertions      []NLAssertionCheck `json:"nl_assertions,omitempty"`
 	Note              string             `json:"note,omitempty"`
+	// AddedByStrict lists the bases of RewardBasis that are not the task's
+	// own but were added by strict mode (Limits.Strict): ["ACTION"] or none.
+	AddedByStrict []string `json:"added_by_strict,omitempty"`
+	// DoNothingPasses is true when the task is vacuous: an agent that does
+	// nothing at all would earn reward 1 on it (see DoNothingPasses). It is
+	// a fact about the task under the simulator's bases, set on every
+	// simulation of such a task whatever its outcome; omitted when false.
+	DoNothingPasses bool `json:"do_nothing_passes,omitempty"`
 }
 
 // DBCheck compares the final database with the gold one.
@@ -60,7 +68,11 @@ type Judge interface {
 
 // scoreInput is what reward computation needs from a finished conversation.
 type scoreInput struct {
-	task        *domains.Task
+	task *domains.Task
+	// bases are the reward bases scored (nil: the task's own); strictAdded
+	// says which of them strict mode added.
+	bases       []string
+	strictAdded []string
 	messages    []Message
 	finalHash   string
 	goldHash    string
@@ -71,8 +83,11 @@ type scoreInput struct {
 // product over the task's reward bases; a conversation that did not end with
 // a stop earns nothing.
 func score(ctx context.Context, in scoreInput, judge Judge) RewardInfo {
-	bases := in.task.Bases()
-	info := RewardInfo{RewardBasis: bases, RewardBreakdown: map[string]float64{}}
+	bases := in.bases
+	if bases == nil {
+		bases = in.task.Bases()
+	}
+	info := RewardInfo{RewardBasis: bases, RewardBreakdown: map[string]float64{}, AddedByStrict: in.strictAdded}
 	if in.termination != TermUserStop && in.termination != TermAgentStop {
 		info.Note = fmt.Sprintf("conversation ended by %s: no reward", in.termination)
 		return info

@@ -60,6 +60,12 @@ func (r *Runner) Run(ctx context.Context, eval *Evaluation, tasks []*domains.Tas
 	if r.Users == nil {
 		r.Users = ScriptedUsers
 	}
+	if eval.Config.Strict != r.Simulator.Strict() {
+		// One evaluation, one scoring mode: strict and lenient rewards
+		// must not mix, on a first run or on a resume.
+		return fmt.Errorf("evaluation %s: config says strict=%v but the simulator's limits say strict=%v",
+			eval.ID, eval.Config.Strict, r.Simulator.Strict())
+	}
 	concurrency := max(r.Concurrency, 1)
 	eval.Status, eval.Error, eval.FinishedAt = StatusRunning, "", nil
 	if len(eval.Config.TaskIDs) == 0 {
@@ -180,11 +186,14 @@ func (r *Runner) runOne(ctx context.Context, j job) (Simulation, bool) {
 	user, err := r.Users(j.task, j.trial)
 	if err != nil {
 		now := time.Now().UTC()
+		bases, added := strictBases(j.task, r.Simulator.limits.Strict)
+		vacuous, _ := r.Simulator.DoNothingPasses(j.task)
 		return Simulation{
 			ID: SimulationID(j.task.ID, j.trial), TaskID: j.task.ID, Trial: j.trial, StartedAt: now,
 			TerminationReason: TermUserError, Error: err.Error(),
-			RewardInfo: RewardInfo{RewardBasis: j.task.Bases(), Note: "no user simulator for this task"},
-			Metrics:    aggregate(nil),
+			RewardInfo: RewardInfo{RewardBasis: bases, AddedByStrict: added, DoNothingPasses: vacuous,
+				Note: "no user simulator for this task"},
+			Metrics: aggregate(nil),
 		}, false
 	}
 	return r.Simulator.Run(ctx, j.task, j.trial, r.Agent, user)

@@ -32,7 +32,7 @@ func (a clientAgent) NewConversation() Conversation { return a.c.NewConversation
 // ClientAgent adapts an a2aclient.Client to Agent.
 func ClientAgent(c *a2aclient.Client) Agent { return clientAgent{c} }
 
-// Limits bound a simulation.
+// Limits bound a simulation and say how strictly it is scored.
 type Limits struct {
 	// MaxSteps bounds the transcript length: every message (agent, user or
 	// tool result) is one step.
@@ -41,6 +41,13 @@ type Limits struct {
 	MaxErrors int
 	// Timeout bounds the simulation's wall-clock time.
 	Timeout time.Duration
+	// Strict adds ACTION to the reward basis of every task that expects
+	// the agent to call tools and does not score actions already: reaching
+	// the right database, or saying the right things, is not enough without
+	// the expected calls. A task with no expected actions gets no ACTION
+	// basis. Reward info lists the added basis under added_by_strict.
+	// An evaluation records the mode in Config.Strict.
+	Strict bool
 }
 
 // Default limits (tau2-bench's defaults for steps and errors).
@@ -60,8 +67,14 @@ type Simulator struct {
 	// the policy and tools alone is rendered once.
 	setup translation.Setup
 
-	mu   sync.Mutex
-	gold map[string]string // task id -> gold DB hash
+	mu        sync.Mutex
+	gold      map[string]string // task id -> gold DB hash
+	doNothing map[string]*doNothingEntry
+	fresh     struct { // the hash of the domain's initial database
+		once sync.Once
+		hash string
+		err  error
+	}
 }
 
 // NewSimulator returns a simulator; zero limits take the defaults.
@@ -76,7 +89,7 @@ func NewSimulator(d *domains.Domain, p translation.Profile, l Limits) *Simulator
 		l.Timeout = DefaultTimeout
 	}
 	return &Simulator{domain: d, profile: p, limits: l, gold: map[string]string{},
-		setup: translation.NewSetup(d.Policy, d.Tools)}
+		doNothing: map[string]*doNothingEntry{}, setup: translation.NewSetup(d.Policy, d.Tools)}
 }
 
 // WithJudge sets the judge of NL_ASSERTION criteria.
@@ -122,15 +135,21 @@ func (s *Simulator) Run(ctx context.Context, task *domains.Task, trial int, agen
 	start := time.Now()
 	res := Simulation{ID: SimulationID(task.ID, trial), TaskID: task.ID, Trial: trial, StartedAt: start.UTC()}
 	r := &simRun{s: s, task: task, res: &res}
+	bases, added := strictBases(task, s.limits.Strict)
+	vacuous := false
 	defer func() {
 		if p := recover(); p != nil {
 			res.TerminationReason, res.Error = TermInfrastructure, fmt.Sprintf("internal error: %v", p)
-			res.Reward, res.RewardInfo = 0, RewardInfo{RewardBasis: task.Bases(), Note: "simulation failed inside proctor"}
+			res.Reward, res.RewardInfo = 0, RewardInfo{RewardBasis: bases, AddedByStrict: added, Note: "simulation failed inside proctor"}
 		}
+		res.RewardInfo.DoNothingPasses = vacuous
 		res.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 		res.Metrics = aggregate(res.Requests)
 		sim = res
 	}()
+	// A task whose data is broken fails the simulation below, where the
+	// error is reported; here it only leaves the task unmarked.
+	vacuous, _ = s.DoNothingPasses(task)
 
 	simCtx, cancel := context.WithTimeout(ctx, s.limits.Timeout)
 	defer cancel()
@@ -142,7 +161,7 @@ func (s *Simulator) Run(ctx context.Context, task *domains.Task, trial int, agen
 	if err != nil {
 		res.Error = err.Error()
 	}
-	in := scoreInput{task: task, messages: res.Messages, termination: term}
+	in := scoreInput{task: task, bases: bases, strictAdded: added, messages: res.Messages, termination: term}
 	if term == TermUserStop || term == TermAgentStop {
 		if in.goldHash, err = s.goldHash(task); err == nil && r.env != nil {
 			in.finalHash, err = r.env.Hash()

@@ -140,11 +140,12 @@ func summarize(sims []Simulation, taskOrder []string) Summary {
 		total += s.Reward
 		sum.TerminationReasons[s.TerminationReason]++
 	}
+	order := orderedTasks(per, taskOrder)
+	sum.VacuousTasks, sum.DoNothingBaseline = doNothingBaseline(sims, order)
 	if len(sims) == 0 {
 		return sum
 	}
 	sum.AvgReward = round6(total / float64(len(sims)))
-	order := orderedTasks(per, taskOrder)
 	maxTrials := 0
 	for _, id := range order {
 		a := per[id]
@@ -171,6 +172,37 @@ func summarize(sims []Simulation, taskOrder []string) Summary {
 	}
 	sum.PassHat1CI95 = wilson(successes, len(sims), 1.959963984540054)
 	return sum
+}
+
+// doNothingBaseline finds the vacuous tasks (any simulation marked
+// do_nothing_passes) and scores a do-nothing agent on them: reward 1 on
+// every simulation of a vacuous task, 0 elsewhere.
+func doNothingBaseline(sims []Simulation, order []string) ([]string, *Baseline) {
+	vacuous := map[string]bool{}
+	for _, s := range sims {
+		if s.RewardInfo.DoNothingPasses {
+			vacuous[s.TaskID] = true
+		}
+	}
+	tasks := []string{} // never nil: an empty list is an answer
+	for _, id := range order {
+		if vacuous[id] {
+			tasks = append(tasks, id)
+		}
+	}
+	b := &Baseline{}
+	if len(sims) == 0 {
+		return tasks, b
+	}
+	passed := 0
+	for _, s := range sims {
+		if vacuous[s.TaskID] {
+			passed++
+		}
+	}
+	b.AvgReward = round6(float64(passed) / float64(len(sims)))
+	b.PassHat1 = round6(float64(len(tasks)) / float64(len(order)))
+	return tasks, b
 }
 
 func orderedTasks[T any](per map[string]T, taskOrder []string) []string {

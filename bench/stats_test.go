@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/proctor-eval/proctor/a2aclient"
@@ -117,5 +118,41 @@ func TestAggregateMetrics(t *testing.T) {
 	}
 	if m.InputTokens != 200 || m.OutputTokens != 100 || m.BytesSent != 1000 || m.ErrorClasses[a2aclient.ErrClassConnection] != 1 {
 		t.Errorf("totals = %+v", m)
+	}
+}
+
+func TestDoNothingBaseline(t *testing.T) {
+	vacuous := func(ss []Simulation) []Simulation {
+		for i := range ss {
+			ss[i].RewardInfo.DoNothingPasses = true
+		}
+		return ss
+	}
+	cases := []struct {
+		name     string
+		sims     []Simulation
+		tasks    []string
+		avg, hat float64
+	}{
+		{"none", append(sims("a", 1), sims("b", 0)...), []string{}, 0, 0},
+		{"no simulations", nil, []string{}, 0, 0},
+		{"one of two", append(vacuous(sims("a", 1, 1)), sims("b", 0, 1)...), []string{"a"}, 0.5, 0.5},
+		// uneven trials (an interrupted run): avg reward weighs simulations,
+		// pass^1 tasks, as the agent's own scores do
+		{"uneven trials", append(sims("a", 0), vacuous(sims("b", 1, 1, 1))...), []string{"b"}, 0.75, 0.5},
+		// a task counts as vacuous when any of its simulations says so
+		// (results stored before the flag existed lack it)
+		{"flag on one trial", append(sims("a", 0), vacuous(sims("b", 1))[0], sims("b", 0, 0)[1]), []string{"b"}, 2.0 / 3, 0.5},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := summarize(tc.sims, []string{"a", "b"})
+			if s.VacuousTasks == nil || !slices.Equal(s.VacuousTasks, tc.tasks) {
+				t.Errorf("vacuous tasks = %#v, want %v", s.VacuousTasks, tc.tasks)
+			}
+			if b := s.DoNothingBaseline; b == nil || !near(b.AvgReward, tc.avg) || !near(b.PassHat1, tc.hat) {
+				t.Errorf("baseline = %+v, want avg %v, pass^1 %v", b, tc.avg, tc.hat)
+			}
+		})
 	}
 }

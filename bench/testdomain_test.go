@@ -22,19 +22,6 @@ type counterDB struct {
 
 func counterDomain(t testing.TB) *domains.Domain {
 	t.Helper()
-	tb := domains.NewToolbox[counterDB]()
-	tb.Register("add", "Add n to the counter.", `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`,
-		func(db *counterDB, args domains.Args) (any, error) {
-			n, err := args.Int("n")
-			if err != nil {
-				return nil, err
-			}
-			db.Count += n
-			db.Log = append(db.Log, fmt.Sprintf("add %d", n))
-			return map[string]int{"count": db.Count}, nil
-		})
-	tb.Register("get", "Read the counter.", `{"type":"object","properties":{}}`,
-		func(db *counterDB, _ domains.Args) (any, error) { return map[string]int{"count": db.Count}, nil })
 	tasks := []domains.Task{
 		{
 			ID:           "add-two",
@@ -54,8 +41,35 @@ func counterDomain(t testing.TB) *domains.Domain {
 			},
 		},
 	}
+	return counterDomainWith(t, "counter", tasks)
+}
+
+// counterDomainWith is the counter domain with other tasks. Its tools: add
+// n, get, and increment (the same as add 1, down to the log: two call
+// sequences that reach one database).
+func counterDomainWith(t testing.TB, name string, tasks []domains.Task) *domains.Domain {
+	t.Helper()
+	tb := domains.NewToolbox[counterDB]()
+	tb.Register("add", "Add n to the counter.", `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`,
+		func(db *counterDB, args domains.Args) (any, error) {
+			n, err := args.Int("n")
+			if err != nil {
+				return nil, err
+			}
+			db.Count += n
+			db.Log = append(db.Log, fmt.Sprintf("add %d", n))
+			return map[string]int{"count": db.Count}, nil
+		})
+	tb.Register("get", "Read the counter.", `{"type":"object","properties":{}}`,
+		func(db *counterDB, _ domains.Args) (any, error) { return map[string]int{"count": db.Count}, nil })
+	tb.Register("increment", "Add 1 to the counter.", `{"type":"object","properties":{}}`,
+		func(db *counterDB, _ domains.Args) (any, error) {
+			db.Count++
+			db.Log = append(db.Log, "add 1")
+			return map[string]int{"count": db.Count}, nil
+		})
 	d, err := domains.NewDomain(domains.Spec[counterDB]{
-		Name: "counter", Description: "a counter", Policy: "Add what the user asks for.",
+		Name: name, Description: "a counter", Policy: "Add what the user asks for.",
 		DB: []byte(`{"count":0,"log":[]}`), Tasks: tasks, Tools: tb,
 	})
 	if err != nil {

@@ -113,6 +113,27 @@ type Summary struct {
 	PassHat1CI95       Interval           `json:"pass_hat_1_ci95"`
 	TerminationReasons map[string]int     `json:"termination_reasons"`
 	Tasks              []TaskSummary      `json:"tasks"`
+	// DoNothingBaseline is what an agent that does nothing would score on
+	// these tasks (see DoNothingPasses), to read every score beside.
+	// VacuousTasks lists the tasks it passes, in task order: those whose
+	// simulations have reward_info.do_nothing_passes.
+	//
+	// Both are always present in summaries proctor computes, for every
+	// domain (all of proctor's domains are scored on tau2's reward bases):
+	// a baseline of 0 and an empty list when no task is vacuous. They are
+	// absent only from results stored before proctor computed them.
+	DoNothingBaseline *Baseline `json:"do_nothing_baseline,omitempty"`
+	VacuousTasks      []string  `json:"vacuous_tasks,omitzero"`
+}
+
+// Baseline is the score of a reference agent, computed the way the agent's
+// own scores are. A do-nothing agent passes exactly the vacuous tasks, on
+// every trial: its AvgReward is the share of simulations of vacuous tasks
+// (weighted by trials, as Summary.AvgReward) and its PassHat1 the share of
+// vacuous tasks (and so its pass^k for every k).
+type Baseline struct {
+	AvgReward float64 `json:"avg_reward"`
+	PassHat1  float64 `json:"pass_hat_1"`
 }
 
 // TaskSummary is the score of one task over its trials.
@@ -163,9 +184,16 @@ type Config struct {
 	// evaluation runs when several evaluations split them.
 	ShardIndex int `json:"shard_index,omitempty"`
 	NumShards  int `json:"num_shards,omitempty"`
+	// Split is the domain's task split the tasks were drawn from ("base",
+	// "train", "test"); empty for a domain without splits.
+	Split string `json:"split,omitempty"`
 	// HeaderNames lists the extra request headers by name only: their
 	// values (credentials, usually) are never stored.
 	HeaderNames []string `json:"header_names,omitempty"`
+	// Strict is strict scoring (Limits.Strict): ACTION added to the reward
+	// basis of every task with expected actions. It must equal the
+	// simulator's Limits.Strict, or Runner.Run refuses to run.
+	Strict bool `json:"strict,omitempty"`
 }
 
 // Evaluation is a whole run: config, scores, metrics and simulations. Its

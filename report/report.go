@@ -56,6 +56,13 @@ func renderTable(w io.Writer, e *bench.Evaluation) error {
 		fmt.Fprintf(tw, "pass@k\t%s\n", kv(s.PassAtK))
 	}
 	fmt.Fprintf(tw, "avg reward\t%.3f\n", s.AvgReward)
+	if note := BaselineNote(s); note != "" {
+		fmt.Fprintf(tw, "do-nothing baseline\t%s\n", note)
+		fmt.Fprintf(tw, "vacuous tasks\t%s\n", strings.Join(s.VacuousTasks, ", "))
+	}
+	if e.Config.Strict {
+		fmt.Fprintf(tw, "scoring\t%s\n", strictNote)
+	}
 	fmt.Fprintf(tw, "termination\t%s\n", Counts(s.TerminationReasons))
 	fmt.Fprintf(tw, "requests\t%d  errors %d  status %s\n", m.Requests, m.Errors, Counts(m.StatusCodes))
 	if len(m.ErrorClasses) > 0 {
@@ -91,6 +98,13 @@ func renderMarkdown(w io.Writer, e *bench.Evaluation) error {
 		fmt.Fprintf(&b, "| pass^k | %s |\n| pass@k | %s |\n", kv(s.PassHatK), kv(s.PassAtK))
 	}
 	fmt.Fprintf(&b, "| average reward | %.3f |\n", s.AvgReward)
+	if note := BaselineNote(s); note != "" {
+		fmt.Fprintf(&b, "| do-nothing baseline | %s |\n", note)
+		fmt.Fprintf(&b, "| vacuous tasks | %s |\n", mdEscape(strings.Join(s.VacuousTasks, ", ")))
+	}
+	if e.Config.Strict {
+		fmt.Fprintf(&b, "| scoring | %s |\n", strictNote)
+	}
 	fmt.Fprintf(&b, "| termination | %s |\n", Counts(s.TerminationReasons))
 	fmt.Fprintf(&b, "| requests | %d (errors %d; status %s) |\n", m.Requests, m.Errors, Counts(m.StatusCodes))
 	fmt.Fprintf(&b, "| latency | p50 %s, p95 %s, p99 %s |\n", ms(m.LatencyMS.P50), ms(m.LatencyMS.P95), ms(m.LatencyMS.P99))
@@ -115,6 +129,21 @@ func renderMarkdown(w io.Writer, e *bench.Evaluation) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// strictNote explains strict scoring (bench.Limits.Strict) in results.
+const strictNote = "strict: ACTION added to the reward basis of every task with expected actions"
+
+// BaselineNote puts a score in context: "0.100 (5 of 50 tasks pass without
+// the agent doing anything)", the do-nothing agent's pass^1 (see
+// bench.DoNothingPasses), or "" when no task is vacuous or the summary
+// predates the baseline. Anything that shows a score should show it beside.
+func BaselineNote(s bench.Summary) string {
+	n := len(s.VacuousTasks)
+	if n == 0 || s.DoNothingBaseline == nil {
+		return ""
+	}
+	return fmt.Sprintf("%.3f (%d of %d tasks pass without the agent doing anything)", s.DoNothingBaseline.PassHat1, n, s.NumTasks)
 }
 
 // whyFailed says in one line which check a simulation failed.

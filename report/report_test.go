@@ -52,3 +52,53 @@ func TestFormats(t *testing.T) {
 		t.Errorf("JSON does not round-trip: %v", err)
 	}
 }
+
+func TestBaseline(t *testing.T) {
+	const line = "0.250 (1 of 4 tasks pass without the agent doing anything)"
+	cases := []struct {
+		name    string
+		edit    func(e *bench.Evaluation)
+		want    []string // in both table and Markdown
+		wantNot []string
+	}{
+		{"one vacuous task", func(e *bench.Evaluation) {
+			e.Summary.NumTasks = 4
+			e.Summary.DoNothingBaseline = &bench.Baseline{AvgReward: 0.25, PassHat1: 0.25}
+			e.Summary.VacuousTasks = []string{"t1"}
+		}, []string{"do-nothing baseline", line, "vacuous tasks"}, []string{"strict"}},
+		{"none vacuous", func(e *bench.Evaluation) {
+			e.Summary.DoNothingBaseline = &bench.Baseline{}
+			e.Summary.VacuousTasks = []string{}
+		}, nil, []string{"do-nothing", "vacuous"}},
+		{"results from before the baseline", func(*bench.Evaluation) {}, nil, []string{"do-nothing", "vacuous"}},
+		{"strict", func(e *bench.Evaluation) { e.Config.Strict = true },
+			[]string{"strict: ACTION added to the reward basis of every task with expected actions"}, []string{"do-nothing"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := sample()
+			tc.edit(e)
+			for _, format := range []string{Table, Markdown} {
+				var b bytes.Buffer
+				if err := Write(&b, format, e); err != nil {
+					t.Fatal(err)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(b.String(), w) {
+						t.Errorf("%s output lacks %q:\n%s", format, w, b.String())
+					}
+				}
+				for _, w := range tc.wantNot {
+					if strings.Contains(b.String(), w) {
+						t.Errorf("%s output has %q:\n%s", format, w, b.String())
+					}
+				}
+			}
+		})
+	}
+	e := sample()
+	e.Summary.NumTasks, e.Summary.DoNothingBaseline, e.Summary.VacuousTasks = 4, &bench.Baseline{PassHat1: 0.25}, []string{"t1"}
+	if got := BaselineNote(e.Summary); got != line {
+		t.Errorf("BaselineNote = %q, want %q", got, line)
+	}
+}
