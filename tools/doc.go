@@ -9,6 +9,11 @@ Requests are plain structs with JSON names (the wire names of the skills'
 parameters) checked with validator/v10 and against the domains; a bad
 request is an *InvalidRequestError listing every violation.
 
+The domains come from a DomainSource: a *domains.Registry, or a
+*builtin.Catalog, which adds tau2-bench's domains and their task splits
+(the split parameter of run_evaluation, recorded in the evaluation's
+config).
+
 Usage:
 
 	svc := &tools.Service{Domains: registry, Store: db}

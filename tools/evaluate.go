@@ -16,15 +16,39 @@ import (
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/bench"
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/builtin"
 	"github.com/proctor-eval/proctor/refagent"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/translation"
 )
 
+// DomainSource is where a Service finds its domains. A *domains.Registry is
+// one, whose domains have no task splits; a *builtin.Catalog is another,
+// which adds tau2-bench's domains, loaded on first use, with their splits
+// (see SplitSource and Summarizer).
+type DomainSource interface {
+	Names() []string
+	Get(name string) (*domains.Domain, error)
+}
+
+// SplitSource is a DomainSource whose domains can have task splits.
+type SplitSource interface {
+	// GetSplit returns a domain with the tasks of a split ("" for the
+	// domain's default) and the split's name ("" for a domain without
+	// splits).
+	GetSplit(name, split string) (*domains.Domain, string, error)
+}
+
+// Summarizer is a DomainSource that describes its domains without loading
+// them, task splits included.
+type Summarizer interface {
+	Summaries() ([]builtin.Summary, error)
+}
+
 // Service carries out the skills against a set of domains and a database.
 // It is safe for concurrent use.
 type Service struct {
-	Domains *domains.Registry
+	Domains DomainSource
 	Store   *store.DB
 	// ClientOptions are added to every agent connection (for example
 	// a2aclient.WithDenyPrivateTargets on a shared service).
@@ -123,7 +147,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	} else {
 		r := req.withDefaults()
 		eval = bench.NewEvaluation(store.NewID(), bench.Config{
-			Domain: r.Domain, Agent: r.AgentURL, Profile: r.Profile, User: r.User,
+			Domain: r.Domain, Split: r.Split, Agent: r.AgentURL, Profile: r.Profile, User: r.User, Strict: r.Strict,
 			NumTrials: r.NumTrials, NumTasks: r.NumTasks, TaskIDs: r.TaskIDs,
 			MaxSteps: r.MaxSteps, MaxErrors: r.MaxErrors, Concurrency: r.Concurrency,
 			Timeout: bench.Duration(r.Timeout), RequestTimeout: bench.Duration(r.RequestTimeout),
@@ -132,10 +156,11 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 		}, bench.AgentInfo{})
 	}
 	cfg := eval.Config
-	domain, tasks, err := s.resolveTasks(cfg)
+	domain, tasks, split, err := s.resolveTasks(cfg)
 	if err != nil {
 		return nil, err
 	}
+	eval.Config.Split = split
 	profile, err := translation.ProfileByName(cfg.Profile)
 	if err != nil {
 		return nil, invalid("profile: %v", err)
@@ -188,7 +213,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	run.eval, run.tasks = eval, tasks
 	run.runner = &bench.Runner{
 		Simulator: bench.NewSimulator(domain, profile, bench.Limits{
-			MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
+			MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout), Strict: cfg.Strict,
 		}),
 		Agent:       bench.ClientAgent(client),
 		Users:       bench.ScriptedUsers,
@@ -224,12 +249,46 @@ func (s *Service) resumable(ctx context.Context, id string) (*bench.Evaluation, 
 	return eval, nil
 }
 
+// domain finds a domain with the tasks of a split, and says which split
+// that is ("" for a domain without splits). A domain or split that does not
+// exist, or whose data is not installed, is an *InvalidRequestError; data
+// that is there but does not load is not the request's fault.
+func (s *Service) domain(name, split string) (*domains.Domain, string, error) {
+	src, ok := s.Domains.(SplitSource)
+	if !ok {
+		d, err := s.Domains.Get(name)
+		if err != nil {
+			return nil, "", invalid("domain: %v", err)
+		}
+		if split != "" && split != DefaultSplit {
+			return nil, "", invalid("split %q: domain %s has no task splits", split, name)
+		}
+		return d, "", nil
+	}
+	d, resolved, err := src.GetSplit(name, split)
+	var (
+		splitErr   *builtin.SplitError
+		missingErr *builtin.MissingDataError
+		unknownErr *builtin.UnknownDomainError
+	)
+	switch {
+	case err == nil:
+		return d, resolved, nil
+	case errors.As(err, &splitErr):
+		return nil, "", invalid("split %q: %v", split, err)
+	case errors.As(err, &missingErr), errors.As(err, &unknownErr):
+		return nil, "", invalid("domain: %v", err)
+	}
+	return nil, "", fmt.Errorf("domain %s: %w", name, err)
+}
+
 // resolveTasks finds the domain and the tasks an evaluation runs: the ones
-// named (or all), the first num_tasks of those, then this shard's share.
-func (s *Service) resolveTasks(cfg bench.Config) (*domains.Domain, []*domains.Task, error) {
-	domain, err := s.Domains.Get(cfg.Domain)
+// named (or all of the split's), the first num_tasks of those, then this
+// shard's share. It returns the split the tasks come from.
+func (s *Service) resolveTasks(cfg bench.Config) (*domains.Domain, []*domains.Task, string, error) {
+	domain, split, err := s.domain(cfg.Domain, cfg.Split)
 	if err != nil {
-		return nil, nil, invalid("domain: %v", err)
+		return nil, nil, "", err
 	}
 	var tasks []*domains.Task
 	if len(cfg.TaskIDs) > 0 {
@@ -252,7 +311,7 @@ func (s *Service) resolveTasks(cfg bench.Config) (*domains.Domain, []*domains.Ta
 			if len(unknown) > 10 {
 				unknown = append(unknown[:10], fmt.Sprintf("and %d more", len(unknown)-10))
 			}
-			return nil, nil, invalid("task_ids: domain %s has no task %s", domain.Name, strings.Join(unknown, ", "))
+			return nil, nil, "", invalid("task_ids: domain %s%s has no task %s", domain.Name, splitNote(split), strings.Join(unknown, ", "))
 		}
 	} else {
 		for i := range domain.Tasks {
@@ -272,20 +331,49 @@ func (s *Service) resolveTasks(cfg bench.Config) (*domains.Domain, []*domains.Ta
 		tasks = shard
 	}
 	if len(tasks) == 0 {
-		return nil, nil, invalid("domain %s: no tasks selected", domain.Name)
+		return nil, nil, "", invalid("domain %s%s: no tasks selected", domain.Name, splitNote(split))
 	}
 	if cfg.User == DefaultUser || cfg.User == "" {
-		var missing []string
-		for _, t := range tasks {
-			if len(t.UserScenario.Script) == 0 {
-				missing = append(missing, t.ID)
-			}
-		}
-		if len(missing) > 0 {
-			return nil, nil, invalid("the scripted user cannot play tasks without a script (%s); they need the LLM user simulator", strings.Join(missing, ", "))
+		if err := scriptless(domain.Name+splitNote(split), tasks); err != nil {
+			return nil, nil, "", err
 		}
 	}
-	return domain, tasks, nil
+	return domain, tasks, split, nil
+}
+
+// scriptless refuses tasks the scripted user cannot play: those without a
+// script, such as every tau2 task (tau2 describes its user in instructions
+// for an LLM to act out).
+func scriptless(domain string, tasks []*domains.Task) error {
+	var missing []string
+	for _, t := range tasks {
+		if len(t.UserScenario.Script) == 0 {
+			missing = append(missing, t.ID)
+		}
+	}
+	switch {
+	case len(missing) == 0:
+		return nil
+	case len(tasks) == 1:
+		return invalid("domain %s: the scripted user cannot play task %s: it has no script (it describes its user for an LLM to act out); "+
+			"it needs the LLM user simulator", domain, tasks[0].ID)
+	case len(missing) == len(tasks):
+		return invalid("domain %s: the scripted user cannot play these tasks: none of the %d has a script (they describe their user "+
+			"for an LLM to act out); they need the LLM user simulator", domain, len(tasks))
+	}
+	if len(missing) > 10 {
+		missing = append(missing[:10], fmt.Sprintf("and %d more", len(missing)-10))
+	}
+	return invalid("domain %s: the scripted user cannot play tasks without a script (%s); they need the LLM user simulator, "+
+		"or leave them out with task_ids", domain, strings.Join(missing, ", "))
+}
+
+// splitNote names a split after a domain's name in messages.
+func splitNote(split string) string {
+	if split == "" {
+		return ""
+	}
+	return " (split " + split + ")"
 }
 
 func taskIDs(tasks []*domains.Task) []string {
@@ -320,8 +408,8 @@ func (s *Service) Check(req EvaluationRequest) error {
 		return nil // the stored evaluation says the rest; Prepare checks it
 	}
 	r := req.withDefaults()
-	_, _, err := s.resolveTasks(bench.Config{
-		Domain: r.Domain, User: r.User, TaskIDs: r.TaskIDs, NumTasks: r.NumTasks,
+	_, _, _, err := s.resolveTasks(bench.Config{
+		Domain: r.Domain, Split: r.Split, User: r.User, TaskIDs: r.TaskIDs, NumTasks: r.NumTasks,
 		ShardIndex: r.ShardIndex, NumShards: r.NumShards,
 	})
 	return err

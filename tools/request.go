@@ -28,12 +28,24 @@ const (
 	DefaultConcurrency = 4
 	DefaultNumTrials   = 1
 	DefaultUser        = "scripted"
+	// DefaultSplit is the task split of a domain that has splits (tau2's)
+	// evaluated when none is asked for; for a domain without splits it
+	// means all its tasks.
+	DefaultSplit = "base"
 )
 
 // EvaluationRequest asks for an evaluation: the parameters of the
 // run_evaluation skill, with their wire names. Zero fields take defaults.
 type EvaluationRequest struct {
-	Domain   string `json:"domain,omitempty" validate:"omitempty,max=100"`
+	Domain string `json:"domain,omitempty" validate:"omitempty,max=100"`
+	// Split is the task split of a domain that has them (tau2's domains:
+	// base, their default, train and test); a domain without splits
+	// accepts only base, meaning all its tasks.
+	Split string `json:"split,omitempty" validate:"omitempty,oneof=base train test"`
+	// Strict adds ACTION to the reward basis of every task that expects
+	// actions of the agent: reaching the right database by other calls no
+	// longer earns the reward.
+	Strict   bool   `json:"strict,omitempty"`
 	AgentURL string `json:"agent_url,omitempty" validate:"required_without=Resume,max=2048"`
 
 	Transport string `json:"transport,omitempty" validate:"omitempty,oneof=jsonrpc rest grpc"`

@@ -8,16 +8,29 @@ import (
 
 	"github.com/proctor-eval/proctor/bench"
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/builtin"
 	"github.com/proctor-eval/proctor/store"
 )
 
 // DomainInfo describes a domain: the result of list_domains.
 type DomainInfo struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	NumTasks    int      `json:"num_tasks"`
-	Tools       []string `json:"tools"`
-	TaskIDs     []string `json:"task_ids,omitempty"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// NumTasks counts the tasks an evaluation runs by default: for a domain
+	// with task splits, those of DefaultSplit.
+	NumTasks int      `json:"num_tasks"`
+	Tools    []string `json:"tools"`
+	TaskIDs  []string `json:"task_ids,omitempty"`
+	// DefaultSplit and Splits describe a domain whose tasks come in splits
+	// (tau2's: base, train, test); absent for a domain without splits.
+	DefaultSplit string      `json:"default_split,omitempty"`
+	Splits       []SplitInfo `json:"splits,omitempty"`
+}
+
+// SplitInfo is a task split's name and size.
+type SplitInfo struct {
+	Name     string `json:"name"`
+	NumTasks int    `json:"num_tasks"`
 }
 
 // Describe describes one domain; withTasks adds its task ids.
@@ -31,12 +44,35 @@ func Describe(d *domains.Domain, withTasks bool) DomainInfo {
 	return info
 }
 
-// ListDomains is the list_domains skill: every domain, in name order.
+// DescribeSummary describes a domain from its summary; withTasks adds the
+// ids of the tasks NumTasks counts.
+func DescribeSummary(s builtin.Summary, withTasks bool) DomainInfo {
+	info := DomainInfo{Name: s.Name, Description: s.Description, NumTasks: s.NumTasks, Tools: s.Tools, DefaultSplit: s.DefaultSplit}
+	for _, sp := range s.Splits {
+		info.Splits = append(info.Splits, SplitInfo{Name: sp.Name, NumTasks: sp.NumTasks})
+	}
+	if withTasks {
+		info.TaskIDs = s.TaskIDs
+	}
+	return info
+}
+
+// ListDomains is the list_domains skill: every available domain, in name
+// order. A source that can describe its domains without loading them
+// (Summarizer) is asked to; a domain whose data does not read is left out.
 func (s *Service) ListDomains() []DomainInfo {
-	all := s.Domains.All()
-	out := make([]DomainInfo, len(all))
-	for i, d := range all {
-		out[i] = Describe(d, false)
+	out := []DomainInfo{}
+	if src, ok := s.Domains.(Summarizer); ok {
+		sums, _ := src.Summaries()
+		for _, sum := range sums {
+			out = append(out, DescribeSummary(sum, false))
+		}
+		return out
+	}
+	for _, name := range s.Domains.Names() {
+		if d, err := s.Domains.Get(name); err == nil {
+			out = append(out, Describe(d, false))
+		}
 	}
 	return out
 }

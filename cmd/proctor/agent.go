@@ -7,12 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/proctor-eval/proctor/domains/builtin"
 	"github.com/proctor-eval/proctor/refagent"
 )
 
 func newAgentCmd() *cobra.Command {
-	var domain, host string
+	var domain, host, tau2Data string
 	var port int
 	cmd := &cobra.Command{
 		Use:   "agent",
@@ -27,13 +26,19 @@ a known-good baseline when debugging an evaluation setup.`,
 			if port < 0 || port > 65535 {
 				return usageErr("--port %d: want 0..65535", port)
 			}
-			reg, err := builtin.Registry()
+			reg, err := newCatalog(tau2Data)
 			if err != nil {
-				return failErr(err)
+				return err
 			}
 			d, err := reg.Get(domain)
 			if err != nil {
+				if e := domainErr(err); !isUsage(e) {
+					return e
+				}
 				return usageErr("--domain: %v", err)
+			}
+			if _, err := refagent.New(d); err != nil {
+				return usageErr("--domain %s: %v", domain, err)
 			}
 			ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 			if err != nil {
@@ -50,5 +55,6 @@ a known-good baseline when debugging an evaluation setup.`,
 	fl.StringVar(&domain, "domain", "mock", "domain whose tasks the agent solves")
 	fl.StringVar(&host, "host", "127.0.0.1", "address to listen on")
 	fl.IntVar(&port, "port", 9019, "port to listen on (0: any free port)")
+	addTau2Flag(cmd, &tau2Data)
 	return cmd
 }

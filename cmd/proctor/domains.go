@@ -2,42 +2,62 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proctor-eval/proctor/domains/builtin"
+	"github.com/proctor-eval/proctor/domains/tau2/install"
+	"github.com/proctor-eval/proctor/domains/tau2/load"
 	"github.com/proctor-eval/proctor/tools"
 )
 
 func newDomainsCmd() *cobra.Command {
-	var format string
+	var format, tau2Data string
 	cmd := &cobra.Command{
 		Use:   "domains [NAME]",
 		Short: "List the domains agents can be evaluated on",
+		Long: `List the domains agents can be evaluated on: the built-in mock domain and, when
+tau2-bench's data is available, tau2's airline and retail domains with their task
+splits (base, the default, train and test).
+
+tau2-bench's data is not part of proctor. Get it with 'proctor domains install tau2',
+or point --tau2-data (or ` + builtin.EnvTau2Data + `) at a copy of tau2-bench's
+data/tau2/domains.`,
 		Example: `  proctor domains
-  proctor domains mock --format json`,
+  proctor domains mock --format json
+  proctor domains install tau2
+  proctor domains airline --tau2-data ~/tau2-bench/data/tau2/domains`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "table" && format != "json" {
 				return usageErr("--format %q: want table or json", format)
 			}
-			reg, err := builtin.Registry()
+			cat, err := newCatalog(tau2Data)
 			if err != nil {
-				return failErr(err)
+				return err
 			}
 			var infos []tools.DomainInfo
 			if len(args) == 1 {
-				d, err := reg.Get(args[0])
+				s, err := cat.Summary(args[0])
 				if err != nil {
-					return usageErr("%v", err)
+					return domainErr(err)
 				}
-				infos = append(infos, tools.Describe(d, true))
+				infos = append(infos, tools.DescribeSummary(s, true))
 			} else {
-				for _, d := range reg.All() {
-					infos = append(infos, tools.Describe(d, false))
+				sums, err := cat.Summaries()
+				if err != nil {
+					// Data that is there but does not read: say so, list the rest.
+					fmt.Fprintf(cmd.ErrOrStderr(), "proctor: warning: %v\n", err)
+				}
+				for _, s := range sums {
+					infos = append(infos, tools.DescribeSummary(s, false))
 				}
 			}
 			out := cmd.OutOrStdout()
@@ -49,17 +69,134 @@ func newDomainsCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "DOMAIN\tTASKS\tTOOLS\tDESCRIPTION")
 			for _, d := range infos {
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", d.Name, d.NumTasks, len(d.Tools), d.Description)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", d.Name, taskCount(d), len(d.Tools), d.Description)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
 			if len(args) == 1 {
-				fmt.Fprintf(out, "\ntools: %s\ntasks: %s\n", strings.Join(infos[0].Tools, ", "), strings.Join(infos[0].TaskIDs, ", "))
+				d := infos[0]
+				fmt.Fprintf(out, "\ntools: %s\n", strings.Join(d.Tools, ", "))
+				if len(d.Splits) > 0 {
+					fmt.Fprintf(out, "splits: %s (default %s; choose with 'proctor run --split')\n", splitList(d.Splits), d.DefaultSplit)
+					fmt.Fprintf(out, "tasks (%s): %s\n", d.DefaultSplit, strings.Join(d.TaskIDs, ", "))
+				} else {
+					fmt.Fprintf(out, "tasks: %s\n", strings.Join(d.TaskIDs, ", "))
+				}
+			} else if cat.Tau2Dir() == "" {
+				// On stderr: the listing itself is what it always was.
+				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: tau2-bench's %s domains need its data: proctor domains install tau2\n", strings.Join(load.Names(), " and "))
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json")
+	addTau2Flag(cmd, &tau2Data)
+	cmd.AddCommand(newDomainsInstallCmd())
 	return cmd
+}
+
+// domainErr maps a domain that cannot be had to an exit: one that does not
+// exist, or whose data is not installed, is the request's fault.
+func domainErr(err error) error {
+	var (
+		missing *builtin.MissingDataError
+		unknown *builtin.UnknownDomainError
+	)
+	if errors.As(err, &missing) || errors.As(err, &unknown) {
+		return usageErr("%v", err)
+	}
+	return failErr(err)
+}
+
+// taskCount is the TASKS column: the default count, and each split's.
+func taskCount(d tools.DomainInfo) string {
+	if len(d.Splits) == 0 {
+		return fmt.Sprint(d.NumTasks)
+	}
+	return fmt.Sprintf("%d (%s)", d.NumTasks, splitList(d.Splits))
+}
+
+func splitList(splits []tools.SplitInfo) string {
+	parts := make([]string, len(splits))
+	for i, s := range splits {
+		parts[i] = fmt.Sprintf("%s %d", s.Name, s.NumTasks)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func newDomainsInstallCmd() *cobra.Command {
+	var baseURL, dir string
+	cmd := &cobra.Command{
+		Use:   "install tau2",
+		Short: "Download tau2-bench's domain data",
+		Long: `Download the data of tau2-bench's airline, retail, mock and telecom domains (MIT
+licence) at the commit proctor's tau2 domains follow (` + install.Commit[:7] + `), check every
+file against the SHA-256 proctor has built in, and install them where proctor finds
+them (default: beside the results database, in the user data directory).
+
+Nothing is installed unless every file is right: the files are downloaded and checked
+in a staging directory, then each domain's directory is moved into place, replacing
+the previous copy. A failed download says which file failed and why, and leaves the
+previous installation as it was.
+
+--base-url points at a mirror of tau2-bench's data/tau2/domains at that commit; files
+are fetched from BASE/<domain>/<file>, and tau2-bench's LICENSE from the repository
+root (three levels above a BASE ending in data/tau2/domains).`,
+		Example: `  proctor domains install tau2
+  proctor domains install tau2 --dir ./tau2-data
+  proctor domains install tau2 --base-url https://mirror.example.com/tau2-bench/data/tau2/domains`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] != "tau2" {
+				return usageErr("install %q: only tau2 can be installed (proctor domains install tau2)", args[0])
+			}
+			if u, err := url.Parse(baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return usageErr("--base-url %q: want an http:// or https:// URL", baseURL)
+			}
+			target := dir
+			if target == "" {
+				d, err := install.DefaultDir()
+				if err != nil {
+					return failErr(err)
+				}
+				target = d
+			}
+			ctx := cmd.Context()
+			res, err := install.Install(ctx, install.Options{BaseURL: baseURL, Dir: target, Progress: cmd.ErrOrStderr()})
+			if err != nil {
+				if ctx.Err() != nil {
+					fmt.Fprintln(cmd.ErrOrStderr(), "proctor: install interrupted; nothing was changed")
+					return &exitError{code: exitInterrupt, err: ctx.Err()}
+				}
+				return failErr(err)
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "installed tau2-bench's %s data (%d files, %.1f MiB, all verified) in %s\n",
+				strings.Join(res.Domains, ", "), res.Files, float64(res.Bytes)/(1<<20), res.Dir)
+			fmt.Fprintf(out, "proctor evaluates on %s with it ('proctor domains' lists them)\n", strings.Join(load.Names(), " and "))
+			def, _ := install.DefaultDir()
+			env := os.Getenv(builtin.EnvTau2Data)
+			switch {
+			case env != "" && !samePath(env, res.Dir):
+				fmt.Fprintf(out, "note: %s=%s is set and takes precedence; unset it, or use --tau2-data %s\n", builtin.EnvTau2Data, env, res.Dir)
+			case !samePath(def, res.Dir):
+				fmt.Fprintf(out, "this is not proctor's default location: use it with --tau2-data %s (or %s=%s)\n", res.Dir, builtin.EnvTau2Data, res.Dir)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&baseURL, "base-url", install.DefaultBaseURL, "URL of tau2-bench's data/tau2/domains at commit "+install.Commit[:7]+" (a mirror)")
+	fl.StringVar(&dir, "dir", "", "directory to install into (default: proctor's data directory, e.g. ~/.local/share/proctor/tau2)")
+	return cmd
+}
+
+func samePath(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	ca, err1 := filepath.Abs(a)
+	cb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && filepath.Clean(ca) == filepath.Clean(cb)
 }

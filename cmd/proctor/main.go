@@ -41,6 +41,12 @@ func usageErr(format string, a ...any) error {
 
 func failErr(err error) error { return &exitError{code: exitFailure, err: err} }
 
+// isUsage reports whether err is a usage error.
+func isUsage(err error) bool {
+	var ee *exitError
+	return errors.As(err, &ee) && ee.code == exitUsage
+}
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

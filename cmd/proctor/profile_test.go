@@ -19,3 +19,15 @@ func TestEveryProfileEndToEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestStrict: --strict adds ACTION to tasks that expect actions, says so,
+// and records the mode; the reference agent makes the expected calls.
+func TestStrict(t *testing.T) {
+	res := mustCLI(t, exitOK, "run", "--agent", "builtin", "--strict", "--db", tempDB(t), "--task-ids", "mock-01", "--format", "json")
+	eval := decodeObject(t, res.stdout)
+	sim := simulations(t, eval)[0]
+	added, _ := field(t, sim, "reward_info.added_by_strict").([]any)
+	if len(added) != 1 || added[0] != "ACTION" || num(t, sim, "reward") != 1 || field(t, eval, "config.strict") != true {
+		t.Errorf("strict run: added %v, reward %v, config.strict %v", added, num(t, sim, "reward"), field(t, eval, "config.strict"))
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/bench"
-	"github.com/proctor-eval/proctor/domains/builtin"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/tools"
@@ -37,6 +37,7 @@ const (
 
 type runFlags struct {
 	domain, agent, profile, user string
+	split, tau2Data              string
 	numTrials, numTasks          int
 	taskIDs                      []string
 	maxSteps, maxErrors          int
@@ -47,6 +48,7 @@ type runFlags struct {
 	resume                       string
 	progress                     string
 	transport, protocol          string
+	strict                       bool
 	streaming                    string
 	retries                      int
 	maxResponse                  int64
@@ -64,7 +66,10 @@ func newRunCmd() *cobra.Command {
 
 --agent is the agent's base URL (its card is read from /.well-known/agent-card.json,
 then /.well-known/agent.json), the URL of its card, or "builtin" for proctor's
-reference agent, started in-process on a loopback port.`,
+reference agent, started in-process on a loopback port.
+
+tau2-bench's domains (airline, retail) need its data ('proctor domains install tau2',
+or --tau2-data) and come in task splits: --split base (the default), train or test.`,
 		Example: `  proctor run --domain mock --agent builtin
   proctor run --domain mock --agent http://localhost:9019 --num-trials 4 --concurrency 8
   proctor run --domain mock --agent http://localhost:9019 --task-ids mock-01,mock-02 --format json --out result.json
@@ -74,6 +79,9 @@ reference agent, started in-process on a loopback port.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.domain, "domain", "mock", "domain to evaluate on (see 'proctor domains')")
+	fl.StringVar(&f.split, "split", tools.DefaultSplit, "task split of a tau2 domain: base, train or test (a domain without splits takes all its tasks)")
+	fl.BoolVar(&f.strict, "strict", false, "add ACTION to every task's reward basis: the expected tool calls must be made, not just their effect reached")
+	addTau2Flag(cmd, &f.tau2Data)
 	fl.StringVar(&f.agent, "agent", builtinAgent, `agent base URL, agent card URL, or "builtin"`)
 	fl.StringVar(&f.profile, "profile", "agentbeats", "what the agent is told and how: "+strings.Join(translation.ProfileNames(), ", "))
 	fl.StringVar(&f.user, "user", "scripted", "user simulator: scripted")
@@ -237,13 +245,13 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	reg, err := builtin.Registry()
+	reg, err := newCatalog(f.tau2Data)
 	if err != nil {
-		return failErr(err)
+		return err
 	}
 	retries := f.retries
 	req := tools.EvaluationRequest{
-		Domain: f.domain, AgentURL: f.agent, Profile: f.profile, User: f.user,
+		Domain: f.domain, Split: f.split, AgentURL: f.agent, Profile: f.profile, User: f.user, Strict: f.strict,
 		NumTrials: f.numTrials, NumTasks: f.numTasks, TaskIDs: f.taskIDs,
 		MaxSteps: f.maxSteps, MaxErrors: f.maxErrors, Concurrency: f.concurrency,
 		Timeout: tools.JSONDelay(f.timeout), RequestTimeout: tools.JSONDelay(f.requestTimeout),
@@ -278,15 +286,19 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	defer run.Close()
 	eval := run.Evaluation()
 	if f.resume != "" {
-		for _, name := range []string{"domain", "agent", "profile", "user", "num-trials", "num-tasks", "task-ids", "max-steps", "max-errors", "timeout", "request-timeout", "transport", "protocol", "streaming", "retries"} {
+		for _, name := range []string{"domain", "split", "agent", "profile", "user", "num-trials", "num-tasks", "task-ids", "max-steps", "max-errors", "timeout", "request-timeout", "transport", "protocol", "streaming", "retries", "strict"} {
 			if cmd.Flags().Changed(name) {
 				fmt.Fprintf(errOut, "proctor: --%s ignored: a resumed evaluation keeps its original settings\n", name)
 			}
 		}
 		fmt.Fprintf(errOut, "proctor: resuming %s: %d simulations already done\n", eval.ID, run.Resumed())
 	}
+	onDomain := eval.Config.Domain
+	if eval.Config.Split != "" {
+		onDomain += " (split " + eval.Config.Split + ")"
+	}
 	fmt.Fprintf(errOut, "proctor: evaluation %s: %s on %s, %d tasks x %d trials (concurrency %d)\n",
-		eval.ID, report.AgentLabel(eval.Agent), eval.Config.Domain, len(run.Tasks()), eval.Config.NumTrials, eval.Config.Concurrency)
+		eval.ID, report.AgentLabel(eval.Agent), onDomain, len(run.Tasks()), eval.Config.NumTrials, eval.Config.Concurrency)
 	prog := newProgress(errOut, f.progress)
 	runErr := run.Execute(ctx, prog.update)
 	prog.finish()
@@ -330,15 +342,27 @@ func requestErr(err error) error {
 func flagNames(v string) string {
 	name, rest, _ := strings.Cut(v, " ")
 	field := strings.TrimRight(name, ":")
+	if !requestFields[field] {
+		return v // not a field name
+	}
 	flag := map[string]string{"agent_url": "agent", "headers": "header", "task_ids": "task-ids"}[field]
 	if flag == "" {
-		if field == "" || strings.Trim(field, "abcdefghijklmnopqrstuvwxyz_") != "" {
-			return v // not a field name
-		}
 		flag = strings.ReplaceAll(field, "_", "-")
 	}
 	return "--" + flag + strings.TrimPrefix(name, field) + " " + rest
 }
+
+// requestFields are the wire names of the fields of an evaluation request.
+var requestFields = func() map[string]bool {
+	m := map[string]bool{}
+	t := reflect.TypeFor[tools.EvaluationRequest]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			m[name] = true
+		}
+	}
+	return m
+}()
 
 // flattenHeaders keeps the last value of each header: the request form.
 func flattenHeaders(h http.Header) map[string]string {

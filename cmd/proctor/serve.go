@@ -9,8 +9,6 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/agent"
-	"github.com/proctor-eval/proctor/domains"
-	"github.com/proctor-eval/proctor/domains/builtin"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/tools"
 )
@@ -22,6 +20,7 @@ const envAuthTokens = "PROCTOR_AUTH_TOKENS"
 func newServeCmd() *cobra.Command {
 	var (
 		host, cardURL, dbPath string
+		tau2Data              string
 		port, grpcPort        int
 		maxConcurrent         int
 		tokens                []string
@@ -54,9 +53,9 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 					}
 				}
 			}
-			reg, err := builtin.Registry()
+			reg, err := newCatalog(tau2Data)
 			if err != nil {
-				return failErr(err)
+				return err
 			}
 			db, err := openWritableDB(ctx, dbPath, cmd.ErrOrStderr(), `resume one with run_evaluation {"resume": ID}`)
 			if err != nil {
@@ -87,6 +86,9 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "proctor: serving at %s (card %s/.well-known/agent-card.json, gRPC %s, %s); Ctrl-C stops\n",
 				srv.URL(), srv.URL(), orOff(srv.GRPCAddr()), auth)
+			if dir := reg.Tau2Dir(); dir != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: domains %s (tau2-bench data from %s, loaded on first use)\n", strings.Join(reg.Names(), ", "), dir)
+			}
 			if err := srv.Serve(ctx); err != nil {
 				return failErr(err)
 			}
@@ -102,6 +104,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 	fl.IntVar(&maxConcurrent, "max-concurrent", agent.DefaultMaxConcurrent, "evaluations run at once; more wait in a FIFO queue")
 	fl.Int64Var(&maxRequest, "max-request-bytes", agent.DefaultMaxRequestBytes, "largest request body accepted")
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
+	addTau2Flag(cmd, &tau2Data)
 	fl.BoolVar(&denyPrivate, "deny-private-targets", false, "refuse to evaluate agents on loopback, private, link-local and other non-public addresses (after DNS resolution); for servers untrusted callers can reach")
 	return cmd
 }
@@ -110,7 +113,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 // every connection to an agent under evaluation is checked against the
 // address it actually reaches; the built-in agent (on loopback, started by
 // proctor itself) stays available.
-func service(reg *domains.Registry, db *store.DB, denyPrivate bool) *tools.Service {
+func service(reg tools.DomainSource, db *store.DB, denyPrivate bool) *tools.Service {
 	svc := &tools.Service{Domains: reg, Store: db}
 	if denyPrivate {
 		svc.ClientOptions = []a2aclient.Option{a2aclient.WithDenyPrivateTargets()}

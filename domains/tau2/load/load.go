@@ -1,0 +1,231 @@
+// Package load knows the tau2-bench domains proctor implements and how to
+// find them in a directory laid out like tau2's data/tau2/domains (one
+// subdirectory per domain: airline/, retail/...): which files each needs,
+// which are missing, and what a domain holds (its tasks per split, its
+// tools) without loading its database.
+//
+// Usage:
+//
+//	for _, d := range load.Domains() {
+//		if len(d.Missing(root)) > 0 {
+//			continue // not installed
+//		}
+//		info, err := d.Describe(root)
+//		...
+//		dom, err := d.New(d.Dir(root), "train")
+//	}
+package load
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/airline"
+	"github.com/proctor-eval/proctor/domains/tau2/retail"
+)
+
+// DefaultSplit is the split tau2 evaluates unless told otherwise.
+const DefaultSplit = "base"
+
+// Domain is a tau2 domain proctor implements.
+type Domain struct {
+	Name        string
+	Description string
+	// Files are the data files New reads from the domain's directory.
+	Files []string
+	// TasksFile and SplitsFile name the task list and the split map among
+	// Files.
+	TasksFile, SplitsFile string
+	// New builds the domain from its directory, with the tasks of a split
+	// ("" for DefaultSplit). It reads and decodes everything, the database
+	// included.
+	New func(dir, split string) (*domains.Domain, error)
+	// toolNames lists the domain's tools without its data.
+	toolNames func() ([]string, error)
+}
+
+var all = []Domain{
+	{
+		Name: airline.Name, Description: airline.Description,
+		Files:     []string{airline.DBFile, airline.PolicyFile, airline.SplitsFile, airline.TasksFile},
+		TasksFile: airline.TasksFile, SplitsFile: airline.SplitsFile,
+		New: airline.New,
+		toolNames: func() ([]string, error) {
+			return toolNames(domains.Spec[airline.DB]{Name: airline.Name, DB: []byte(`{"flights": {}, "users": {}, "reservations": {}}`), Tools: airline.Tools()})
+		},
+	},
+	{
+		Name: retail.Name, Description: retail.Description,
+		Files:     []string{retail.DBFile, retail.PolicyFile, retail.SplitsFile, retail.TasksFile},
+		TasksFile: retail.TasksFile, SplitsFile: retail.SplitsFile,
+		New: retail.New,
+		toolNames: func() ([]string, error) {
+			return toolNames(domains.Spec[retail.DB]{Name: retail.Name, DB: []byte(`{"products": {}, "users": {}, "orders": {}}`), Tools: retail.Tools()})
+		},
+	},
+}
+
+// toolNames builds a domain from an empty database and no tasks, only to read
+// the names of its tools.
+func toolNames[DB any](spec domains.Spec[DB]) ([]string, error) {
+	d, err := domains.NewDomain(spec)
+	if err != nil {
+		return nil, err
+	}
+	return d.ToolNames(), nil
+}
+
+// Domains returns the tau2 domains proctor implements, in name order.
+func Domains() []Domain { return slices.Clone(all) }
+
+// Lookup returns the tau2 domain with this name.
+func Lookup(name string) (Domain, bool) {
+	for _, d := range all {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return Domain{}, false
+}
+
+// Names returns the names of the tau2 domains proctor implements.
+func Names() []string {
+	names := make([]string, len(all))
+	for i, d := range all {
+		names[i] = d.Name
+	}
+	return names
+}
+
+// Dir is the domain's directory under root.
+func (d Domain) Dir(root string) string { return filepath.Join(root, d.Name) }
+
+// Missing returns the data files of the domain that are not regular files
+// under root (all of them when root is "").
+func (d Domain) Missing(root string) []string {
+	if root == "" {
+		return slices.Clone(d.Files)
+	}
+	var missing []string
+	for _, f := range d.Files {
+		if fi, err := os.Stat(filepath.Join(d.Dir(root), f)); err != nil || !fi.Mode().IsRegular() {
+			missing = append(missing, f)
+		}
+	}
+	return missing
+}
+
+// Split is a split's name and its tasks' ids, in task file order.
+type Split struct {
+	Name    string
+	TaskIDs []string
+}
+
+// Info describes a domain's data without loading its database.
+type Info struct {
+	// TaskIDs are every task's id, in task file order.
+	TaskIDs []string
+	// Splits are the domain's splits: DefaultSplit first, then train and
+	// test, then any others by name.
+	Splits []Split
+	Tools  []string
+}
+
+// Split returns the split with this name.
+func (i Info) Split(name string) (Split, bool) {
+	for _, s := range i.Splits {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Split{}, false
+}
+
+// SplitNames returns the names of the splits, in Splits order.
+func (i Info) SplitNames() []string {
+	names := make([]string, len(i.Splits))
+	for j, s := range i.Splits {
+		names[j] = s.Name
+	}
+	return names
+}
+
+// Describe reads the domain's task and split files under root (not its
+// database, the bulk of its data) and lists its tools.
+func (d Domain) Describe(root string) (Info, error) {
+	var info Info
+	read := func(name string) ([]byte, error) {
+		b, err := os.ReadFile(filepath.Join(d.Dir(root), name))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Name, err)
+		}
+		return b, nil
+	}
+	rawTasks, err := read(d.TasksFile)
+	if err != nil {
+		return info, err
+	}
+	var tasks []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(rawTasks, &tasks); err != nil {
+		return info, fmt.Errorf("%s: %s: %w", d.Name, d.TasksFile, err)
+	}
+	have := make(map[string]bool, len(tasks))
+	for _, t := range tasks {
+		info.TaskIDs = append(info.TaskIDs, t.ID)
+		have[t.ID] = true
+	}
+	rawSplits, err := read(d.SplitsFile)
+	if err != nil {
+		return info, err
+	}
+	var splits map[string][]string
+	if err := json.Unmarshal(rawSplits, &splits); err != nil {
+		return info, fmt.Errorf("%s: %s: %w", d.Name, d.SplitsFile, err)
+	}
+	for name, ids := range splits {
+		want := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			if !have[id] {
+				return info, fmt.Errorf("%s: %s: split %q names task %q, which %s lacks", d.Name, d.SplitsFile, name, id, d.TasksFile)
+			}
+			want[id] = true
+		}
+		s := Split{Name: name}
+		for _, id := range info.TaskIDs { // task file order, as New keeps them
+			if want[id] {
+				s.TaskIDs = append(s.TaskIDs, id)
+				delete(want, id)
+			}
+		}
+		info.Splits = append(info.Splits, s)
+	}
+	slices.SortFunc(info.Splits, func(a, b Split) int {
+		if ra, rb := splitRank(a.Name), splitRank(b.Name); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	if info.Tools, err = d.toolNames(); err != nil {
+		return info, fmt.Errorf("%s: tools: %w", d.Name, err)
+	}
+	return info, nil
+}
+
+func splitRank(name string) int {
+	switch name {
+	case DefaultSplit:
+		return 0
+	case "train":
+		return 1
+	case "test":
+		return 2
+	}
+	return 3
+}

@@ -1,0 +1,70 @@
+package load_test
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/proctor-eval/proctor/domains/tau2/load"
+	"github.com/proctor-eval/proctor/internal/tau2test"
+)
+
+func TestDescribeAgreesWithNew(t *testing.T) {
+	want := map[string]map[string]int{
+		"airline": {"base": 50, "train": 30, "test": 20},
+		"retail":  {"base": 114, "train": 74, "test": 40},
+	}
+	for _, d := range load.Domains() {
+		t.Run(d.Name, func(t *testing.T) {
+			root := filepath.Dir(tau2test.Dir(t, d.Name))
+			if m := d.Missing(root); len(m) != 0 {
+				t.Fatalf("missing %v", m)
+			}
+			info, err := d.Describe(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := info.SplitNames(); !slices.Equal(got, []string{"base", "train", "test"}) {
+				t.Errorf("splits %v", got)
+			}
+			for _, s := range info.Splits {
+				if n := len(s.TaskIDs); n != want[d.Name][s.Name] {
+					t.Errorf("split %s: %d tasks, want %d", s.Name, n, want[d.Name][s.Name])
+				}
+				dom, err := d.New(d.Dir(root), s.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ids []string
+				for _, task := range dom.Tasks {
+					ids = append(ids, task.ID)
+				}
+				if !slices.Equal(ids, s.TaskIDs) {
+					t.Errorf("split %s: Describe says %v, New loads %v", s.Name, s.TaskIDs, ids)
+				}
+				if !slices.Equal(info.Tools, dom.ToolNames()) {
+					t.Errorf("tools: Describe says %v, New has %v", info.Tools, dom.ToolNames())
+				}
+			}
+		})
+	}
+}
+
+func TestMissing(t *testing.T) {
+	d, ok := load.Lookup("airline")
+	if !ok {
+		t.Fatal("no airline")
+	}
+	if got := d.Missing(""); !slices.Equal(got, d.Files) {
+		t.Errorf("Missing(\"\") = %v", got)
+	}
+	if got := d.Missing(t.TempDir()); !slices.Equal(got, d.Files) {
+		t.Errorf("Missing(empty dir) = %v", got)
+	}
+	if _, ok := load.Lookup("mock"); ok {
+		t.Error("tau2's mock is not implemented, yet Lookup found it")
+	}
+	if got := load.Names(); !slices.Equal(got, []string{"airline", "retail"}) {
+		t.Errorf("Names() = %v", got)
+	}
+}
