@@ -10,25 +10,31 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/builtin"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/tools"
 )
 
 func newResultsCmd() *cobra.Command {
-	var dbPath, format, domain, agent string
+	var dbPath, format, domain, agent, out string
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "results [ID]",
 		Short: "List stored evaluations, or show one",
 		Example: `  proctor results
   proctor results --domain mock --limit 5
-  proctor results 01970d1c --format markdown`,
+  proctor results 01970d1c --format markdown
+  proctor results 01970d1c --format tau2 --out results.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if format != "table" && format != "json" && format != "markdown" {
-				return usageErr("--format %q: want table, json or markdown", format)
+			if format != "table" && format != "json" && format != "markdown" && format != report.Tau2 {
+				return usageErr("--format %q: want table, json, markdown or tau2", format)
+			}
+			if len(args) == 0 && (format == report.Tau2 || out != "") {
+				return usageErr("--format tau2 and --out show one evaluation: give its ID")
 			}
 			if limit < 1 {
 				return usageErr("--limit must be at least 1")
@@ -53,7 +59,11 @@ func newResultsCmd() *cobra.Command {
 					return failErr(err)
 				}
 				eval.Status = shownStatus(eval.Status)
-				return report.Write(cmd.OutOrStdout(), format, eval)
+				var cat *builtin.Catalog
+				if format == report.Tau2 {
+					cat, _ = newCatalog("") // without it, tau2's tasks are stubs
+				}
+				return writeResult(cmd.OutOrStdout(), out, format, eval, cat)
 			}
 			// The store compares agent URLs verbatim, but the URL it
 			// records is the endpoint from the agent's card, seldom what
@@ -95,7 +105,8 @@ func newResultsCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
-	fl.StringVar(&format, "format", "table", "output format: table, json, markdown")
+	fl.StringVar(&format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json; one evaluation)")
+	fl.StringVar(&out, "out", "", "write the evaluation to this file instead of stdout")
 	fl.StringVar(&domain, "domain", "", "list only evaluations of this domain")
 	fl.StringVar(&agent, "agent-url", "", `list only evaluations of this agent (its URL, card URL, or "builtin")`)
 	fl.IntVar(&limit, "limit", 20, "list at most this many evaluations, newest first")
@@ -133,4 +144,20 @@ func shownStatus(stored string) string {
 		return bench.StatusInterrupted
 	}
 	return stored
+}
+
+// writeReport renders eval in format. tau2-bench's layout takes the
+// domain's policy and tasks from cat when the evaluated domain is available
+// there; without it (cat nil, or the domain's data gone) its tasks are stubs.
+func writeReport(w io.Writer, format string, eval *bench.Evaluation, cat *builtin.Catalog) error {
+	if format != report.Tau2 {
+		return report.Write(w, format, eval)
+	}
+	var dom *domains.Domain
+	if cat != nil {
+		if d, _, err := cat.GetSplit(eval.Domain, eval.Config.Split); err == nil {
+			dom = d
+		}
+	}
+	return report.WriteTau2(w, eval, dom)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/domains/builtin"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/tools"
@@ -94,7 +95,7 @@ or --tau2-data) and come in task splits: --split base (the default), train or te
 	fl.DurationVar(&f.requestTimeout, "request-timeout", a2aclient.DefaultRequestTimeout, "limit of one request to the agent")
 	fl.IntVar(&f.concurrency, "concurrency", 4, "simulations run at the same time")
 	fl.StringVar(&f.dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
-	fl.StringVar(&f.format, "format", "table", "output format: table, json, markdown")
+	fl.StringVar(&f.format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json)")
 	fl.StringVar(&f.out, "out", "", "write the result to this file instead of stdout")
 	fl.Float64Var(&f.failUnder, "fail-under", -1, "exit with status 3 when pass^1 is below this value (0..1)")
 	fl.StringVar(&f.resume, "resume", "", "finish the interrupted evaluation with this id (or unique id prefix)")
@@ -113,8 +114,8 @@ or --tau2-data) and come in task splits: --split base (the default), train or te
 
 func (f *runFlags) validate() error {
 	var errs []string
-	if !slices.Contains([]string{"table", "json", "markdown"}, f.format) {
-		errs = append(errs, fmt.Sprintf("--format %q: want table, json or markdown", f.format))
+	if !slices.Contains([]string{"table", "json", "markdown", report.Tau2}, f.format) {
+		errs = append(errs, fmt.Sprintf("--format %q: want table, json, markdown or tau2", f.format))
 	}
 	if f.numTrials < 1 || f.numTrials > 1000 {
 		errs = append(errs, fmt.Sprintf("--num-trials %d: want 1..1000", f.numTrials))
@@ -306,7 +307,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		return failErr(runErr)
 	}
 	eval = run.Evaluation()
-	if err := writeResult(cmd.OutOrStdout(), f.out, f.format, eval); err != nil {
+	if err := writeResult(cmd.OutOrStdout(), f.out, f.format, eval, reg); err != nil {
 		return failErr(err)
 	}
 	if eval.Status == bench.StatusInterrupted {
@@ -430,7 +431,7 @@ func dbPath(path string) (string, error) {
 	return p, nil
 }
 
-func writeResult(stdout io.Writer, out, format string, eval *bench.Evaluation) (err error) {
+func writeResult(stdout io.Writer, out, format string, eval *bench.Evaluation, cat *builtin.Catalog) (err error) {
 	w := stdout
 	if out != "" {
 		file, err := os.Create(out)
@@ -444,5 +445,5 @@ func writeResult(stdout io.Writer, out, format string, eval *bench.Evaluation) (
 		}()
 		w = file
 	}
-	return report.Write(w, format, eval)
+	return writeReport(w, format, eval, cat)
 }

@@ -1,0 +1,550 @@
+package report
+
+// This file renders an evaluation in tau2-bench's results layout (the JSON
+// of its pydantic Results model, src/tau2/data_model/simulation.py), so that
+// tau2's viewer and leaderboard tooling read proctor's results.
+//
+// Field mapping (proctor -> tau2):
+//
+//	timestamp                         Evaluation.CreatedAt
+//	info.git_commit                   the VCS revision proctor was built from ("" when unknown)
+//	info.num_trials/max_steps/max_errors  Config.NumTrials/MaxSteps/MaxErrors
+//	info.user_info                    {implementation: Config.User ("scripted"), llm: null}
+//	info.agent_info                   {implementation: "a2a" (or "proctor_builtin"), llm: the agent card's name, or null}
+//	                                  proctor cannot know the LLM behind an A2A agent: llm names the agent, not a model
+//	info.environment_info             {domain_name: Evaluation.Domain, policy: the domain's policy ("" without the domain)}
+//	info.seed                         null (proctor's scripted user has no seed)
+//	tasks                             the domain's tasks that were run, in tau2's Task layout (see Tau2Task);
+//	                                  without the domain, a stub per task id (see tau2StubTask)
+//	simulations[].id/task_id/trial    Simulation.ID/TaskID/Trial (trials count from 0, as in tau2)
+//	simulations[].start_time          Simulation.StartedAt; end_time is StartedAt+DurationMS; duration is in seconds
+//	simulations[].timestamp           end_time (tau2 stamps a run when it is built, at its end)
+//	simulations[].termination_reason  Simulation.TerminationReason (see Tau2TerminationReason)
+//	simulations[].agent_cost/user_cost  null: proctor does not know what a remote agent costs
+//	simulations[].seed                null
+//	simulations[].reward_info         RewardInfo: db_check {db_match, db_reward}; action_checks with tau2
+//	                                  actions; nl_assertions; communicate_checks (justification ""); env_assertions null;
+//	                                  reward_basis, reward_breakdown; info holds what tau2 has no field for
+//	                                  (note, added_by_strict, do_nothing_passes, db hashes)
+//	simulations[].messages            Messages: role, content (null when empty), tool_calls [{id, name, arguments,
+//	                                  requestor}], turn_idx (Message.Turn, the message's index), timestamp null
+//	                                  (proctor does not time messages); tool messages are {id, role, content,
+//	                                  requestor, error, turn_idx, timestamp}, their requestor that of the call
+//	simulations[].info                what tau2 has no field for: error, context_id, non_conformant, metrics,
+//	                                  and proctor's termination reason when it has no tau2 counterpart
+//
+// Not carried: the summary (tau2 recomputes its metrics from simulations),
+// evaluation-level metrics and config beyond the info fields, the agent's
+// URL and transport (agent_info has no place for them), and a tool message's
+// tool name (tau2 pairs it with its call by id). An evaluation read without
+// transcripts (SimulationRows only) renders no simulations.
+
+import (
+	"encoding/json"
+	"io"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/domains"
+)
+
+// Tau2 is the format of tau2-bench's results.json.
+const Tau2 = "tau2"
+
+// tau2 termination reasons (tau2's TerminationReason enum).
+const (
+	tau2UnexpectedError = "unexpected_error"
+)
+
+// tau2Terminations maps proctor's termination reasons to tau2's. Every
+// reason proctor records has a tau2 counterpart of the same name; tau2's
+// context_window_exceeded and unexpected_error have none in proctor.
+var tau2Terminations = map[string]string{
+	bench.TermUserStop:       "user_stop",
+	bench.TermAgentStop:      "agent_stop",
+	bench.TermMaxSteps:       "max_steps",
+	bench.TermTooManyErrors:  "too_many_errors",
+	bench.TermTimeout:        "timeout",
+	bench.TermAgentError:     "agent_error",
+	bench.TermUserError:      "user_error",
+	bench.TermInfrastructure: "infrastructure_error",
+}
+
+// Tau2TerminationReason maps a proctor termination reason to tau2's, and
+// says whether it has a counterpart. One without (none today, but results
+// stored by another version of proctor may hold one) maps to tau2's
+// "unexpected_error".
+func Tau2TerminationReason(reason string) (string, bool) {
+	if r, ok := tau2Terminations[reason]; ok {
+		return r, true
+	}
+	return tau2UnexpectedError, false
+}
+
+// Tau2Results is tau2-bench's Results.
+type Tau2Results struct {
+	Timestamp   string           `json:"timestamp"`
+	Info        Tau2Info         `json:"info"`
+	Tasks       []Tau2Task       `json:"tasks"`
+	Simulations []Tau2Simulation `json:"simulations"`
+}
+
+// Tau2Info is tau2-bench's Info.
+type Tau2Info struct {
+	GitCommit       string              `json:"git_commit"`
+	NumTrials       int                 `json:"num_trials"`
+	MaxSteps        int                 `json:"max_steps"`
+	MaxErrors       int                 `json:"max_errors"`
+	UserInfo        Tau2ParticipantInfo `json:"user_info"`
+	AgentInfo       Tau2ParticipantInfo `json:"agent_info"`
+	EnvironmentInfo Tau2EnvironmentInfo `json:"environment_info"`
+	Seed            *int64              `json:"seed"`
+}
+
+// Tau2ParticipantInfo is tau2-bench's UserInfo and AgentInfo (the fields
+// they share).
+type Tau2ParticipantInfo struct {
+	Implementation string         `json:"implementation"`
+	LLM            *string        `json:"llm"`
+	LLMArgs        map[string]any `json:"llm_args"`
+}
+
+// Tau2EnvironmentInfo is tau2-bench's EnvironmentInfo.
+type Tau2EnvironmentInfo struct {
+	DomainName string         `json:"domain_name"`
+	Policy     string         `json:"policy"`
+	ToolDefs   map[string]any `json:"tool_defs"`
+}
+
+// Tau2Task is tau2-bench's Task, with the fields proctor's tasks have.
+type Tau2Task struct {
+	ID                 string                  `json:"id"`
+	Description        *Tau2Description        `json:"description,omitempty"`
+	UserScenario       Tau2UserScenario        `json:"user_scenario"`
+	InitialState       *Tau2InitialState       `json:"initial_state,omitempty"`
+	EvaluationCriteria *Tau2EvaluationCriteria `json:"evaluation_criteria,omitempty"`
+}
+
+// Tau2Description is tau2-bench's Description.
+type Tau2Description struct {
+	Purpose *string `json:"purpose"`
+	Notes   *string `json:"notes"`
+}
+
+// Tau2UserScenario is tau2-bench's UserScenario; Instructions is a string
+// or tau2's structured instructions (an object), as the task has it.
+type Tau2UserScenario struct {
+	Persona      *string `json:"persona"`
+	Instructions any     `json:"instructions"`
+}
+
+// Tau2InitialState is tau2-bench's InitialState.
+type Tau2InitialState struct {
+	InitializationActions []Tau2EnvFunctionCall `json:"initialization_actions"`
+}
+
+// Tau2EnvFunctionCall is tau2-bench's EnvFunctionCall.
+type Tau2EnvFunctionCall struct {
+	EnvType   string         `json:"env_type"`
+	FuncName  string         `json:"func_name"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// Tau2EvaluationCriteria is tau2-bench's EvaluationCriteria.
+type Tau2EvaluationCriteria struct {
+	Actions         []Tau2Action `json:"actions"`
+	EnvAssertions   []any        `json:"env_assertions"`
+	CommunicateInfo []string     `json:"communicate_info"`
+	NLAssertions    []string     `json:"nl_assertions"`
+	RewardBasis     []string     `json:"reward_basis"`
+}
+
+// Tau2Action is tau2-bench's Action.
+type Tau2Action struct {
+	ActionID    string         `json:"action_id"`
+	Requestor   string         `json:"requestor"`
+	Name        string         `json:"name"`
+	Arguments   map[string]any `json:"arguments"`
+	Info        *string        `json:"info"`
+	CompareArgs []string       `json:"compare_args"`
+}
+
+// Tau2Simulation is tau2-bench's SimulationRun.
+type Tau2Simulation struct {
+	ID                string         `json:"id"`
+	TaskID            string         `json:"task_id"`
+	Timestamp         string         `json:"timestamp"`
+	StartTime         string         `json:"start_time"`
+	EndTime           string         `json:"end_time"`
+	Duration          float64        `json:"duration"`
+	TerminationReason string         `json:"termination_reason"`
+	AgentCost         *float64       `json:"agent_cost"`
+	UserCost          *float64       `json:"user_cost"`
+	RewardInfo        Tau2RewardInfo `json:"reward_info"`
+	Messages          []Tau2Message  `json:"messages"`
+	Trial             int            `json:"trial"`
+	Seed              *int64         `json:"seed"`
+	Info              map[string]any `json:"info"`
+}
+
+// Tau2RewardInfo is tau2-bench's RewardInfo.
+type Tau2RewardInfo struct {
+	Reward            float64                `json:"reward"`
+	DBCheck           *Tau2DBCheck           `json:"db_check"`
+	EnvAssertions     []any                  `json:"env_assertions"`
+	ActionChecks      []Tau2ActionCheck      `json:"action_checks"`
+	NLAssertions      []Tau2NLAssertionCheck `json:"nl_assertions"`
+	CommunicateChecks []Tau2CommunicateCheck `json:"communicate_checks"`
+	RewardBasis       []string               `json:"reward_basis"`
+	RewardBreakdown   map[string]float64     `json:"reward_breakdown"`
+	Info              map[string]any         `json:"info"`
+}
+
+// Tau2DBCheck is tau2-bench's DBCheck.
+type Tau2DBCheck struct {
+	DBMatch  bool    `json:"db_match"`
+	DBReward float64 `json:"db_reward"`
+}
+
+// Tau2ActionCheck is tau2-bench's ActionCheck.
+type Tau2ActionCheck struct {
+	Action       Tau2Action `json:"action"`
+	ActionMatch  bool       `json:"action_match"`
+	ActionReward float64    `json:"action_reward"`
+	ToolType     *string    `json:"tool_type"`
+}
+
+// Tau2NLAssertionCheck is tau2-bench's NLAssertionCheck.
+type Tau2NLAssertionCheck struct {
+	NLAssertion   string `json:"nl_assertion"`
+	Met           bool   `json:"met"`
+	Justification string `json:"justification"`
+}
+
+// Tau2CommunicateCheck is tau2-bench's CommunicateCheck.
+type Tau2CommunicateCheck struct {
+	Info          string `json:"info"`
+	Met           bool   `json:"met"`
+	Justification string `json:"justification"`
+}
+
+// Tau2Message is one of tau2-bench's AssistantMessage, UserMessage and
+// ToolMessage: ID, Requestor and Error are set on tool messages only,
+// ToolCalls on the others only (MarshalJSON writes each kind's fields).
+type Tau2Message struct {
+	Role      string
+	Content   *string
+	ToolCalls []Tau2ToolCall
+	ID        string
+	Requestor string
+	Error     bool
+	TurnIdx   *int
+	Timestamp *string
+}
+
+// Tau2ToolCall is tau2-bench's ToolCall.
+type Tau2ToolCall struct {
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+	Requestor string         `json:"requestor"`
+}
+
+type tau2ToolMessage struct {
+	ID        string  `json:"id"`
+	Role      string  `json:"role"`
+	Content   *string `json:"content"`
+	Requestor string  `json:"requestor"`
+	Error     bool    `json:"error"`
+	TurnIdx   *int    `json:"turn_idx"`
+	Timestamp *string `json:"timestamp"`
+}
+
+type tau2ParticipantMessage struct {
+	Role      string         `json:"role"`
+	Content   *string        `json:"content"`
+	ToolCalls []Tau2ToolCall `json:"tool_calls"`
+	TurnIdx   *int           `json:"turn_idx"`
+	Timestamp *string        `json:"timestamp"`
+}
+
+// MarshalJSON writes a tool message as tau2's ToolMessage and any other as
+// its AssistantMessage or UserMessage.
+func (m Tau2Message) MarshalJSON() ([]byte, error) {
+	if m.Role == bench.RoleTool {
+		return json.Marshal(tau2ToolMessage{ID: m.ID, Role: m.Role, Content: m.Content, Requestor: m.Requestor, Error: m.Error, TurnIdx: m.TurnIdx, Timestamp: m.Timestamp})
+	}
+	return json.Marshal(tau2ParticipantMessage{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, TurnIdx: m.TurnIdx, Timestamp: m.Timestamp})
+}
+
+// UnmarshalJSON reads any of the kinds MarshalJSON writes.
+func (m *Tau2Message) UnmarshalJSON(b []byte) error {
+	var v struct {
+		tau2ToolMessage
+		ToolCalls []Tau2ToolCall `json:"tool_calls"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*m = Tau2Message{Role: v.Role, Content: v.Content, ToolCalls: v.ToolCalls, ID: v.ID, Requestor: v.Requestor, Error: v.Error, TurnIdx: v.TurnIdx, Timestamp: v.Timestamp}
+	return nil
+}
+
+// tau2Time is the layout of tau2's timestamps (Python's isoformat).
+const tau2Time = "2006-01-02T15:04:05.000000-07:00"
+
+// NewTau2Results converts an evaluation to tau2-bench's results layout.
+// dom is the evaluated domain, for its policy and tasks; nil when it is not
+// available, and the tasks are then stubs (see tau2StubTask).
+func NewTau2Results(eval *bench.Evaluation, dom *domains.Domain) *Tau2Results {
+	r := &Tau2Results{
+		Timestamp: eval.CreatedAt.Format(tau2Time),
+		Info: Tau2Info{
+			GitCommit: buildRevision(),
+			NumTrials: eval.Config.NumTrials,
+			MaxSteps:  eval.Config.MaxSteps,
+			MaxErrors: eval.Config.MaxErrors,
+			UserInfo:  Tau2ParticipantInfo{Implementation: eval.Config.User},
+			AgentInfo: Tau2ParticipantInfo{Implementation: "a2a"},
+			EnvironmentInfo: Tau2EnvironmentInfo{
+				DomainName: eval.Domain,
+			},
+		},
+		Tasks:       []Tau2Task{},
+		Simulations: make([]Tau2Simulation, 0, len(eval.Simulations)),
+	}
+	if eval.Agent.Builtin {
+		r.Info.AgentInfo.Implementation = "proctor_builtin"
+	}
+	if name := strings.TrimSpace(eval.Agent.Name + " " + eval.Agent.Version); name != "" {
+		r.Info.AgentInfo.LLM = &name
+	}
+	if dom != nil {
+		r.Info.EnvironmentInfo.Policy = dom.Policy
+	}
+	// Tasks in the order they were scored, else in the order simulated.
+	var ids []string
+	seen := map[string]bool{}
+	addID := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	for _, t := range eval.Summary.Tasks {
+		addID(t.TaskID)
+	}
+	for _, s := range eval.Simulations {
+		addID(s.TaskID)
+	}
+	for _, id := range ids {
+		var t *domains.Task
+		if dom != nil {
+			t, _ = dom.Task(id)
+		}
+		if t == nil {
+			r.Tasks = append(r.Tasks, tau2StubTask(id))
+		} else {
+			r.Tasks = append(r.Tasks, NewTau2Task(t))
+		}
+	}
+	for i := range eval.Simulations {
+		r.Simulations = append(r.Simulations, newTau2Simulation(&eval.Simulations[i]))
+	}
+	return r
+}
+
+// tau2StubTask stands for a task proctor no longer has (its domain is not
+// available where the results are rendered): tau2 requires a task with a
+// user scenario for every simulation, so the stub has the id and says in
+// its instructions that the task is missing.
+func tau2StubTask(id string) Tau2Task {
+	return Tau2Task{ID: id, UserScenario: Tau2UserScenario{Instructions: "(task definition not available to proctor when these results were exported)"}}
+}
+
+// NewTau2Task converts a task to tau2's layout. proctor's scripted user
+// (UserScenario.Script), which tau2 has no field for, becomes the
+// instructions when the task has none.
+func NewTau2Task(t *domains.Task) Tau2Task {
+	out := Tau2Task{ID: t.ID, UserScenario: Tau2UserScenario{Persona: strPtr(t.UserScenario.Persona), Instructions: t.UserScenario.Instructions}}
+	if out.UserScenario.Instructions == nil {
+		instr := ""
+		if len(t.UserScenario.Script) > 0 {
+			instr = "Scripted user; say in order:\n" + strings.Join(t.UserScenario.Script, "\n")
+		}
+		out.UserScenario.Instructions = instr
+	}
+	if d := t.Description; d != nil {
+		out.Description = &Tau2Description{Purpose: strPtr(d.Purpose), Notes: strPtr(d.Notes)}
+	}
+	if s := t.InitialState; s != nil && len(s.InitializationActions) > 0 {
+		out.InitialState = &Tau2InitialState{InitializationActions: make([]Tau2EnvFunctionCall, len(s.InitializationActions))}
+		for i, a := range s.InitializationActions {
+			out.InitialState.InitializationActions[i] = Tau2EnvFunctionCall{EnvType: requestor(a.Requestor), FuncName: a.Name, Arguments: args(a.Arguments)}
+		}
+	}
+	if c := t.EvaluationCriteria; c != nil {
+		ec := &Tau2EvaluationCriteria{CommunicateInfo: c.CommunicateInfo, NLAssertions: c.NLAssertions, RewardBasis: t.Bases()}
+		if c.Actions != nil {
+			ec.Actions = make([]Tau2Action, len(c.Actions))
+			for i, a := range c.Actions {
+				ec.Actions[i] = newTau2Action(a)
+			}
+		}
+		out.EvaluationCriteria = ec
+	}
+	return out
+}
+
+func newTau2Action(a domains.Action) Tau2Action {
+	return Tau2Action{ActionID: a.ActionID, Requestor: requestor(a.Requestor), Name: a.Name, Arguments: args(a.Arguments), Info: strPtr(a.Info), CompareArgs: a.CompareArgs}
+}
+
+func newTau2Simulation(s *bench.Simulation) Tau2Simulation {
+	start := s.StartedAt
+	end := start.Add(time.Duration(s.DurationMS * float64(time.Millisecond)))
+	reason, known := Tau2TerminationReason(s.TerminationReason)
+	out := Tau2Simulation{
+		ID: s.ID, TaskID: s.TaskID, Trial: s.Trial,
+		Timestamp: end.Format(tau2Time), StartTime: start.Format(tau2Time), EndTime: end.Format(tau2Time),
+		Duration:          s.DurationMS / 1000,
+		TerminationReason: reason,
+		RewardInfo:        newTau2RewardInfo(s),
+		Messages:          newTau2Messages(s.Messages),
+		Info:              map[string]any{"metrics": s.Metrics},
+	}
+	if !known {
+		out.Info["proctor_termination_reason"] = s.TerminationReason
+	}
+	if s.Error != "" {
+		out.Info["error"] = s.Error
+	}
+	if s.ContextID != "" {
+		out.Info["context_id"] = s.ContextID
+	}
+	if len(s.NonConformant) > 0 {
+		out.Info["non_conformant"] = s.NonConformant
+	}
+	return out
+}
+
+func newTau2RewardInfo(s *bench.Simulation) Tau2RewardInfo {
+	ri := s.RewardInfo
+	out := Tau2RewardInfo{Reward: s.Reward, RewardBasis: ri.RewardBasis, RewardBreakdown: ri.RewardBreakdown}
+	if out.RewardBasis == nil {
+		out.RewardBasis = []string{}
+	}
+	info := map[string]any{}
+	if ri.DBCheck != nil {
+		out.DBCheck = &Tau2DBCheck{DBMatch: ri.DBCheck.DBMatch, DBReward: ri.DBCheck.DBReward}
+		info["db_expected_hash"] = ri.DBCheck.ExpectedHash
+		info["db_actual_hash"] = ri.DBCheck.ActualHash
+	}
+	if ri.ActionChecks != nil {
+		out.ActionChecks = make([]Tau2ActionCheck, len(ri.ActionChecks))
+		for i, c := range ri.ActionChecks {
+			out.ActionChecks[i] = Tau2ActionCheck{Action: newTau2Action(c.Action), ActionMatch: c.ActionMatch, ActionReward: c.ActionReward}
+		}
+	}
+	if ri.NLAssertions != nil {
+		out.NLAssertions = make([]Tau2NLAssertionCheck, len(ri.NLAssertions))
+		for i, c := range ri.NLAssertions {
+			out.NLAssertions[i] = Tau2NLAssertionCheck{NLAssertion: c.Assertion, Met: c.Met, Justification: c.Reasoning}
+		}
+	}
+	if ri.CommunicateChecks != nil {
+		out.CommunicateChecks = make([]Tau2CommunicateCheck, len(ri.CommunicateChecks))
+		for i, c := range ri.CommunicateChecks {
+			out.CommunicateChecks[i] = Tau2CommunicateCheck{Info: c.Info, Met: c.Met}
+		}
+	}
+	if ri.Note != "" {
+		info["note"] = ri.Note
+	}
+	if len(ri.AddedByStrict) > 0 {
+		info["added_by_strict"] = ri.AddedByStrict
+	}
+	if ri.DoNothingPasses {
+		info["do_nothing_passes"] = true
+	}
+	if len(info) > 0 {
+		out.Info = info
+	}
+	return out
+}
+
+func newTau2Messages(msgs []bench.Message) []Tau2Message {
+	out := make([]Tau2Message, 0, len(msgs))
+	requestors := map[string]string{} // tool call id -> who made the call
+	for _, m := range msgs {
+		turn := m.Turn
+		tm := Tau2Message{Role: m.Role, TurnIdx: &turn}
+		if m.Role == bench.RoleTool {
+			content := m.Content
+			tm.Content = &content
+			tm.ID = m.ToolCallID
+			tm.Error = m.Error
+			tm.Requestor = requestors[m.ToolCallID]
+			if tm.Requestor == "" {
+				tm.Requestor = bench.RoleAssistant
+			}
+		} else {
+			tm.Content = strPtr(m.Content)
+			for _, c := range m.ToolCalls {
+				who := c.Requestor
+				if who == "" {
+					who = m.Role // a call is made by the message's sender
+				}
+				requestors[c.ID] = who
+				tm.ToolCalls = append(tm.ToolCalls, Tau2ToolCall{ID: c.ID, Name: c.Name, Arguments: args(c.Arguments), Requestor: who})
+			}
+		}
+		out = append(out, tm)
+	}
+	return out
+}
+
+// requestor defaults an action's requestor as tau2 does.
+func requestor(r string) string {
+	if r == "" {
+		return bench.RoleAssistant
+	}
+	return r
+}
+
+// args makes nil arguments an empty object: tau2 requires a dict.
+func args(a map[string]any) map[string]any {
+	if a == nil {
+		return map[string]any{}
+	}
+	return a
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// buildRevision is the VCS revision proctor was built from, or "".
+func buildRevision() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return ""
+}
+
+// WriteTau2 renders eval as tau2-bench's results.json; dom is the evaluated
+// domain, or nil (see NewTau2Results).
+func WriteTau2(w io.Writer, eval *bench.Evaluation, dom *domains.Domain) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(NewTau2Results(eval, dom))
+}

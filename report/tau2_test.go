@@ -1,0 +1,422 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/domains"
+)
+
+func tau2SampleEval() *bench.Evaluation {
+	start := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	return &bench.Evaluation{
+		ID: "ev1", Status: bench.StatusCompleted, Domain: "mock",
+		Agent:     bench.AgentInfo{URL: "http://127.0.0.1:9019", Name: "Helper", Version: "1.2"},
+		Config:    bench.Config{Domain: "mock", User: "scripted", NumTrials: 2, MaxSteps: 30, MaxErrors: 5},
+		CreatedAt: start,
+		Summary:   bench.Summary{Tasks: []bench.TaskSummary{{TaskID: "t1"}, {TaskID: "t2"}}},
+		Simulations: []bench.Simulation{{
+			ID: "t1#0", TaskID: "t1", Trial: 0, Reward: 1, TerminationReason: bench.TermUserStop,
+			StartedAt: start, DurationMS: 1500, ContextID: "ctx-1",
+			RewardInfo: bench.RewardInfo{
+				Reward: 1, RewardBasis: []string{"DB", "COMMUNICATE"},
+				RewardBreakdown:   map[string]float64{"DB": 1, "COMMUNICATE": 1},
+				DBCheck:           &bench.DBCheck{DBMatch: true, DBReward: 1, ExpectedHash: "h", ActualHash: "h"},
+				CommunicateChecks: []bench.CommunicateCheck{{Info: "42", Met: true}},
+				ActionChecks: []bench.ActionCheck{{
+					Action:      domains.Action{ActionID: "a1", Name: "lookup", Arguments: map[string]any{"id": "7"}},
+					ActionMatch: true, ActionReward: 1,
+				}},
+			},
+			Messages: []bench.Message{
+				{Role: bench.RoleUser, Content: "hi", Turn: 0},
+				{Role: bench.RoleAssistant, ToolCalls: []domains.ToolCall{{ID: "c1", Name: "lookup", Arguments: map[string]any{"id": "7"}, Requestor: bench.RoleAssistant}}, Turn: 1},
+				{Role: bench.RoleTool, Content: `{"n":42}`, ToolCallID: "c1", Name: "lookup", Turn: 2},
+				{Role: bench.RoleUser, ToolCalls: []domains.ToolCall{{ID: "u1", Name: "toggle", Arguments: nil}}, Turn: 3},
+				{Role: bench.RoleTool, Content: "no such tool", ToolCallID: "u1", Error: true, Turn: 4},
+				{Role: bench.RoleAssistant, Content: "It is 42.", Turn: 5},
+			},
+		}, {
+			ID: "t2#0", TaskID: "t2", Trial: 0, Reward: 0, TerminationReason: bench.TermMaxSteps,
+			StartedAt: start, DurationMS: 10, Error: "too long",
+			RewardInfo: bench.RewardInfo{RewardBasis: []string{"DB"}},
+			Messages:   []bench.Message{{Role: bench.RoleUser, Content: "hi"}},
+		}},
+	}
+}
+
+func tau2Render(t *testing.T, eval *bench.Evaluation, dom *domains.Domain) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteTau2(&buf, eval, dom); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// kind names the JSON type of a decoded value.
+func kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "bool"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// checkFields checks that obj has exactly the keys of want, each of one of
+// the JSON types want lists ("string|null").
+func checkFields(t *testing.T, where string, obj any, want map[string]string) {
+	t.Helper()
+	m, ok := obj.(map[string]any)
+	if !ok {
+		t.Fatalf("%s: %s, want an object", where, kind(obj))
+	}
+	for k := range m {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s: unexpected field %q (not in tau2's model)", where, k)
+		}
+	}
+	for k, types := range want {
+		v, ok := m[k]
+		if !ok {
+			t.Errorf("%s: missing field %q", where, k)
+			continue
+		}
+		if !slices.Contains(strings.Split(types, "|"), kind(v)) {
+			t.Errorf("%s.%s: %s, want %s", where, k, kind(v), types)
+		}
+	}
+}
+
+func TestTau2Layout(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(tau2Render(t, tau2SampleEval(), nil), &doc); err != nil {
+		t.Fatal(err)
+	}
+	sims := doc["simulations"].([]any)
+	sim := sims[0].(map[string]any)
+	ri := sim["reward_info"].(map[string]any)
+	msgs := sim["messages"].([]any)
+	info := doc["info"].(map[string]any)
+	for _, c := range []struct {
+		where string
+		obj   any
+		want  map[string]string
+	}{
+		{"results", doc, map[string]string{"timestamp": "string", "info": "object", "tasks": "array", "simulations": "array"}},
+		{"info", info, map[string]string{
+			"git_commit": "string", "num_trials": "number", "max_steps": "number", "max_errors": "number",
+			"user_info": "object", "agent_info": "object", "environment_info": "object", "seed": "number|null",
+		}},
+		{"info.user_info", info["user_info"], map[string]string{"implementation": "string", "llm": "string|null", "llm_args": "object|null"}},
+		{"info.agent_info", info["agent_info"], map[string]string{"implementation": "string", "llm": "string|null", "llm_args": "object|null"}},
+		{"info.environment_info", info["environment_info"], map[string]string{"domain_name": "string", "policy": "string", "tool_defs": "object|null"}},
+		{"tasks[0]", doc["tasks"].([]any)[0], map[string]string{"id": "string", "user_scenario": "object"}},
+		{"simulation", sim, map[string]string{
+			"id": "string", "task_id": "string", "timestamp": "string", "start_time": "string", "end_time": "string",
+			"duration": "number", "termination_reason": "string", "agent_cost": "number|null", "user_cost": "number|null",
+			"reward_info": "object", "messages": "array", "trial": "number", "seed": "number|null", "info": "object|null",
+		}},
+		{"reward_info", ri, map[string]string{
+			"reward": "number", "db_check": "object|null", "env_assertions": "array|null", "action_checks": "array|null",
+			"nl_assertions": "array|null", "communicate_checks": "array|null", "reward_basis": "array|null",
+			"reward_breakdown": "object|null", "info": "object|null",
+		}},
+		{"db_check", ri["db_check"], map[string]string{"db_match": "bool", "db_reward": "number"}},
+		{"action_checks[0]", ri["action_checks"].([]any)[0], map[string]string{"action": "object", "action_match": "bool", "action_reward": "number", "tool_type": "string|null"}},
+		{"action_checks[0].action", ri["action_checks"].([]any)[0].(map[string]any)["action"], map[string]string{
+			"action_id": "string", "requestor": "string", "name": "string", "arguments": "object", "info": "string|null", "compare_args": "array|null",
+		}},
+		{"communicate_checks[0]", ri["communicate_checks"].([]any)[0], map[string]string{"info": "string", "met": "bool", "justification": "string"}},
+		{"messages[0] (user)", msgs[0], map[string]string{"role": "string", "content": "string|null", "tool_calls": "array|null", "turn_idx": "number|null", "timestamp": "string|null"}},
+		{"messages[1] (assistant)", msgs[1], map[string]string{"role": "string", "content": "string|null", "tool_calls": "array|null", "turn_idx": "number|null", "timestamp": "string|null"}},
+		{"messages[1].tool_calls[0]", msgs[1].(map[string]any)["tool_calls"].([]any)[0], map[string]string{"id": "string", "name": "string", "arguments": "object", "requestor": "string"}},
+		{"messages[2] (tool)", msgs[2], map[string]string{"id": "string", "role": "string", "content": "string|null", "requestor": "string", "error": "bool", "turn_idx": "number|null", "timestamp": "string|null"}},
+	} {
+		checkFields(t, c.where, c.obj, c.want)
+	}
+	if got := sim["duration"]; got != 1.5 {
+		t.Errorf("duration %v, want 1.5 seconds", got)
+	}
+	if sim["start_time"] != "2025-06-01T12:00:00.000000+00:00" || sim["end_time"] != "2025-06-01T12:00:01.500000+00:00" {
+		t.Errorf("start/end %v %v", sim["start_time"], sim["end_time"])
+	}
+	if got := sims[1].(map[string]any)["info"].(map[string]any)["error"]; got != "too long" {
+		t.Errorf("simulation info error %v", got)
+	}
+	if got := info["agent_info"].(map[string]any)["llm"]; got != "Helper 1.2" {
+		t.Errorf("agent_info.llm %v", got)
+	}
+}
+
+func TestTau2TerminationReasons(t *testing.T) {
+	for _, c := range []struct {
+		proctor, tau2 string
+		known         bool
+	}{
+		{bench.TermUserStop, "user_stop", true},
+		{bench.TermAgentStop, "agent_stop", true},
+		{bench.TermMaxSteps, "max_steps", true},
+		{bench.TermTooManyErrors, "too_many_errors", true},
+		{bench.TermTimeout, "timeout", true},
+		{bench.TermAgentError, "agent_error", true},
+		{bench.TermUserError, "user_error", true},
+		{bench.TermInfrastructure, "infrastructure_error", true},
+		{"something_new", "unexpected_error", false},
+	} {
+		got, known := Tau2TerminationReason(c.proctor)
+		if got != c.tau2 || known != c.known {
+			t.Errorf("%s -> %s %v, want %s %v", c.proctor, got, known, c.tau2, c.known)
+		}
+		eval := tau2SampleEval()
+		eval.Simulations[1].TerminationReason = c.proctor
+		r := NewTau2Results(eval, nil)
+		s := r.Simulations[1]
+		if s.TerminationReason != c.tau2 {
+			t.Errorf("%s: rendered %s", c.proctor, s.TerminationReason)
+		}
+		if _, kept := s.Info["proctor_termination_reason"]; kept == c.known {
+			t.Errorf("%s: proctor's reason kept in info: %v", c.proctor, kept)
+		}
+	}
+}
+
+func TestTau2ToolCallRequestors(t *testing.T) {
+	r := NewTau2Results(tau2SampleEval(), nil)
+	m := r.Simulations[0].Messages
+	for _, c := range []struct {
+		i         int
+		requestor string
+	}{{1, "assistant"}, {2, "assistant"}, {3, "user"}, {4, "user"}} {
+		got := m[c.i].Requestor
+		if m[c.i].Role != bench.RoleTool {
+			got = m[c.i].ToolCalls[0].Requestor
+		}
+		if got != c.requestor {
+			t.Errorf("message %d (%s): requestor %q, want %q", c.i, m[c.i].Role, got, c.requestor)
+		}
+	}
+	if m[3].ToolCalls[0].Arguments == nil {
+		t.Error("nil arguments rendered as null, want {}")
+	}
+	if m[4].ID != "u1" || !m[4].Error {
+		t.Errorf("tool message %+v", m[4])
+	}
+	if m[1].Content != nil {
+		t.Errorf("empty content %q, want null", *m[1].Content)
+	}
+}
+
+// The mirror types below hold tau2-bench's required fields (pydantic fields
+// without a default) as pointers; strictDecode fails when one is missing.
+type mirrorResults struct {
+	Info        *mirrorInfo         `json:"info"`
+	Tasks       *[]mirrorTask       `json:"tasks"`
+	Simulations *[]mirrorSimulation `json:"simulations"`
+}
+
+type mirrorInfo struct {
+	GitCommit *string `json:"git_commit"`
+	NumTrials *int    `json:"num_trials"`
+	MaxSteps  *int    `json:"max_steps"`
+	MaxErrors *int    `json:"max_errors"`
+	UserInfo  *struct {
+		Implementation *string `json:"implementation"`
+	} `json:"user_info"`
+	AgentInfo *struct {
+		Implementation *string `json:"implementation"`
+	} `json:"agent_info"`
+	EnvironmentInfo *struct {
+		DomainName *string `json:"domain_name"`
+		Policy     *string `json:"policy"`
+	} `json:"environment_info"`
+}
+
+type mirrorTask struct {
+	ID           *string `json:"id"`
+	UserScenario *struct {
+		Instructions any `json:"instructions"`
+	} `json:"user_scenario"`
+}
+
+type mirrorSimulation struct {
+	ID                *string  `json:"id"`
+	TaskID            *string  `json:"task_id"`
+	StartTime         *string  `json:"start_time"`
+	EndTime           *string  `json:"end_time"`
+	Duration          *float64 `json:"duration"`
+	TerminationReason *string  `json:"termination_reason"`
+	RewardInfo        *struct {
+		Reward  *float64 `json:"reward"`
+		DBCheck *struct {
+			DBMatch  *bool    `json:"db_match"`
+			DBReward *float64 `json:"db_reward"`
+		} `json:"db_check"`
+		ActionChecks []struct {
+			Action *struct {
+				ActionID  *string         `json:"action_id"`
+				Name      *string         `json:"name"`
+				Arguments *map[string]any `json:"arguments"`
+			} `json:"action"`
+			ActionMatch  *bool    `json:"action_match"`
+			ActionReward *float64 `json:"action_reward"`
+		} `json:"action_checks"`
+		CommunicateChecks []struct {
+			Info          *string `json:"info"`
+			Met           *bool   `json:"met"`
+			Justification *string `json:"justification"`
+		} `json:"communicate_checks"`
+	} `json:"reward_info"`
+	Messages []struct {
+		Role      *string `json:"role"`
+		ID        *string `json:"id"`
+		ToolCalls []struct {
+			Name      *string         `json:"name"`
+			Arguments *map[string]any `json:"arguments"`
+		} `json:"tool_calls"`
+	} `json:"messages"`
+}
+
+// missingRequired lists the required fields that decoded as nil in v.
+func missingRequired(r mirrorResults) []string {
+	var miss []string
+	need := func(ok bool, what string) {
+		if !ok {
+			miss = append(miss, what)
+		}
+	}
+	need(r.Info != nil, "info")
+	need(r.Tasks != nil, "tasks")
+	need(r.Simulations != nil, "simulations")
+	if i := r.Info; i != nil {
+		need(i.GitCommit != nil, "info.git_commit")
+		need(i.NumTrials != nil, "info.num_trials")
+		need(i.MaxSteps != nil, "info.max_steps")
+		need(i.MaxErrors != nil, "info.max_errors")
+		need(i.UserInfo != nil && i.UserInfo.Implementation != nil, "info.user_info.implementation")
+		need(i.AgentInfo != nil && i.AgentInfo.Implementation != nil, "info.agent_info.implementation")
+		need(i.EnvironmentInfo != nil && i.EnvironmentInfo.DomainName != nil && i.EnvironmentInfo.Policy != nil, "info.environment_info")
+	}
+	if r.Tasks != nil {
+		for _, t := range *r.Tasks {
+			need(t.ID != nil && t.UserScenario != nil && t.UserScenario.Instructions != nil, "tasks[].id/user_scenario.instructions")
+		}
+	}
+	if r.Simulations != nil {
+		for _, s := range *r.Simulations {
+			need(s.ID != nil && s.TaskID != nil && s.StartTime != nil && s.EndTime != nil && s.Duration != nil && s.TerminationReason != nil, "simulation fields")
+			if ri := s.RewardInfo; ri != nil {
+				need(ri.Reward != nil, "reward_info.reward")
+				need(ri.DBCheck == nil || (ri.DBCheck.DBMatch != nil && ri.DBCheck.DBReward != nil), "db_check")
+				for _, a := range ri.ActionChecks {
+					need(a.Action != nil && a.Action.ActionID != nil && a.Action.Name != nil && a.Action.Arguments != nil && *a.Action.Arguments != nil && a.ActionMatch != nil && a.ActionReward != nil, "action_checks[]")
+				}
+				for _, c := range ri.CommunicateChecks {
+					need(c.Info != nil && c.Met != nil && c.Justification != nil, "communicate_checks[]")
+				}
+			}
+			for _, m := range s.Messages {
+				need(m.Role != nil, "messages[].role")
+				if m.Role != nil && *m.Role == "tool" {
+					need(m.ID != nil, "tool message id")
+				}
+				for _, c := range m.ToolCalls {
+					need(c.Name != nil && c.Arguments != nil && *c.Arguments != nil, "tool_calls[]")
+				}
+			}
+		}
+	}
+	return miss
+}
+
+func TestTau2RoundTrip(t *testing.T) {
+	dom := &domains.Domain{Name: "mock", Policy: "Be kind.", Tasks: []domains.Task{{
+		ID:           "t1",
+		UserScenario: domains.UserScenario{Script: []string{"hi", "bye"}},
+		InitialState: &domains.InitialState{InitializationActions: []domains.Action{{Name: "seed", Arguments: map[string]any{"n": 1.0}}}},
+		EvaluationCriteria: &domains.EvaluationCriteria{
+			Actions:         []domains.Action{{ActionID: "a1", Name: "lookup", Arguments: map[string]any{"id": "7"}, CompareArgs: []string{"id"}}},
+			CommunicateInfo: []string{"42"},
+		},
+	}}}
+	for _, c := range []struct {
+		name string
+		dom  *domains.Domain
+	}{{"with domain", dom}, {"without domain", nil}} {
+		t.Run(c.name, func(t *testing.T) {
+			data := tau2Render(t, tau2SampleEval(), c.dom)
+			var mirror mirrorResults
+			if err := json.Unmarshal(data, &mirror); err != nil {
+				t.Fatal(err)
+			}
+			if miss := missingRequired(mirror); len(miss) > 0 {
+				t.Errorf("missing required fields: %v", miss)
+			}
+			var back Tau2Results
+			if err := json.Unmarshal(data, &back); err != nil {
+				t.Fatal(err)
+			}
+			again, err := json.Marshal(&back)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Compared as values: free-form info objects come back as
+			// maps, their keys in another order.
+			var before, after any
+			if err := json.Unmarshal(data, &before); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(again, &after); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(before, after) {
+				t.Errorf("round trip differs:\n%s\nvs\n%s", again, data)
+			}
+			if len(back.Tasks) != 2 || back.Tasks[0].ID != "t1" || back.Tasks[1].ID != "t2" {
+				t.Fatalf("tasks %+v", back.Tasks)
+			}
+			if c.dom != nil {
+				t1 := back.Tasks[0]
+				if back.Info.EnvironmentInfo.Policy != "Be kind." || t1.EvaluationCriteria == nil ||
+					t1.EvaluationCriteria.Actions[0].Requestor != "assistant" ||
+					!slices.Equal(t1.EvaluationCriteria.RewardBasis, []string{"DB", "COMMUNICATE"}) ||
+					t1.InitialState.InitializationActions[0].FuncName != "seed" ||
+					!strings.Contains(t1.UserScenario.Instructions.(string), "bye") {
+					t.Errorf("task from the domain: %+v", t1)
+				}
+			}
+		})
+	}
+	// A missing required field fails the mirror check.
+	var doc map[string]any
+	if err := json.Unmarshal(tau2Render(t, tau2SampleEval(), nil), &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc["simulations"].([]any)[0].(map[string]any), "termination_reason")
+	delete(doc["info"].(map[string]any), "max_errors")
+	data, _ := json.Marshal(doc)
+	var mirror mirrorResults
+	if err := json.Unmarshal(data, &mirror); err != nil {
+		t.Fatal(err)
+	}
+	if miss := missingRequired(mirror); !slices.Contains(miss, "info.max_errors") || !slices.Contains(miss, "simulation fields") {
+		t.Errorf("missing fields not noticed: %v", miss)
+	}
+}
