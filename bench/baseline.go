@@ -30,10 +30,10 @@ const DoNothingReply = "Sorry, I cannot help with that."
 //     greeting or the refusal (in practice: when there are none);
 //   - NL_ASSERTION never passes: what a judge would say cannot be decided
 //     from the data, so the task is counted as not passable by doing nothing;
-//   - ENV_ASSERTION never passes: tau2's environment assertions would be
-//     decidable (an empty list passes), but domains.Task carries none and
-//     proctor does not score the basis yet (such tasks earn 0 whatever the
-//     agent does), so the basis counts as not passable.
+//   - ENV_ASSERTION passes when every env assertion of the task holds on a
+//     fresh environment (domains.Domain.NewEnv: the task's initial state,
+//     nothing else), as it would after a conversation in which nobody
+//     calls a tool; in particular when there are none, as in tau2.
 //
 // Gold actions a user rather than the agent performs (Requestor "user") are
 // in the gold database but not in the fresh one, so a task that only needs
@@ -43,12 +43,14 @@ const DoNothingReply = "Sorry, I cannot help with that."
 // A Simulator in strict mode answers for its own reward bases:
 // Simulator.DoNothingPasses.
 func DoNothingPasses(d *domains.Domain, task *domains.Task) (bool, error) {
-	return doNothingPasses(task, task.Bases(), d.GoldHash, d.FreshHash)
+	return doNothingPasses(task, task.Bases(), d.GoldHash, d.FreshHash, d.NewEnv)
 }
 
 // doNothingPasses scores the do-nothing conversation of a task under bases;
-// gold and fresh supply the database hashes (a Simulator's are cached).
-func doNothingPasses(task *domains.Task, bases []string, gold, fresh func(*domains.Task) (string, error)) (bool, error) {
+// gold and fresh supply the database hashes (a Simulator's are cached), and
+// newEnv the fresh environment env assertions run on.
+func doNothingPasses(task *domains.Task, bases []string, gold, fresh func(*domains.Task) (string, error),
+	newEnv func(*domains.Task) (domains.Env, error)) (bool, error) {
 	in := scoreInput{
 		task:  task,
 		bases: bases,
@@ -66,6 +68,12 @@ func doNothingPasses(task *domains.Task, bases []string, gold, fresh func(*domai
 			return false, err
 		}
 		if in.finalHash, err = fresh(task); err != nil {
+			return false, err
+		}
+	}
+	if slices.Contains(bases, domains.BasisEnvAssertion) {
+		var err error
+		if in.env, err = newEnv(task); err != nil {
 			return false, err
 		}
 	}
@@ -123,15 +131,15 @@ func (s *Simulator) DoNothingPasses(task *domains.Task) (bool, error) {
 	}
 	s.mu.Unlock()
 	e.once.Do(func() {
-		e.passes, e.err = doNothingPasses(task, s.Bases(task), s.goldHash, s.freshHash)
+		e.passes, e.err = doNothingPasses(task, s.Bases(task), s.goldHash, s.freshHash, s.domain.NewEnv)
 	})
 	return e.passes, e.err
 }
 
 // freshHash is the hash of a fresh environment for the task. Tasks without
-// initialization actions all start from the same database, hashed once.
+// an initial state to apply all start from the same database, hashed once.
 func (s *Simulator) freshHash(task *domains.Task) (string, error) {
-	if task.InitialState != nil && len(task.InitialState.InitializationActions) > 0 {
+	if is := task.InitialState; is != nil && (len(is.InitializationActions) > 0 || is.InitializationData != nil || len(is.MessageHistory) > 0) {
 		return s.domain.FreshHash(task)
 	}
 	s.fresh.once.Do(func() { s.fresh.hash, s.fresh.err = s.domain.FreshHash(nil) })

@@ -85,7 +85,7 @@ func vacuityCases() []vacuityCase {
 		{task("nl-assertion", &domains.EvaluationCriteria{RewardBasis: []string{domains.BasisNLAssertion}}),
 			false, false, "NL_ASSERTION cannot be decided from data, even with no assertions"},
 		{task("env-assertion", &domains.EvaluationCriteria{RewardBasis: []string{domains.BasisEnvAssertion}}),
-			false, false, "ENV_ASSERTION is not scored yet, so not passable"},
+			true, true, "ENV_ASSERTION with no assertions: nothing to check, as in tau2"},
 	}
 }
 

@@ -13,14 +13,15 @@ import (
 
 // RewardInfo explains a simulation's reward basis by basis.
 type RewardInfo struct {
-	Reward            float64            `json:"reward"`
-	RewardBasis       []string           `json:"reward_basis"`
-	RewardBreakdown   map[string]float64 `json:"reward_breakdown,omitempty"`
-	DBCheck           *DBCheck           `json:"db_check,omitempty"`
-	ActionChecks      []ActionCheck      `json:"action_checks,omitempty"`
-	CommunicateChecks []CommunicateCheck `json:"communicate_checks,omitempty"`
-	NLAssertions      []NLAssertionCheck `json:"nl_assertions,omitempty"`
-	Note              string             `json:"note,omitempty"`
+	Reward            float64             `json:"reward"`
+	RewardBasis       []string            `json:"reward_basis"`
+	RewardBreakdown   map[string]float64  `json:"reward_breakdown,omitempty"`
+	DBCheck           *DBCheck            `json:"db_check,omitempty"`
+	ActionChecks      []ActionCheck       `json:"action_checks,omitempty"`
+	CommunicateChecks []CommunicateCheck  `json:"communicate_checks,omitempty"`
+	NLAssertions      []NLAssertionCheck  `json:"nl_assertions,omitempty"`
+	EnvAssertions     []EnvAssertionCheck `json:"env_assertions,omitempty"`
+	Note              string              `json:"note,omitempty"`
 	// AddedByStrict lists the bases of RewardBasis that are not the task's
 	// own but were added by strict mode (Limits.Strict): ["ACTION"] or none.
 	AddedByStrict []string `json:"added_by_strict,omitempty"`
@@ -60,6 +61,19 @@ type NLAssertionCheck struct {
 	Reasoning string `json:"justification,omitempty"`
 }
 
+// EnvAssertionCheck is the outcome of one env assertion on the final
+// environment: the function's result (Got, null when it failed) against the
+// expected value.
+type EnvAssertionCheck struct {
+	EnvType   string         `json:"env_type,omitempty"`
+	FuncName  string         `json:"func_name"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+	Expected  bool           `json:"expected"`
+	Got       *bool          `json:"got"`
+	Met       bool           `json:"met"`
+	Error     string         `json:"error,omitempty"`
+}
+
 // Judge evaluates NL_ASSERTION criteria. An LLM judge implements it; without
 // one, tasks that need it cannot earn reward and say so.
 type Judge interface {
@@ -77,6 +91,9 @@ type scoreInput struct {
 	finalHash   string
 	goldHash    string
 	termination string
+	// env is the final environment, on which ENV_ASSERTION runs the task's
+	// env assertions (after finalHash was taken: they may change it).
+	env domains.Env
 }
 
 // score computes the reward of a finished conversation. The reward is the
@@ -128,6 +145,12 @@ func score(ctx context.Context, in scoreInput, judge Judge) RewardInfo {
 					r = 0
 				}
 			}
+		case domains.BasisEnvAssertion:
+			if in.env == nil {
+				notes = append(notes, "ENV_ASSERTION needs the final environment and there is none")
+				break
+			}
+			info.EnvAssertions, r = checkEnvAssertions(crit.EnvAssertions, in.env)
 		default:
 			notes = append(notes, basis+" is not supported by this domain")
 		}
@@ -137,6 +160,29 @@ func score(ctx context.Context, in scoreInput, judge Judge) RewardInfo {
 	info.Reward = reward
 	info.Note = strings.Join(notes, "; ")
 	return info
+}
+
+// checkEnvAssertions runs every env assertion, in order, on the final
+// environment: the reward is 1 when each function returned its expected
+// value (so 1 when there are none, as in tau2), else 0.
+func checkEnvAssertions(assertions []domains.EnvAssertion, env domains.Env) ([]EnvAssertionCheck, float64) {
+	checks := make([]EnvAssertionCheck, 0, len(assertions))
+	reward := 1.0
+	for _, a := range assertions {
+		c := EnvAssertionCheck{EnvType: a.EnvType, FuncName: a.FuncName, Arguments: a.Arguments, Expected: a.Expected()}
+		got, err := domains.CheckEnvAssertion(env, a)
+		if err != nil {
+			c.Error = err.Error()
+		} else {
+			c.Got = &got
+			c.Met = got == c.Expected
+		}
+		if !c.Met {
+			reward = 0
+		}
+		checks = append(checks, c)
+	}
+	return checks, reward
 }
 
 // checkActions matches every expected action against the agent's tool calls:

@@ -161,7 +161,7 @@ func (s *Simulator) Run(ctx context.Context, task *domains.Task, trial int, agen
 	if err != nil {
 		res.Error = err.Error()
 	}
-	in := scoreInput{task: task, bases: bases, strictAdded: added, messages: res.Messages, termination: term}
+	in := scoreInput{task: task, bases: bases, strictAdded: added, messages: res.Messages, termination: term, env: r.env}
 	if term == TermUserStop || term == TermAgentStop {
 		if in.goldHash, err = s.goldHash(task); err == nil && r.env != nil {
 			in.finalHash, err = r.env.Hash()

@@ -33,12 +33,22 @@ type ToolResult struct {
 	Error   bool   `json:"error,omitempty"`
 }
 
-// Env is one simulation's private copy of a domain's world.
+// Env is one simulation's private copy of a domain's world: the agent's
+// side (its database and tools) and, for a domain with a user side (see
+// Spec.User), the user's.
 type Env interface {
 	// Call runs a tool. It never panics: unknown tools, bad arguments and
-	// tool failures come back as a ToolResult with Error set.
+	// tool failures come back as a ToolResult with Error set. In a domain
+	// with a user side, a call with Requestor "user" runs a user tool and
+	// one with Requestor "" or "assistant" an agent tool; any other
+	// requestor fails. In a domain without one, every call runs an agent
+	// tool, whatever its requestor.
 	Call(call ToolCall) ToolResult
-	// Hash fingerprints the database state, for the DB reward basis.
+	// Hash fingerprints the database state, for the DB reward basis. In a
+	// domain without a user side it is the agent database's hash; in one
+	// with a user side it is "<agent hash>:<user hash>" (see SideHashes),
+	// so that two environments' hashes are equal exactly when both sides'
+	// are.
 	Hash() (string, error)
 }
 
@@ -46,15 +56,18 @@ type Env interface {
 type ToolFunc[DB any] func(db *DB, args Args) (any, error)
 
 // Toolbox is a domain's tools: their specs for the agent and their Go
-// implementations, registered by name.
+// implementations, registered by name. It also holds the side's env
+// functions (RegisterEnvFunc).
 type Toolbox[DB any] struct {
-	specs []ToolSpec
-	funcs map[string]ToolFunc[DB]
+	specs    []ToolSpec
+	funcs    map[string]ToolFunc[DB]
+	envFuncs map[string]ToolFunc[DB]
+	dupEnv   []string // env functions registered twice, reported by validate
 }
 
 // NewToolbox returns an empty toolbox.
 func NewToolbox[DB any]() *Toolbox[DB] {
-	return &Toolbox[DB]{funcs: make(map[string]ToolFunc[DB])}
+	return &Toolbox[DB]{funcs: make(map[string]ToolFunc[DB]), envFuncs: make(map[string]ToolFunc[DB])}
 }
 
 // Register adds a tool. Parameters must be a JSON Schema object; a duplicate
@@ -62,6 +75,21 @@ func NewToolbox[DB any]() *Toolbox[DB] {
 func (tb *Toolbox[DB]) Register(name, description, parameters string, fn ToolFunc[DB]) {
 	tb.specs = append(tb.specs, ToolSpec{Name: name, Description: description, Parameters: json.RawMessage(parameters)})
 	tb.funcs[name] = fn
+}
+
+// RegisterEnvFunc adds an env function: a function of the side that is not
+// a tool (no agent or user sees it) but that initialization actions and env
+// assertions call by name, as tau2 does with its toolkits' other methods.
+// An env assertion's function returns a bool. A name used by a tool or
+// registered twice is reported at domain build time.
+func (tb *Toolbox[DB]) RegisterEnvFunc(name string, fn ToolFunc[DB]) {
+	if tb.envFuncs == nil {
+		tb.envFuncs = make(map[string]ToolFunc[DB])
+	}
+	if _, dup := tb.envFuncs[name]; dup {
+		tb.dupEnv = append(tb.dupEnv, name)
+	}
+	tb.envFuncs[name] = fn
 }
 
 func (tb *Toolbox[DB]) validate() error {
@@ -78,7 +106,26 @@ func (tb *Toolbox[DB]) validate() error {
 			return fmt.Errorf("tool %q: parameters must be a JSON Schema object", s.Name)
 		}
 	}
+	if len(tb.dupEnv) > 0 {
+		return fmt.Errorf("env function %q registered twice", tb.dupEnv[0])
+	}
+	for name, fn := range tb.envFuncs {
+		if seen[name] {
+			return fmt.Errorf("env function %q has the name of a tool", name)
+		}
+		if fn == nil {
+			return fmt.Errorf("env function %q is nil", name)
+		}
+	}
 	return nil
+}
+
+// hasTool and hasFunc say whether the toolbox has a tool, or a tool or env
+// function, of this name.
+func (tb *Toolbox[DB]) hasTool(name string) bool { _, ok := tb.funcs[name]; return ok }
+func (tb *Toolbox[DB]) hasFunc(name string) bool {
+	_, env := tb.envFuncs[name]
+	return env || tb.hasTool(name)
 }
 
 // Spec describes a domain to NewDomain.
@@ -90,21 +137,105 @@ type Spec[DB any] struct {
 	DB    []byte
 	Tasks []Task
 	Tools *Toolbox[DB]
+	// User is the domain's user side, if any: a user database and the
+	// tools the user simulator calls (requestor "user"). Build it with
+	// NewSide. Nil: the domain has the agent's side only.
+	User *Side
+	// Tau2InitDataAliasing reproduces a quirk of tau2's initialization_data
+	// (domains-spec.md 1.4): once a task's agent_data is merged, the user
+	// side is an alias of the agent database (its hash is the agent's and
+	// its functions fail); once user_data is merged, the agent side is an
+	// alias of the user database. Gold and predicted environments are set
+	// up alike, so rewards do not change; it exists only so that gold
+	// hashes match tau2's. A task with both agent_data and user_data is
+	// then rejected, as tau2's outcome for it is not known.
+	Tau2InitDataAliasing bool
+}
+
+// Side is one side of a domain's world, its database and functions, built
+// with NewSide for Spec.User.
+type Side struct {
+	tools    []ToolSpec
+	hasTool  func(string) bool
+	hasFunc  func(string) bool
+	validate func() error
+	newEnv   func() (sideEnv, error)
+}
+
+// NewSide builds a side from its initial database (JSON, decoded strictly
+// into DB) and its toolbox. Errors are reported by NewDomain.
+func NewSide[DB any](db []byte, tools *Toolbox[DB]) *Side {
+	var probe DB
+	decodeErr := strictDecode(db, &probe)
+	dbJSON := slices.Clone(db)
+	newDB := func() (*DB, error) {
+		db := new(DB)
+		if err := json.Unmarshal(dbJSON, db); err != nil {
+			return nil, fmt.Errorf("decode database: %w", err)
+		}
+		return db, nil
+	}
+	if _, ok := any(&probe).(Cloner[DB]); ok && decodeErr == nil {
+		// Decode once; every environment gets a clone, which for a large
+		// database can share what it does not change.
+		template := &probe
+		newDB = func() (*DB, error) { return any(template).(Cloner[DB]).Clone(), nil }
+	}
+	return &Side{
+		tools:   slices.Clone(tools.specs),
+		hasTool: tools.hasTool,
+		hasFunc: tools.hasFunc,
+		validate: func() error {
+			if err := tools.validate(); err != nil {
+				return err
+			}
+			if decodeErr != nil {
+				return fmt.Errorf("database: %w", decodeErr)
+			}
+			return nil
+		},
+		newEnv: func() (sideEnv, error) {
+			db, err := newDB()
+			if err != nil {
+				return nil, err
+			}
+			return &toolEnv[DB]{tools: tools, db: db}, nil
+		},
+	}
 }
 
 // NewDomain checks a domain's data against its tools and builds it: the
-// database must decode, every task must be valid, and every expected action
-// must name a registered tool.
+// databases must decode, every task must be valid, every expected action
+// must name a registered tool of its side, and every initialization action
+// and env assertion a tool or env function of its side.
 func NewDomain[DB any](s Spec[DB]) (*Domain, error) {
 	if s.Name == "" {
 		return nil, fmt.Errorf("domain without a name")
 	}
-	if err := s.Tools.validate(); err != nil {
+	if s.Tools == nil {
+		return nil, fmt.Errorf("domain %s: no toolbox", s.Name)
+	}
+	agent := NewSide(s.DB, s.Tools)
+	if err := agent.validate(); err != nil {
 		return nil, fmt.Errorf("domain %s: %w", s.Name, err)
 	}
-	var probe DB
-	if err := strictDecode(s.DB, &probe); err != nil {
-		return nil, fmt.Errorf("domain %s: database: %w", s.Name, err)
+	if s.User != nil {
+		if err := s.User.validate(); err != nil {
+			return nil, fmt.Errorf("domain %s: user side: %w", s.Name, err)
+		}
+	}
+	d := &Domain{
+		Name:        s.Name,
+		Description: s.Description,
+		Policy:      s.Policy,
+		Tasks:       s.Tasks,
+		Tools:       slices.Clone(agent.tools),
+		agent:       agent,
+		user:        s.User,
+		aliasing:    s.Tau2InitDataAliasing,
+	}
+	if s.User != nil {
+		d.UserTools = slices.Clone(s.User.tools)
 	}
 	ids := make(map[string]bool, len(s.Tasks))
 	for _, t := range s.Tasks {
@@ -115,48 +246,85 @@ func NewDomain[DB any](s Spec[DB]) (*Domain, error) {
 		if err := t.Validate(); err != nil {
 			return nil, fmt.Errorf("domain %s: %w", s.Name, err)
 		}
-		var actions []Action
-		if t.InitialState != nil {
-			actions = append(actions, t.InitialState.InitializationActions...)
-		}
-		if t.EvaluationCriteria != nil {
-			actions = append(actions, t.EvaluationCriteria.Actions...)
-		}
-		for _, a := range actions {
-			if _, ok := s.Tools.funcs[a.Name]; !ok {
-				return nil, fmt.Errorf("domain %s: task %s: action names unknown tool %q", s.Name, t.ID, a.Name)
-			}
+		if err := d.checkTask(&t); err != nil {
+			return nil, fmt.Errorf("domain %s: task %s: %w", s.Name, t.ID, err)
 		}
 	}
-	tools := s.Tools
-	dbJSON := slices.Clone(s.DB)
-	newDB := func() (*DB, error) {
-		db := new(DB)
-		if err := json.Unmarshal(dbJSON, db); err != nil {
-			return nil, fmt.Errorf("decode database: %w", err)
-		}
-		return db, nil
-	}
-	if _, ok := any(&probe).(Cloner[DB]); ok {
-		// Decode once; every environment gets a clone, which for a large
-		// database can share what it does not change.
-		template := &probe
-		newDB = func() (*DB, error) { return any(template).(Cloner[DB]).Clone(), nil }
-	}
-	return &Domain{
-		Name:        s.Name,
-		Description: s.Description,
-		Policy:      s.Policy,
-		Tasks:       s.Tasks,
-		Tools:       slices.Clone(tools.specs),
-		newEnv: func() (Env, error) {
-			db, err := newDB()
+	return d, nil
+}
+
+// checkTask checks that a task's actions, initialization and assertions
+// name functions of the domain, on sides it has.
+func (d *Domain) checkTask(t *Task) error {
+	if is := t.InitialState; is != nil {
+		for _, a := range is.InitializationActions {
+			side, err := d.side(a.Side())
 			if err != nil {
-				return nil, err
+				return fmt.Errorf("initialization action %s: %w", a.Func(), err)
 			}
-			return &toolEnv[DB]{tools: tools, db: db}, nil
-		},
-	}, nil
+			if !side.hasFunc(a.Func()) {
+				return fmt.Errorf("initialization action names unknown tool or env function %q", a.Func())
+			}
+		}
+		if data := is.InitializationData; data != nil {
+			if len(data.UserData) > 0 && d.user == nil {
+				return fmt.Errorf("initialization_data has user_data but the domain has no user side")
+			}
+			if d.aliasing && len(data.AgentData) > 0 && len(data.UserData) > 0 {
+				return fmt.Errorf("initialization_data has both agent_data and user_data, which tau2's aliasing quirk leaves undefined")
+			}
+		}
+		calls, err := historyCalls(is.MessageHistory)
+		if err != nil {
+			return fmt.Errorf("message_history: %w", err)
+		}
+		for _, c := range calls {
+			side, err := d.side(c.Requestor)
+			if err != nil {
+				return fmt.Errorf("message_history: tool call %s: %w", c.Name, err)
+			}
+			if !side.hasTool(c.Name) {
+				return fmt.Errorf("message_history calls unknown tool %q", c.Name)
+			}
+		}
+	}
+	if ec := t.EvaluationCriteria; ec != nil {
+		for _, a := range ec.Actions {
+			side, err := d.side(a.Requestor)
+			if err != nil {
+				return fmt.Errorf("action %s: %w", a.Name, err)
+			}
+			if !side.hasTool(a.Name) {
+				return fmt.Errorf("action names unknown tool %q", a.Name)
+			}
+		}
+		for _, a := range ec.EnvAssertions {
+			side, err := d.side(a.EnvType)
+			if err != nil {
+				return fmt.Errorf("env assertion %s: %w", a.FuncName, err)
+			}
+			if !side.hasFunc(a.FuncName) {
+				return fmt.Errorf("env assertion names unknown env function %q", a.FuncName)
+			}
+		}
+	}
+	return nil
+}
+
+// side returns the side a requestor reaches: the user side for "user" in a
+// domain that has one, the agent side otherwise (any requestor in a domain
+// without a user side, "" and "assistant" in one with).
+func (d *Domain) side(requestor string) (*Side, error) {
+	if d.user == nil {
+		return d.agent, nil
+	}
+	switch requestor {
+	case "", RequestorAssistant:
+		return d.agent, nil
+	case RequestorUser:
+		return d.user, nil
+	}
+	return nil, fmt.Errorf("unknown requestor %q", requestor)
 }
 
 func strictDecode(data []byte, v any) error {
@@ -165,24 +333,45 @@ func strictDecode(data []byte, v any) error {
 	return dec.Decode(v)
 }
 
+// sideEnv is one side of an environment.
+type sideEnv interface {
+	// call runs a tool, or with envFuncs also an env function, as Env.Call.
+	call(name string, args map[string]any, envFuncs bool) ToolResult
+	// callFunc runs an env function or a tool and returns its raw result.
+	callFunc(name string, args map[string]any) (any, error)
+	hash() (string, error)
+	// merge deep-merges data into the database (see Merger).
+	merge(data map[string]any) error
+}
+
 type toolEnv[DB any] struct {
 	tools *Toolbox[DB]
 	db    *DB
 }
 
-// Call implements Env.
-func (e *toolEnv[DB]) Call(call ToolCall) (res ToolResult) {
-	fn, ok := e.tools.funcs[call.Name]
+func (e *toolEnv[DB]) lookup(name string, envFuncs bool) (ToolFunc[DB], bool) {
+	if fn, ok := e.tools.funcs[name]; ok {
+		return fn, true
+	}
+	if envFuncs {
+		fn, ok := e.tools.envFuncs[name]
+		return fn, ok
+	}
+	return nil, false
+}
+
+func (e *toolEnv[DB]) call(name string, args map[string]any, envFuncs bool) (res ToolResult) {
+	fn, ok := e.lookup(name, envFuncs)
 	if !ok {
-		return ToolResult{Content: fmt.Sprintf("Error: unknown tool %q", call.Name), Error: true}
+		return ToolResult{Content: fmt.Sprintf("Error: unknown tool %q", name), Error: true}
 	}
 	defer func() {
 		// A tool bug must cost one failed call, not the evaluation.
 		if r := recover(); r != nil {
-			res = ToolResult{Content: fmt.Sprintf("Error: tool %s failed: %v", call.Name, r), Error: true}
+			res = ToolResult{Content: fmt.Sprintf("Error: tool %s failed: %v", name, r), Error: true}
 		}
 	}()
-	out, err := fn(e.db, Args(call.Arguments))
+	out, err := fn(e.db, Args(args))
 	if err != nil {
 		return ToolResult{Content: "Error: " + err.Error(), Error: true}
 	}
@@ -191,17 +380,83 @@ func (e *toolEnv[DB]) Call(call ToolCall) (res ToolResult) {
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
-		return ToolResult{Content: fmt.Sprintf("Error: tool %s returned an unencodable result: %v", call.Name, err), Error: true}
+		return ToolResult{Content: fmt.Sprintf("Error: tool %s returned an unencodable result: %v", name, err), Error: true}
 	}
 	return ToolResult{Content: string(b)}
 }
 
-// Hash implements Env.
-func (e *toolEnv[DB]) Hash() (string, error) {
+func (e *toolEnv[DB]) callFunc(name string, args map[string]any) (out any, err error) {
+	fn, ok := e.lookup(name, true)
+	if !ok {
+		return nil, fmt.Errorf("unknown env function %q", name)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%s failed: %v", name, r)
+		}
+	}()
+	return fn(e.db, Args(args))
+}
+
+func (e *toolEnv[DB]) hash() (string, error) {
 	if h, ok := any(e.db).(Hasher); ok {
 		return h.Hash()
 	}
 	return HashJSON(e.db)
+}
+
+func (e *toolEnv[DB]) merge(data map[string]any) error {
+	if m, ok := any(e.db).(Merger); ok {
+		return m.Merge(data)
+	}
+	// JSON round trip: the database as JSON, merged, decoded again.
+	raw, err := json.Marshal(e.db)
+	if err != nil {
+		return fmt.Errorf("encode database: %w", err)
+	}
+	var tree map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&tree); err != nil {
+		return fmt.Errorf("database is not a JSON object: %w", err)
+	}
+	merged, err := json.Marshal(DeepMerge(tree, data))
+	if err != nil {
+		return fmt.Errorf("encode merged database: %w", err)
+	}
+	db := new(DB)
+	if err := strictDecode(merged, db); err != nil {
+		return fmt.Errorf("merged database: %w", err)
+	}
+	e.db = db
+	return nil
+}
+
+// Merger is implemented by database types that merge tau2's
+// initialization_data themselves. Others are merged by a JSON round trip:
+// the database is encoded, DeepMerge'd with the data and strictly decoded
+// again, so a type whose JSON does not round-trip must implement Merger.
+type Merger interface {
+	Merge(data map[string]any) error
+}
+
+// DeepMerge merges src into dst as tau2 does, and returns dst: where both
+// hold an object under a key, they merge key by key; any other value of
+// src (lists included) replaces dst's. Objects of src are copied, never
+// shared with the result. A nil dst is a new map.
+func DeepMerge(dst, src map[string]any) map[string]any {
+	if dst == nil {
+		dst = make(map[string]any, len(src))
+	}
+	for k, v := range src {
+		if sv, ok := v.(map[string]any); ok {
+			dv, _ := dst[k].(map[string]any)
+			dst[k] = DeepMerge(dv, sv)
+			continue
+		}
+		dst[k] = v
+	}
+	return dst
 }
 
 // Hasher is implemented by database types that fingerprint themselves (for

@@ -13,9 +13,18 @@ type Domain struct {
 	Description string
 	Policy      string
 	Tasks       []Task
-	Tools       []ToolSpec
-	newEnv      func() (Env, error)
+	// Tools are the agent's tools.
+	Tools []ToolSpec
+	// UserTools are the user simulator's tools (requestor "user"); nil
+	// when the domain has no user side.
+	UserTools []ToolSpec
+
+	agent, user *Side
+	aliasing    bool
 }
+
+// HasUserSide reports whether the domain has a user side (Spec.User).
+func (d *Domain) HasUserSide() bool { return d.user != nil }
 
 // Task returns the task with the given id.
 func (d *Domain) Task(id string) (*Task, bool) {
@@ -27,28 +36,78 @@ func (d *Domain) Task(id string) (*Task, bool) {
 	return nil, false
 }
 
-// NewEnv returns a fresh environment with the task's initialization actions
-// applied. A failing initialization action is an error: the task's data is
-// broken and no simulation of it can be scored.
+// NewEnv returns a fresh environment with the task's initial state
+// applied, in tau2's order: initialization data merged into the databases,
+// initialization actions called on their sides, then the tool calls of the
+// message history replayed (see ReplayHistory). A failing merge or
+// initialization action is an error: the task's data is broken and no
+// simulation of it can be scored. Replayed history calls that fail are
+// ignored.
 func (d *Domain) NewEnv(task *Task) (Env, error) {
-	env, err := d.newEnv()
+	env, err := d.freshEnv()
 	if err != nil {
 		return nil, fmt.Errorf("domain %s: %w", d.Name, err)
 	}
-	if task != nil && task.InitialState != nil {
-		for _, a := range task.InitialState.InitializationActions {
-			if res := env.Call(ToolCall{Name: a.Name, Arguments: a.Arguments}); res.Error {
-				return nil, fmt.Errorf("domain %s: task %s: initialization action %s: %s", d.Name, task.ID, a.Name, res.Content)
+	if task == nil || task.InitialState == nil {
+		return env, nil
+	}
+	is := task.InitialState
+	if data := is.InitializationData; data != nil {
+		if len(data.AgentData) > 0 {
+			if err := env.agent.merge(data.AgentData); err != nil {
+				return nil, fmt.Errorf("domain %s: task %s: initialization_data.agent_data: %w", d.Name, task.ID, err)
+			}
+			if d.aliasing && env.user != nil {
+				env.alias = aliasUserIsAgent
 			}
 		}
+		if len(data.UserData) > 0 {
+			if env.user == nil {
+				return nil, fmt.Errorf("domain %s: task %s: initialization_data.user_data without a user side", d.Name, task.ID)
+			}
+			if err := env.user.merge(data.UserData); err != nil {
+				return nil, fmt.Errorf("domain %s: task %s: initialization_data.user_data: %w", d.Name, task.ID, err)
+			}
+			if d.aliasing {
+				env.alias = aliasAgentIsUser
+			}
+		}
+	}
+	for _, a := range is.InitializationActions {
+		if res := env.callSide(a.Side(), a.Func(), a.Arguments, true); res.Error {
+			return nil, fmt.Errorf("domain %s: task %s: initialization action %s: %s", d.Name, task.ID, a.Func(), res.Content)
+		}
+	}
+	calls, err := historyCalls(is.MessageHistory)
+	if err != nil {
+		return nil, fmt.Errorf("domain %s: task %s: message_history: %w", d.Name, task.ID, err)
+	}
+	for _, c := range calls {
+		env.Call(c)
 	}
 	return env, nil
 }
 
-// GoldHash replays the task's expected actions on a fresh environment and
-// returns the resulting database hash: the state a perfect agent leaves.
-// Expected actions that fail (a policy says no) are replayed all the same,
-// as tau2-bench does; they must leave the state unchanged.
+// freshEnv returns an environment with the domain's initial databases.
+func (d *Domain) freshEnv() (*env, error) {
+	a, err := d.agent.newEnv()
+	if err != nil {
+		return nil, err
+	}
+	e := &env{agent: a}
+	if d.user != nil {
+		if e.user, err = d.user.newEnv(); err != nil {
+			return nil, fmt.Errorf("user side: %w", err)
+		}
+	}
+	return e, nil
+}
+
+// GoldHash replays the task's expected actions on a fresh environment, each
+// on its requestor's side, and returns the resulting database hash: the
+// state a perfect agent (and user) leaves. Expected actions that fail (a
+// policy says no) are replayed all the same, as tau2-bench does; they must
+// leave the state unchanged.
 func (d *Domain) GoldHash(task *Task) (string, error) {
 	env, err := d.NewEnv(task)
 	if err != nil {

@@ -25,6 +25,10 @@ type Task struct {
 	UserScenario       UserScenario        `json:"user_scenario"`
 	InitialState       *InitialState       `json:"initial_state,omitempty"`
 	EvaluationCriteria *EvaluationCriteria `json:"evaluation_criteria,omitempty"`
+	// UserTools, when not nil, restricts the user tools a user simulator
+	// gets to these names (tau2's user_tools). Informational for now:
+	// proctor's user simulators do not call tools yet.
+	UserTools []string `json:"user_tools,omitempty"`
 }
 
 // TaskDescription documents a task for people reading results.
@@ -42,10 +46,32 @@ type UserScenario struct {
 	Script []string `json:"script,omitempty"`
 }
 
-// InitialState holds actions applied to a fresh environment before the
-// conversation starts (and before gold actions are replayed).
+// InitialState is how a task's environment differs from the domain's fresh
+// one. Domain.NewEnv applies it in tau2's order, before the conversation
+// starts and before gold actions are replayed: InitializationData, then
+// InitializationActions, then the tool calls of MessageHistory.
 type InitialState struct {
+	// InitializationData is deep-merged into the fresh databases.
+	InitializationData *InitializationData `json:"initialization_data,omitempty"`
+	// InitializationActions are calls made on a side before the
+	// conversation: of a tool or of an env function (Toolbox.RegisterEnvFunc).
+	// Both tau2's form {env_type, func_name, arguments} and proctor's
+	// {name, arguments, requestor} are accepted (see Action.Func and
+	// Action.Side).
 	InitializationActions []Action `json:"initialization_actions,omitempty"`
+	// MessageHistory is the conversation so far, in tau2's message format
+	// (role, content, tool_calls, id...), kept as raw JSON. Domain.NewEnv
+	// replays the tool calls it holds (see ReplayHistory); proctor does not
+	// show the history to the agent or the user simulator yet.
+	MessageHistory json.RawMessage `json:"message_history,omitempty"`
+}
+
+// InitializationData holds partial databases, one per side, deep-merged
+// into the fresh ones (see DeepMerge): objects merge key by key, any other
+// value (lists included) replaces the old one.
+type InitializationData struct {
+	AgentData map[string]any `json:"agent_data,omitempty"`
+	UserData  map[string]any `json:"user_data,omitempty"`
 }
 
 // EvaluationCriteria says how a finished conversation is scored.
@@ -54,19 +80,71 @@ type EvaluationCriteria struct {
 	CommunicateInfo []string `json:"communicate_info,omitempty"`
 	NLAssertions    []string `json:"nl_assertions,omitempty"`
 	RewardBasis     []string `json:"reward_basis,omitempty"`
+	// EnvAssertions are checks on the final environment, scored by the
+	// ENV_ASSERTION basis.
+	EnvAssertions []EnvAssertion `json:"env_assertions,omitempty"`
 }
+
+// EnvAssertion calls a function by name on one side of the final
+// environment (an env function or a tool; see Toolbox.RegisterEnvFunc). The
+// function must return a boolean, which must equal the expected value.
+type EnvAssertion struct {
+	// EnvType is the side: "assistant" (the default) or "user".
+	EnvType   string         `json:"env_type,omitempty"`
+	FuncName  string         `json:"func_name"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+	// AssertValue is the expected result; absent means true (use Expected).
+	AssertValue *bool  `json:"assert_value,omitempty"`
+	Message     string `json:"message,omitempty"`
+}
+
+// Expected is the value the assertion's function must return: AssertValue,
+// true when absent.
+func (a EnvAssertion) Expected() bool { return a.AssertValue == nil || *a.AssertValue }
 
 // Action is an expected tool call. CompareArgs names the arguments that must
 // match; nil means all of Arguments.
+//
+// An initialization action may instead be written in tau2's form, with
+// EnvType and FuncName in place of Requestor and Name; Side and Func read
+// either form.
 type Action struct {
 	ActionID  string         `json:"action_id,omitempty"`
 	Requestor string         `json:"requestor,omitempty"`
 	Name      string         `json:"name"`
 	Arguments map[string]any `json:"arguments"`
 	Info      string         `json:"info,omitempty"`
+	// EnvType and FuncName are tau2's names for Requestor and Name in
+	// initialization actions.
+	EnvType  string `json:"env_type,omitempty"`
+	FuncName string `json:"func_name,omitempty"`
 	// CompareArgs is not omitempty: an empty list (compare nothing) and an
 	// absent one (compare everything) mean opposite things.
 	CompareArgs []string `json:"compare_args"`
+}
+
+// Requestors, and the sides of an environment they reach.
+const (
+	RequestorAssistant = "assistant"
+	RequestorUser      = "user"
+)
+
+// Func is the name of the action's function: Name, or FuncName in tau2's
+// form.
+func (a Action) Func() string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return a.FuncName
+}
+
+// Side is the side the action runs on: Requestor, or EnvType in tau2's form;
+// "" means the agent's side.
+func (a Action) Side() string {
+	if a.Requestor != "" {
+		return a.Requestor
+	}
+	return a.EnvType
 }
 
 // Bases returns the task's reward bases, defaulting to DB and COMMUNICATE as
@@ -88,6 +166,31 @@ func (t *Task) Validate() error {
 	for _, b := range t.Bases() {
 		if !slices.Contains(known, b) {
 			return fmt.Errorf("task %s: unknown reward basis %q", t.ID, b)
+		}
+	}
+	if t.InitialState != nil {
+		for i, a := range t.InitialState.InitializationActions {
+			if a.Name != "" && a.FuncName != "" && a.Name != a.FuncName {
+				return fmt.Errorf("task %s: initialization action %d: name %q and func_name %q differ", t.ID, i, a.Name, a.FuncName)
+			}
+			if a.Requestor != "" && a.EnvType != "" && a.Requestor != a.EnvType {
+				return fmt.Errorf("task %s: initialization action %d: requestor %q and env_type %q differ", t.ID, i, a.Requestor, a.EnvType)
+			}
+			if a.Func() == "" {
+				return fmt.Errorf("task %s: initialization action %d names no function", t.ID, i)
+			}
+		}
+		if h := t.InitialState.MessageHistory; len(h) > 0 {
+			if _, err := historyCalls(h); err != nil {
+				return fmt.Errorf("task %s: message_history: %w", t.ID, err)
+			}
+		}
+	}
+	if t.EvaluationCriteria != nil {
+		for i, a := range t.EvaluationCriteria.EnvAssertions {
+			if a.FuncName == "" {
+				return fmt.Errorf("task %s: env assertion %d names no function", t.ID, i)
+			}
 		}
 	}
 	return nil

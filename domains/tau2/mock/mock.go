@@ -1,0 +1,131 @@
+// Package mock is tau2-bench's mock domain for proctor: a small task
+// tracker with a user side. The agent creates tasks and updates their
+// status; the user simulator has a notification inbox of its own (user
+// tools, requestor "user"). Its ten tasks exercise every initial-state
+// mechanism of tau2's task format (initialization_data,
+// initialization_actions on both sides, message_history) and env
+// assertions.
+//
+// The data is tau2-bench's and is not part of proctor: [New] reads it from
+// a directory laid out as tau2's data/tau2/domains/mock (db.json,
+// user_db.json, tasks.json, split_tasks.json, policy.md). The tools follow
+// tau2's domains specification (section 4) for tau2-bench commit a2c0247,
+// and [DB.Hash] and [UserDB.Hash] reproduce its database hashes, the tau2
+// aliasing quirk of initialization_data included (see
+// domains.Spec.Tau2InitDataAliasing), so gold hashes agree with tau2's.
+//
+// Known differences: update_task_status stores any string as a status
+// (tau2 stores any value unvalidated; proctor rejects non-strings), and
+// users or notifications added by initialization_data come after the
+// existing ones in sorted id order, where Python keeps the data's order.
+//
+// Usage:
+//
+//	d, err := mock.New("/path/to/tau2-bench/data/tau2/domains/mock", "")
+//	task, _ := d.Task("update_task_with_user_tools")
+//	env, err := d.NewEnv(task)
+//	env.Call(domains.ToolCall{Name: "check_notifications", Requestor: "user"})
+package mock
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/proctor-eval/proctor/domains"
+)
+
+// Name is the domain's name in a [domains.Registry].
+const Name = "tau2-mock"
+
+// Description is the one-line summary of the domain.
+const Description = "tau2-bench mock: a small task tracker whose agent creates tasks and updates " +
+	"their status, with a user side (a notification inbox the user simulator checks)."
+
+// Data file names inside the domain directory.
+const (
+	DBFile     = "db.json"
+	UserDBFile = "user_db.json"
+	TasksFile  = "tasks.json"
+	SplitsFile = "split_tasks.json"
+	PolicyFile = "policy.md"
+)
+
+// New builds the mock domain from the tau2 data in dir, with the tasks of
+// the named split; "" means every task of tasks.json, as tau2's mock loader
+// does.
+func New(dir, split string) (*domains.Domain, error) {
+	read := func(name string) ([]byte, error) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("tau2 mock: %w", err)
+		}
+		return b, nil
+	}
+	files := map[string][]byte{}
+	for _, name := range []string{DBFile, UserDBFile, TasksFile, PolicyFile} {
+		b, err := read(name)
+		if err != nil {
+			return nil, err
+		}
+		files[name] = b
+	}
+	tasks, err := domains.ParseTasks(files[TasksFile])
+	if err != nil {
+		return nil, fmt.Errorf("tau2 mock: %s: %w", TasksFile, err)
+	}
+	if split != "" {
+		rawSplits, err := read(SplitsFile)
+		if err != nil {
+			return nil, err
+		}
+		if tasks, err = selectSplit(tasks, rawSplits, split); err != nil {
+			return nil, fmt.Errorf("tau2 mock: %w", err)
+		}
+	}
+	d, err := domains.NewDomain(domains.Spec[DB]{
+		Name:                 Name,
+		Description:          Description,
+		Policy:               string(files[PolicyFile]),
+		DB:                   files[DBFile],
+		Tasks:                tasks,
+		Tools:                Tools(),
+		User:                 domains.NewSide(files[UserDBFile], UserTools()),
+		Tau2InitDataAliasing: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tau2 mock: %w", err)
+	}
+	return d, nil
+}
+
+// selectSplit keeps the tasks of a split, in tasks.json order.
+func selectSplit(tasks []domains.Task, rawSplits []byte, split string) ([]domains.Task, error) {
+	var splits map[string][]string
+	if err := json.Unmarshal(rawSplits, &splits); err != nil {
+		return nil, fmt.Errorf("%s: %w", SplitsFile, err)
+	}
+	ids, ok := splits[split]
+	if !ok {
+		known := make([]string, 0, len(splits))
+		for k := range splits {
+			known = append(known, k)
+		}
+		sort.Strings(known)
+		return nil, fmt.Errorf("unknown task split %q (known: %s)", split, strings.Join(known, ", "))
+	}
+	var out []domains.Task
+	for _, t := range tasks {
+		if slices.Contains(ids, t.ID) {
+			out = append(out, t)
+		}
+	}
+	if len(out) != len(ids) {
+		return nil, fmt.Errorf("split %q names tasks that %s does not have", split, TasksFile)
+	}
+	return out, nil
+}

@@ -1,0 +1,274 @@
+package mock
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/proctor-eval/proctor/domains"
+)
+
+// TransferMessage is what transfer_to_human_agents returns.
+const TransferMessage = "Transfer successful"
+
+// Tools returns the agent's tools and env functions (domains-spec.md 4.2).
+func Tools() *domains.Toolbox[DB] {
+	tb := domains.NewToolbox[DB]()
+	tb.Register("create_task",
+		"Create a new pending task for a user and add it to the user's task list. Returns the new task.",
+		`{"type": "object", "properties": {
+			"user_id": {"type": "string", "description": "The id of the user who owns the task, such as 'user_1'."},
+			"title": {"type": "string", "description": "A short title for the task."},
+			"description": {"type": "string", "description": "An optional longer description."}
+		}, "required": ["user_id", "title"]}`,
+		createTask)
+	tb.Register("get_users",
+		"List every user with the ids of their tasks.",
+		`{"type": "object", "properties": {}}`,
+		getUsers)
+	tb.Register("update_task_status",
+		"Set the status of an existing task. Returns the updated task.",
+		`{"type": "object", "properties": {
+			"task_id": {"type": "string", "description": "The task's id, such as 'task_1'."},
+			"status": {"type": "string", "enum": ["pending", "completed"], "description": "The new status."}
+		}, "required": ["task_id", "status"]}`,
+		updateTaskStatus)
+	tb.Register("transfer_to_human_agents",
+		"Hand the conversation to a human agent, with a short summary. Keep it for requests your tools cannot handle.",
+		`{"type": "object", "properties": {
+			"summary": {"type": "string", "description": "A short summary of the user's problem for the human agent."}
+		}, "required": ["summary"]}`,
+		transferToHumanAgents)
+	tb.RegisterEnvFunc("assert_number_of_tasks", assertNumberOfTasks)
+	tb.RegisterEnvFunc("assert_task_status", assertTaskStatus)
+	return tb
+}
+
+// UserTools returns the user simulator's tools and env functions
+// (domains-spec.md 4.3).
+func UserTools() *domains.Toolbox[UserDB] {
+	tb := domains.NewToolbox[UserDB]()
+	tb.Register("check_notifications",
+		"List all of your notifications.",
+		`{"type": "object", "properties": {}}`,
+		checkNotifications)
+	tb.Register("dismiss_notification",
+		"Mark one of your notifications as read.",
+		`{"type": "object", "properties": {
+			"notification_id": {"type": "string", "description": "The notification's id, such as 'notif_1'."}
+		}, "required": ["notification_id"]}`,
+		dismissNotification)
+	tb.RegisterEnvFunc("add_notification", addNotification)
+	tb.RegisterEnvFunc("assert_notification_status", assertNotificationStatus)
+	return tb
+}
+
+// params checks a call's argument names as a Python call with keyword
+// arguments does: an unknown name fails, and so does a missing required one.
+// Optional names may be absent.
+func params(fn string, args domains.Args, required []string, optional ...string) error {
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !slices.Contains(required, k) && !slices.Contains(optional, k) {
+			return fmt.Errorf("%s() got an unexpected keyword argument '%s'", fn, k)
+		}
+	}
+	var missing []string
+	for _, n := range required {
+		if _, ok := args[n]; !ok {
+			missing = append(missing, "'"+n+"'")
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s() missing %d required positional argument(s): %s", fn, len(missing), strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// str returns a string argument; any other JSON type fails, as pydantic
+// never makes strings from other types.
+func str(args domains.Args, name string) (string, error) {
+	s, ok := args[name].(string)
+	if !ok {
+		return "", fmt.Errorf("argument '%s': input should be a valid string", name)
+	}
+	return s, nil
+}
+
+// optStr returns an optional string argument: nil when absent or null.
+func optStr(args domains.Args, name string) (*string, error) {
+	if v, ok := args[name]; !ok || v == nil {
+		return nil, nil
+	}
+	s, err := str(args, name)
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func createTask(db *DB, args domains.Args) (any, error) {
+	if err := params("create_task", args, []string{"user_id", "title"}, "description"); err != nil {
+		return nil, err
+	}
+	userID, err := str(args, "user_id")
+	if err != nil {
+		return nil, err
+	}
+	user, ok := db.Users.get(userID)
+	if !ok {
+		return nil, fmt.Errorf("User %s not found", userID)
+	}
+	title, err := str(args, "title")
+	if err != nil {
+		return nil, err
+	}
+	desc, err := optStr(args, "description")
+	if err != nil {
+		return nil, err
+	}
+	id := fmt.Sprintf("task_%d", db.Tasks.len()+1)
+	t := &Task{TaskID: id, Title: title, Description: desc, Status: StatusPending}
+	db.Tasks.put(id, t) // overwrites a task of that id, as tau2 does
+	u := *user
+	u.Tasks = append(slices.Clip(u.Tasks), id)
+	db.Users.put(userID, &u)
+	return t, nil
+}
+
+func getUsers(db *DB, args domains.Args) (any, error) {
+	if err := params("get_users", args, nil); err != nil {
+		return nil, err
+	}
+	return db.Users.values(), nil
+}
+
+func updateTaskStatus(db *DB, args domains.Args) (any, error) {
+	if err := params("update_task_status", args, []string{"task_id", "status"}); err != nil {
+		return nil, err
+	}
+	id, err := str(args, "task_id")
+	if err != nil {
+		return nil, err
+	}
+	task, ok := db.Tasks.get(id)
+	if !ok {
+		return nil, fmt.Errorf("Task %s not found", id)
+	}
+	// tau2 stores any value unvalidated; proctor takes any string.
+	status, err := str(args, "status")
+	if err != nil {
+		return nil, err
+	}
+	t := *task
+	t.Status = status
+	db.Tasks.put(id, &t)
+	return &t, nil
+}
+
+func transferToHumanAgents(_ *DB, args domains.Args) (any, error) {
+	if err := params("transfer_to_human_agents", args, []string{"summary"}); err != nil {
+		return nil, err
+	}
+	return TransferMessage, nil
+}
+
+func assertNumberOfTasks(db *DB, args domains.Args) (any, error) {
+	if err := params("assert_number_of_tasks", args, []string{"user_id", "expected_number"}); err != nil {
+		return nil, err
+	}
+	id, err := str(args, "user_id")
+	if err != nil {
+		return nil, err
+	}
+	user, ok := db.Users.get(id)
+	if !ok {
+		return nil, fmt.Errorf("User %s not found", id)
+	}
+	n, err := args.Int("expected_number")
+	if err != nil {
+		return nil, err
+	}
+	return len(user.Tasks) == n, nil
+}
+
+func assertTaskStatus(db *DB, args domains.Args) (any, error) {
+	if err := params("assert_task_status", args, []string{"task_id", "expected_status"}); err != nil {
+		return nil, err
+	}
+	id, err := str(args, "task_id")
+	if err != nil {
+		return nil, err
+	}
+	task, ok := db.Tasks.get(id)
+	if !ok {
+		return nil, fmt.Errorf("Task %s not found", id)
+	}
+	return args["expected_status"] == task.Status, nil
+}
+
+func checkNotifications(db *UserDB, args domains.Args) (any, error) {
+	if err := params("check_notifications", args, nil); err != nil {
+		return nil, err
+	}
+	return db.Notifications.values(), nil
+}
+
+func dismissNotification(db *UserDB, args domains.Args) (any, error) {
+	if err := params("dismiss_notification", args, []string{"notification_id"}); err != nil {
+		return nil, err
+	}
+	id, err := str(args, "notification_id")
+	if err != nil {
+		return nil, err
+	}
+	n, ok := db.Notifications.get(id)
+	if !ok {
+		return nil, fmt.Errorf("Notification %s not found", id)
+	}
+	c := *n
+	c.Status = NotificationRead
+	db.Notifications.put(id, &c)
+	return fmt.Sprintf("Notification %s dismissed", id), nil
+}
+
+func addNotification(db *UserDB, args domains.Args) (any, error) {
+	if err := params("add_notification", args, []string{"notification_id", "message"}, "task_id"); err != nil {
+		return nil, err
+	}
+	id, err := str(args, "notification_id")
+	if err != nil {
+		return nil, err
+	}
+	msg, err := str(args, "message")
+	if err != nil {
+		return nil, err
+	}
+	task, err := optStr(args, "task_id")
+	if err != nil {
+		return nil, err
+	}
+	n := &Notification{NotificationID: id, Message: msg, Status: NotificationUnread, TaskID: task}
+	db.Notifications.put(id, n)
+	return n, nil
+}
+
+func assertNotificationStatus(db *UserDB, args domains.Args) (any, error) {
+	if err := params("assert_notification_status", args, []string{"notification_id", "expected_status"}); err != nil {
+		return nil, err
+	}
+	id, err := str(args, "notification_id")
+	if err != nil {
+		return nil, err
+	}
+	n, ok := db.Notifications.get(id)
+	if !ok {
+		return nil, fmt.Errorf("Notification %s not found", id)
+	}
+	return args["expected_status"] == n.Status, nil
+}
