@@ -49,25 +49,29 @@ type Domain struct {
 	toolNames func() ([]string, error)
 }
 
-var all = []Domain{
-	{
-		Name: airline.Name, Description: airline.Description,
-		Files:     []string{airline.DBFile, airline.PolicyFile, airline.SplitsFile, airline.TasksFile},
-		TasksFile: airline.TasksFile, SplitsFile: airline.SplitsFile,
-		New: airline.New,
-		toolNames: func() ([]string, error) {
-			return toolNames(domains.Spec[airline.DB]{Name: airline.Name, DB: []byte(`{"flights": {}, "users": {}, "reservations": {}}`), Tools: airline.Tools()})
+// table lists the tau2 domains proctor implements. A function, not a
+// package variable, so nothing can change the set at run time.
+func table() []Domain {
+	return []Domain{
+		{
+			Name: airline.Name, Description: airline.Description,
+			Files:     []string{airline.DBFile, airline.PolicyFile, airline.SplitsFile, airline.TasksFile},
+			TasksFile: airline.TasksFile, SplitsFile: airline.SplitsFile,
+			New: airline.New,
+			toolNames: func() ([]string, error) {
+				return toolNames(domains.Spec[airline.DB]{Name: airline.Name, DB: []byte(`{"flights": {}, "users": {}, "reservations": {}}`), Tools: airline.Tools()})
+			},
 		},
-	},
-	{
-		Name: retail.Name, Description: retail.Description,
-		Files:     []string{retail.DBFile, retail.PolicyFile, retail.SplitsFile, retail.TasksFile},
-		TasksFile: retail.TasksFile, SplitsFile: retail.SplitsFile,
-		New: retail.New,
-		toolNames: func() ([]string, error) {
-			return toolNames(domains.Spec[retail.DB]{Name: retail.Name, DB: []byte(`{"products": {}, "users": {}, "orders": {}}`), Tools: retail.Tools()})
+		{
+			Name: retail.Name, Description: retail.Description,
+			Files:     []string{retail.DBFile, retail.PolicyFile, retail.SplitsFile, retail.TasksFile},
+			TasksFile: retail.TasksFile, SplitsFile: retail.SplitsFile,
+			New: retail.New,
+			toolNames: func() ([]string, error) {
+				return toolNames(domains.Spec[retail.DB]{Name: retail.Name, DB: []byte(`{"products": {}, "users": {}, "orders": {}}`), Tools: retail.Tools()})
+			},
 		},
-	},
+	}
 }
 
 // toolNames builds a domain from an empty database and no tasks, only to read
@@ -81,11 +85,11 @@ func toolNames[DB any](spec domains.Spec[DB]) ([]string, error) {
 }
 
 // Domains returns the tau2 domains proctor implements, in name order.
-func Domains() []Domain { return slices.Clone(all) }
+func Domains() []Domain { return table() }
 
 // Lookup returns the tau2 domain with this name.
 func Lookup(name string) (Domain, bool) {
-	for _, d := range all {
+	for _, d := range table() {
 		if d.Name == name {
 			return d, true
 		}
@@ -95,6 +99,7 @@ func Lookup(name string) (Domain, bool) {
 
 // Names returns the names of the tau2 domains proctor implements.
 func Names() []string {
+	all := table()
 	names := make([]string, len(all))
 	for i, d := range all {
 		names[i] = d.Name
