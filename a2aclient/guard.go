@@ -123,46 +123,44 @@ const (
 // deniedV4 lists the IPv4 ranges the guard refuses, most specific first
 // (the first match names the reason). See RFC 6890 and the IANA special
 // purpose address registry.
-var deniedV4 = []deniedRange{
-	{netip.MustParsePrefix("0.0.0.0/32"), "unspecified address"},
-	{netip.MustParsePrefix("0.0.0.0/8"), "\"this network\" address (RFC 1122)"},
-	{netip.MustParsePrefix("10.0.0.0/8"), whyPrivate + " (RFC 1918)"},
-	{netip.MustParsePrefix("100.64.0.0/10"), "carrier-grade NAT address (RFC 6598)"},
-	{netip.MustParsePrefix("127.0.0.0/8"), "loopback address"},
-	{netip.MustParsePrefix("169.254.169.254/32"), "link-local address of the cloud metadata service"},
-	{netip.MustParsePrefix("169.254.0.0/16"), "link-local address"},
-	{netip.MustParsePrefix("172.16.0.0/12"), whyPrivate + " (RFC 1918)"},
-	{netip.MustParsePrefix("192.0.0.0/24"), "IETF protocol assignment address (RFC 6890)"},
-	{netip.MustParsePrefix("192.0.2.0/24"), "documentation address (RFC 5737)"},
-	{netip.MustParsePrefix("192.168.0.0/16"), whyPrivate + " (RFC 1918)"},
-	{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking address (RFC 2544)"},
-	{netip.MustParsePrefix("198.51.100.0/24"), "documentation address (RFC 5737)"},
-	{netip.MustParsePrefix("203.0.113.0/24"), "documentation address (RFC 5737)"},
-	{netip.MustParsePrefix("224.0.0.0/4"), whyMulticast},
-	{netip.MustParsePrefix("255.255.255.255/32"), "broadcast address"},
-	{netip.MustParsePrefix("240.0.0.0/4"), whyReserved},
+func deniedV4() []deniedRange {
+	return []deniedRange{
+		{netip.MustParsePrefix("0.0.0.0/32"), "unspecified address"},
+		{netip.MustParsePrefix("0.0.0.0/8"), "\"this network\" address (RFC 1122)"},
+		{netip.MustParsePrefix("10.0.0.0/8"), whyPrivate + " (RFC 1918)"},
+		{netip.MustParsePrefix("100.64.0.0/10"), "carrier-grade NAT address (RFC 6598)"},
+		{netip.MustParsePrefix("127.0.0.0/8"), "loopback address"},
+		{netip.MustParsePrefix("169.254.169.254/32"), "link-local address of the cloud metadata service"},
+		{netip.MustParsePrefix("169.254.0.0/16"), "link-local address"},
+		{netip.MustParsePrefix("172.16.0.0/12"), whyPrivate + " (RFC 1918)"},
+		{netip.MustParsePrefix("192.0.0.0/24"), "IETF protocol assignment address (RFC 6890)"},
+		{netip.MustParsePrefix("192.0.2.0/24"), "documentation address (RFC 5737)"},
+		{netip.MustParsePrefix("192.168.0.0/16"), whyPrivate + " (RFC 1918)"},
+		{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking address (RFC 2544)"},
+		{netip.MustParsePrefix("198.51.100.0/24"), "documentation address (RFC 5737)"},
+		{netip.MustParsePrefix("203.0.113.0/24"), "documentation address (RFC 5737)"},
+		{netip.MustParsePrefix("224.0.0.0/4"), whyMulticast},
+		{netip.MustParsePrefix("255.255.255.255/32"), "broadcast address"},
+		{netip.MustParsePrefix("240.0.0.0/4"), whyReserved},
+	}
 }
 
 // deniedV6 lists the IPv6 ranges the guard refuses outright. Ranges that
 // embed an IPv4 address (mapped, NAT64, 6to4) are judged by that address.
-var deniedV6 = []deniedRange{
-	{netip.MustParsePrefix("::/128"), "unspecified address"},
-	{netip.MustParsePrefix("::1/128"), "loopback address"},
-	{netip.MustParsePrefix("::/96"), "IPv4-compatible address (deprecated, RFC 4291)"},
-	{netip.MustParsePrefix("64:ff9b:1::/48"), "local-use NAT64 address (RFC 8215)"},
-	{netip.MustParsePrefix("100::/64"), "discard-only address (RFC 6666)"},
-	{netip.MustParsePrefix("2001:db8::/32"), "documentation address (RFC 3849)"},
-	{netip.MustParsePrefix("fc00::/7"), whyPrivate + " (RFC 4193 unique local)"},
-	{netip.MustParsePrefix("fe80::/10"), "link-local address"},
-	{netip.MustParsePrefix("fec0::/10"), "site-local address (deprecated, RFC 3879)"},
-	{netip.MustParsePrefix("ff00::/8"), whyMulticast},
+func deniedV6() []deniedRange {
+	return []deniedRange{
+		{netip.MustParsePrefix("::/128"), "unspecified address"},
+		{netip.MustParsePrefix("::1/128"), "loopback address"},
+		{netip.MustParsePrefix("::/96"), "IPv4-compatible address (deprecated, RFC 4291)"},
+		{netip.MustParsePrefix("64:ff9b:1::/48"), "local-use NAT64 address (RFC 8215)"},
+		{netip.MustParsePrefix("100::/64"), "discard-only address (RFC 6666)"},
+		{netip.MustParsePrefix("2001:db8::/32"), "documentation address (RFC 3849)"},
+		{netip.MustParsePrefix("fc00::/7"), whyPrivate + " (RFC 4193 unique local)"},
+		{netip.MustParsePrefix("fe80::/10"), "link-local address"},
+		{netip.MustParsePrefix("fec0::/10"), "site-local address (deprecated, RFC 3879)"},
+		{netip.MustParsePrefix("ff00::/8"), whyMulticast},
+	}
 }
-
-var (
-	nat64Prefix  = netip.MustParsePrefix("64:ff9b::/96")
-	sixToFour    = netip.MustParsePrefix("2002::/16")
-	mappedPrefix = netip.MustParsePrefix("::ffff:0:0/96")
-)
 
 // deniedReason says why the guard refuses ip, or returns "" when it allows
 // it: a global unicast address outside every special-purpose range.
@@ -172,7 +170,7 @@ func deniedReason(ip netip.Addr) string {
 	}
 	ip = ip.WithZone("")
 	if ip.Is4() {
-		for _, r := range deniedV4 {
+		for _, r := range deniedV4() {
 			if r.prefix.Contains(ip) {
 				return r.why
 			}
@@ -186,6 +184,9 @@ func deniedReason(ip netip.Addr) string {
 	var embedded netip.Addr
 	var form string
 	b := ip.As16()
+	nat64Prefix := netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour := netip.MustParsePrefix("2002::/16")
+	mappedPrefix := netip.MustParsePrefix("::ffff:0:0/96")
 	switch {
 	case mappedPrefix.Contains(ip):
 		embedded, form = ip.Unmap(), "IPv4-mapped"
@@ -200,7 +201,7 @@ func deniedReason(ip netip.Addr) string {
 		}
 		return ""
 	}
-	for _, r := range deniedV6 {
+	for _, r := range deniedV6() {
 		if r.prefix.Contains(ip) {
 			return r.why
 		}

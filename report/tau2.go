@@ -58,18 +58,16 @@ const (
 	tau2UnexpectedError = "unexpected_error"
 )
 
-// tau2Terminations maps proctor's termination reasons to tau2's. Every
+// tau2Termination maps proctor's termination reasons to tau2's. Every
 // reason proctor records has a tau2 counterpart of the same name; tau2's
 // context_window_exceeded and unexpected_error have none in proctor.
-var tau2Terminations = map[string]string{
-	bench.TermUserStop:       "user_stop",
-	bench.TermAgentStop:      "agent_stop",
-	bench.TermMaxSteps:       "max_steps",
-	bench.TermTooManyErrors:  "too_many_errors",
-	bench.TermTimeout:        "timeout",
-	bench.TermAgentError:     "agent_error",
-	bench.TermUserError:      "user_error",
-	bench.TermInfrastructure: "infrastructure_error",
+func tau2Termination(reason string) (string, bool) {
+	switch reason {
+	case bench.TermUserStop, bench.TermAgentStop, bench.TermMaxSteps, bench.TermTooManyErrors,
+		bench.TermTimeout, bench.TermAgentError, bench.TermUserError, bench.TermInfrastructure:
+		return reason, true
+	}
+	return "", false
 }
 
 // Tau2TerminationReason maps a proctor termination reason to tau2's, and
@@ -77,7 +75,7 @@ var tau2Terminations = map[string]string{
 // stored by another version of proctor may hold one) maps to tau2's
 // "unexpected_error".
 func Tau2TerminationReason(reason string) (string, bool) {
-	if r, ok := tau2Terminations[reason]; ok {
+	if r, ok := tau2Termination(reason); ok {
 		return r, true
 	}
 	return tau2UnexpectedError, false

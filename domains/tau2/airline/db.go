@@ -68,7 +68,7 @@ type Flight struct {
 }
 
 // FlightDate is a flight's state on one date. Which fields exist depends on
-// Status (see dateShapes); the others are empty.
+// Status (see dateShape); the others are empty.
 type FlightDate struct {
 	Status             string
 	AvailableSeats     Seats // available
@@ -79,15 +79,22 @@ type FlightDate struct {
 	EstimatedArrival   string
 }
 
-// dateShapes lists, per status, the keys of a flight-date entry besides
-// "status".
-var dateShapes = map[string][]string{
-	StatusAvailable: {"available_seats", "prices"},
-	StatusLanded:    {"actual_departure_time_est", "actual_arrival_time_est"},
-	StatusCancelled: {},
-	StatusDelayed:   {"estimated_departure_time_est", "estimated_arrival_time_est"},
-	StatusFlying:    {"actual_departure_time_est", "estimated_arrival_time_est"},
-	StatusOnTime:    {"estimated_departure_time_est", "estimated_arrival_time_est"},
+// dateShape lists the keys of a flight-date entry with this status besides
+// "status", and whether the status is known.
+func dateShape(status string) ([]string, bool) {
+	switch status {
+	case StatusAvailable:
+		return []string{"available_seats", "prices"}, true
+	case StatusLanded:
+		return []string{"actual_departure_time_est", "actual_arrival_time_est"}, true
+	case StatusCancelled:
+		return nil, true
+	case StatusDelayed, StatusOnTime:
+		return []string{"estimated_departure_time_est", "estimated_arrival_time_est"}, true
+	case StatusFlying:
+		return []string{"actual_departure_time_est", "estimated_arrival_time_est"}, true
+	}
+	return nil, false
 }
 
 // Seats holds one integer per cabin: seats left, or prices.
@@ -358,7 +365,8 @@ func (f *Flight) buildDump() map[string]any {
 
 func (d *FlightDate) dump() map[string]any {
 	m := map[string]any{"status": d.Status}
-	for _, k := range dateShapes[d.Status] {
+	keys, _ := dateShape(d.Status)
+	for _, k := range keys {
 		switch k {
 		case "available_seats":
 			m[k] = d.AvailableSeats.dump()

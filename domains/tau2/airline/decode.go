@@ -201,7 +201,7 @@ func (w *dateWire) date() (FlightDate, error) {
 		return FlightDate{}, fmt.Errorf("flight date: missing field \"status\"")
 	}
 	d := FlightDate{Status: *w.Status}
-	shape, ok := dateShapes[d.Status]
+	shape, ok := dateShape(d.Status)
 	if !ok {
 		return FlightDate{}, fmt.Errorf("flight date: unknown status %q", d.Status)
 	}

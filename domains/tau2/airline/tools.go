@@ -35,12 +35,14 @@ type Airport struct {
 	City string `json:"city"`
 }
 
-var airports = []Airport{
-	{"SFO", "San Francisco"}, {"JFK", "New York"}, {"LAX", "Los Angeles"}, {"ORD", "Chicago"},
-	{"DFW", "Dallas"}, {"DEN", "Denver"}, {"SEA", "Seattle"}, {"ATL", "Atlanta"},
-	{"MIA", "Miami"}, {"BOS", "Boston"}, {"PHX", "Phoenix"}, {"IAH", "Houston"},
-	{"LAS", "Las Vegas"}, {"MCO", "Orlando"}, {"EWR", "Newark"}, {"CLT", "Charlotte"},
-	{"MSP", "Minneapolis"}, {"DTW", "Detroit"}, {"PHL", "Philadelphia"}, {"LGA", "LaGuardia"},
+func airports() []Airport {
+	return []Airport{
+		{"SFO", "San Francisco"}, {"JFK", "New York"}, {"LAX", "Los Angeles"}, {"ORD", "Chicago"},
+		{"DFW", "Dallas"}, {"DEN", "Denver"}, {"SEA", "Seattle"}, {"ATL", "Atlanta"},
+		{"MIA", "Miami"}, {"BOS", "Boston"}, {"PHX", "Phoenix"}, {"IAH", "Houston"},
+		{"LAS", "Las Vegas"}, {"MCO", "Orlando"}, {"EWR", "Newark"}, {"CLT", "Charlotte"},
+		{"MSP", "Minneapolis"}, {"DTW", "Detroit"}, {"PHL", "Philadelphia"}, {"LGA", "LaGuardia"},
+	}
 }
 
 // DirectFlight is a search result: a flight with its seats and prices on the
@@ -308,7 +310,7 @@ func listAllAirports(_ *DB, args domains.Args) (any, error) {
 	if _, err := params("list_all_airports", args); err != nil {
 		return nil, err
 	}
-	return airports, nil
+	return airports(), nil
 }
 
 func getFlightStatus(db *DB, args domains.Args) (any, error) {

@@ -251,14 +251,15 @@ func (in *installer) run(ctx context.Context) (*Result, error) {
 		}
 	}
 
+	wanted := files()
 	var total int64
-	for _, f := range files {
+	for _, f := range wanted {
 		total += f.Size
 	}
 	fmt.Fprintf(in.Progress, "tau2: downloading %d files (%s) of %s at %.7s from %s\n",
-		len(files), mib(total), Repository, Commit, strings.TrimRight(in.BaseURL, "/"))
+		len(wanted), mib(total), Repository, Commit, strings.TrimRight(in.BaseURL, "/"))
 	fail := &Error{Dir: in.dir}
-	for i, f := range files {
+	for i, f := range wanted {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("tau2 install: %w; nothing was changed in %s", err, in.dir)
 		}
@@ -271,7 +272,7 @@ func (in *installer) run(ctx context.Context) (*Result, error) {
 		}
 		fail.Failed = append(fail.Failed, fe)
 		if !fe.content {
-			fail.NotTried = len(files) - i - 1
+			fail.NotTried = len(wanted) - i - 1
 			break
 		}
 	}
@@ -296,7 +297,7 @@ func (in *installer) run(ctx context.Context) (*Result, error) {
 		}
 	}
 	syncDir(in.dir)
-	return &Result{Dir: in.dir, Domains: placed, Files: len(files), Bytes: total}, nil
+	return &Result{Dir: in.dir, Domains: placed, Files: len(wanted), Bytes: total}, nil
 }
 
 // fetch downloads one file to dst, checking its size and SHA-256.
@@ -446,7 +447,7 @@ func (in *installer) writeManifest(path string) error {
 		InstalledAt time.Time `json:"installed_at"`
 		Files       []entry   `json:"files"`
 	}{Repository: Repository, Commit: Commit, BaseURL: in.BaseURL, InstalledAt: time.Now().UTC().Truncate(time.Second)}
-	for _, f := range files {
+	for _, f := range files() {
 		m.Files = append(m.Files, entry(f))
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
