@@ -26,13 +26,13 @@
 package airline
 
 import (
-	"encoding/json"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/taskfile"
 )
 
 // Name is the airline domain's name in a [domains.Registry].
@@ -68,24 +68,13 @@ func New(dir, split string) (*domains.Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	rawTasks, err := read(TasksFile)
+	tasks, err := taskfile.Load(dir, cmp.Or(split, DefaultSplit), nil)
 	if err != nil {
-		return nil, err
-	}
-	rawSplits, err := read(SplitsFile)
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("airline: %w", err)
 	}
 	db, err := read(DBFile)
 	if err != nil {
 		return nil, err
-	}
-	tasks, err := domains.ParseTasks(rawTasks)
-	if err != nil {
-		return nil, fmt.Errorf("airline: %s: %w", TasksFile, err)
-	}
-	if tasks, err = selectSplit(tasks, rawSplits, split); err != nil {
-		return nil, fmt.Errorf("airline: %w", err)
 	}
 	d, err := domains.NewDomain(domains.Spec[DB]{
 		Name:        Name,
@@ -99,34 +88,4 @@ func New(dir, split string) (*domains.Domain, error) {
 		return nil, fmt.Errorf("airline: %w", err)
 	}
 	return d, nil
-}
-
-// selectSplit keeps the tasks of a split, in tasks.json order as tau2 does.
-func selectSplit(tasks []domains.Task, rawSplits []byte, split string) ([]domains.Task, error) {
-	if split == "" {
-		split = DefaultSplit
-	}
-	var splits map[string][]string
-	if err := json.Unmarshal(rawSplits, &splits); err != nil {
-		return nil, fmt.Errorf("%s: %w", SplitsFile, err)
-	}
-	ids, ok := splits[split]
-	if !ok {
-		return nil, fmt.Errorf("unknown task split %q (known: %s)", split, strings.Join(sortedKeys(splits), ", "))
-	}
-	want := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		want[id] = true
-	}
-	var out []domains.Task
-	for _, t := range tasks {
-		if want[t.ID] {
-			out = append(out, t)
-			delete(want, t.ID)
-		}
-	}
-	if len(want) > 0 {
-		return nil, fmt.Errorf("split %q names tasks that %s does not have: %s", split, TasksFile, strings.Join(sortedKeys(want), ", "))
-	}
-	return out, nil
 }

@@ -1,6 +1,7 @@
 package airline
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/taskfile"
 )
 
 // ignoredTaskFields are tau2 task fields that domains.Task does not hold.
@@ -154,20 +156,20 @@ func TestSplits(t *testing.T) {
 		t.Fatal(err)
 	}
 	for split, n := range map[string]int{"": 50, "base": 50, "train": 30, "test": 20} {
-		got, err := selectSplit(tasks, rawSplits, split)
+		got, err := taskfile.Select(tasks, rawSplits, cmp.Or(split, DefaultSplit))
 		if err != nil || len(got) != n {
 			t.Errorf("split %q: %d tasks, %v; want %d", split, len(got), err, n)
 		}
 	}
-	test, _ := selectSplit(tasks, rawSplits, "test")
+	test, _ := taskfile.Select(tasks, rawSplits, "test")
 	if test[0].ID != "2" || test[1].ID != "6" {
 		t.Errorf("test split starts %s %s, want tasks.json order 2 6", test[0].ID, test[1].ID)
 	}
-	_, err = selectSplit(tasks, rawSplits, "dev")
+	_, err = taskfile.Select(tasks, rawSplits, "dev")
 	if err == nil || !strings.Contains(err.Error(), `unknown task split "dev" (known: base, test, train)`) {
 		t.Errorf("unknown split: %v", err)
 	}
-	_, err = selectSplit(tasks[:10], rawSplits, "base")
+	_, err = taskfile.Select(tasks[:10], rawSplits, "base")
 	if err == nil || !strings.Contains(err.Error(), "does not have") {
 		t.Errorf("split naming missing tasks: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/calc"
 )
 
 // Fixed facts of the simulated world.
@@ -337,7 +338,15 @@ func calculateTool(_ *DB, args domains.Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Calculate(p[0])
+	expr, ok := p[0].(string)
+	if !ok {
+		// What Python's eval says of a non-string.
+		if _, isList := p[0].([]any); isList {
+			return nil, fmt.Errorf("eval() arg 1 must be a string, bytes or code object")
+		}
+		return nil, fmt.Errorf("'%s' object is not iterable", pyTypeName(p[0]))
+	}
+	return calc.Calculate(expr)
 }
 
 func searchDirectFlight(db *DB, args domains.Args) (any, error) {

@@ -28,15 +28,12 @@
 package mock
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/taskfile"
 )
 
 // Name is the domain's name in a [domains.Registry].
@@ -67,25 +64,16 @@ func New(dir, split string) (*domains.Domain, error) {
 		return b, nil
 	}
 	files := map[string][]byte{}
-	for _, name := range []string{DBFile, UserDBFile, TasksFile, PolicyFile} {
+	for _, name := range []string{DBFile, UserDBFile, PolicyFile} {
 		b, err := read(name)
 		if err != nil {
 			return nil, err
 		}
 		files[name] = b
 	}
-	tasks, err := domains.ParseTasks(files[TasksFile])
+	tasks, err := taskfile.Load(dir, split, nil)
 	if err != nil {
-		return nil, fmt.Errorf("tau2 mock: %s: %w", TasksFile, err)
-	}
-	if split != "" {
-		rawSplits, err := read(SplitsFile)
-		if err != nil {
-			return nil, err
-		}
-		if tasks, err = selectSplit(tasks, rawSplits, split); err != nil {
-			return nil, fmt.Errorf("tau2 mock: %w", err)
-		}
+		return nil, fmt.Errorf("tau2 mock: %w", err)
 	}
 	d, err := domains.NewDomain(domains.Spec[DB]{
 		Name:                 Name,
@@ -101,31 +89,4 @@ func New(dir, split string) (*domains.Domain, error) {
 		return nil, fmt.Errorf("tau2 mock: %w", err)
 	}
 	return d, nil
-}
-
-// selectSplit keeps the tasks of a split, in tasks.json order.
-func selectSplit(tasks []domains.Task, rawSplits []byte, split string) ([]domains.Task, error) {
-	var splits map[string][]string
-	if err := json.Unmarshal(rawSplits, &splits); err != nil {
-		return nil, fmt.Errorf("%s: %w", SplitsFile, err)
-	}
-	ids, ok := splits[split]
-	if !ok {
-		known := make([]string, 0, len(splits))
-		for k := range splits {
-			known = append(known, k)
-		}
-		sort.Strings(known)
-		return nil, fmt.Errorf("unknown task split %q (known: %s)", split, strings.Join(known, ", "))
-	}
-	var out []domains.Task
-	for _, t := range tasks {
-		if slices.Contains(ids, t.ID) {
-			out = append(out, t)
-		}
-	}
-	if len(out) != len(ids) {
-		return nil, fmt.Errorf("split %q names tasks that %s does not have", split, TasksFile)
-	}
-	return out, nil
 }

@@ -1,6 +1,7 @@
 package retail
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/taskfile"
 )
 
 // Name is the retail domain's name.
@@ -49,19 +51,8 @@ func New(dir, split string) (*domains.Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	rawTasks, err := read(TasksFile)
+	tasks, err := taskfile.Load(dir, cmp.Or(split, DefaultSplit), parseTasks)
 	if err != nil {
-		return nil, err
-	}
-	tasks, err := parseTasks(rawTasks)
-	if err != nil {
-		return nil, fmt.Errorf("retail: %s: %w", TasksFile, err)
-	}
-	splits, err := read(SplitsFile)
-	if err != nil {
-		return nil, err
-	}
-	if tasks, err = selectSplit(tasks, splits, split); err != nil {
 		return nil, fmt.Errorf("retail: %w", err)
 	}
 	return domains.NewDomain(domains.Spec[DB]{
@@ -85,37 +76,6 @@ func Splits(dir string) ([]string, error) {
 		return nil, fmt.Errorf("retail: %s: %w", SplitsFile, err)
 	}
 	return sortedKeys(m), nil
-}
-
-// selectSplit keeps the tasks of a split, in the order of the task file, as
-// tau2 does.
-func selectSplit(tasks []domains.Task, splitsJSON []byte, split string) ([]domains.Task, error) {
-	if split == "" {
-		split = DefaultSplit
-	}
-	var splits map[string][]string
-	if err := json.Unmarshal(splitsJSON, &splits); err != nil {
-		return nil, fmt.Errorf("%s: %w", SplitsFile, err)
-	}
-	ids, ok := splits[split]
-	if !ok {
-		return nil, fmt.Errorf("unknown split %q (splits: %s)", split, strings.Join(sortedKeys(splits), ", "))
-	}
-	want := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		want[id] = true
-	}
-	var out []domains.Task
-	for _, t := range tasks {
-		if want[t.ID] {
-			out = append(out, t)
-			delete(want, t.ID)
-		}
-	}
-	if len(want) > 0 {
-		return nil, fmt.Errorf("split %q names tasks that %s lacks: %s", split, TasksFile, strings.Join(sortedKeys(want), ", "))
-	}
-	return out, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -189,7 +189,7 @@ func TestNewSplits(t *testing.T) {
 		}
 	}
 	_, err := New(dir, "nope")
-	if err == nil || !strings.Contains(err.Error(), `unknown split "nope"`) || !strings.Contains(err.Error(), "base, test, train") {
+	if err == nil || !strings.Contains(err.Error(), `unknown task split "nope"`) || !strings.Contains(err.Error(), "base, test, train") {
 		t.Errorf("unknown split: err = %v", err)
 	}
 	if _, err := New(t.TempDir(), ""); err == nil {

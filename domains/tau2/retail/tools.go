@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/calc"
 	"github.com/proctor-eval/proctor/domains/tau2/pyjson"
 )
 
@@ -197,7 +198,7 @@ func (db *DB) editOrder(id string) *Order {
 func (db *DB) addToGiftCard(userID, pmID string, delta float64) {
 	u, _ := db.users.edit(userID, (*User).clone)
 	pm := u.PaymentMethods[pmID]
-	pm.Balance = pyRound2(pm.Balance + delta)
+	pm.Balance = calc.Round2(pm.Balance + delta)
 	u.PaymentMethods[pmID] = pm
 }
 
@@ -237,7 +238,7 @@ func toolCalculate(_ *DB, args domains.Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return calculate(s[0])
+	return calc.Calculate(s[0])
 }
 
 func transferToHumanAgents(_ *DB, args domains.Args) (any, error) {
@@ -591,7 +592,7 @@ func exchangeDeliveredOrderItems(db *DB, args domains.Args) (any, error) {
 		return nil, err
 	}
 	// round(0, 2) of tau2's integer start value stays the int 0.
-	priceDiff := PyNumber{Value: pyRound2(diff), IsInt: len(oldIDs) == 0}
+	priceDiff := PyNumber{Value: calc.Round2(diff), IsInt: len(oldIDs) == 0}
 	pm, err := db.paymentMethod(o.UserID, pmID)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/calc"
 	"github.com/proctor-eval/proctor/domains/tau2/pyjson"
 )
 
@@ -312,7 +313,7 @@ func TestModifyPendingOrderItems(t *testing.T) {
 	if !reflect.DeepEqual(items, wantItems) || o["status"] != StatusPendingItemModified {
 		t.Errorf("items %v status %v", items, o["status"])
 	}
-	if b, want := giftBalance(t, env), pyRound2(50-diff); b != want {
+	if b, want := giftBalance(t, env), calc.Round2(50-diff); b != want {
 		t.Errorf("gift card balance %v, want %v", b, want)
 	}
 	fails(t, env, "modify_pending_order_items", swap("#W1", l("T1"), l("T3"), "paypal_1"), "Non-pending order cannot be modified")

@@ -1,4 +1,4 @@
-package retail
+package calc
 
 import (
 	"strings"
@@ -108,13 +108,48 @@ var calcCases = []struct {
 	{"460.60", "460.6", false},
 	{"855/ -325/554//6+291309954065638098082090439296/0+(3)", "", true},
 	{"9", "9.0", false},
+	// From the airline domain's former implementation.
+	{" 1+1 ", "2.0", false},
+	{"0.0**-1", "", true},
+	{"2.0**10000", "", true},
+	{"10**400/10**399", "10.0", false},
+	{"10**400*1.0", "", true},
+	{"08.5", "8.5", false},
+	{"3(2)", "", true},
+	{"2.675", "2.67", false},
+	{"1.005", "1.0", false},
+	{"(1+2)*3 - 4/5", "8.2", false},
+	{"((2))", "2.0", false},
+	{"   ", "", true},
+	{".", "", true},
+	{"1.5.5", "", true},
+	{"+-+3", "-3.0", false},
+	{"3 // 0.5", "6.0", false},
+	{"10**20", "1e+20", false},
+	{"10**16", "1e+16", false},
+	{"0.0001", "0.0", false},
+	{"123456789.129", "123456789.13", false},
+	{"(174+30)*2", "408.0", false},
+	{"2*(3", "", true},
+	{"2*3)", "", true},
+	{"**2", "", true},
+	{"2***2", "", true},
+	{"4//-0.0", "", true},
+	{"9007199254740993", "9007199254740992.0", false},
+	{"10**400//10**399", "10.0", false},
+	{"1 (2)", "", true},
+	{"(1/0)(2)", "", true},
+	{"3(1/0)", "", true},
+	{"1/0 + (", "", true},
+	{"9**9**9**9", "", true},
+	{strings.Repeat("(", 500) + "1" + strings.Repeat(")", 500), "", true},
 }
 
 func TestCalculate(t *testing.T) {
 	for _, c := range calcCases {
-		got, err := calculate(c.expr)
+		got, err := Calculate(c.expr)
 		if (err != nil) != c.wantErr || got != c.want {
-			t.Errorf("calculate(%q) = %q, %v; want %q (error %v)", c.expr, got, err, c.want, c.wantErr)
+			t.Errorf("Calculate(%q) = %q, %v; want %q (error %v)", c.expr, got, err, c.want, c.wantErr)
 		}
 	}
 }
@@ -134,17 +169,25 @@ func TestCalculateMessages(t *testing.T) {
 		"2**100000000": "integer result too large",
 		strings.Repeat("(", 201) + "1" + strings.Repeat(")", 201): "too many nested parentheses",
 		strings.Repeat("9", 4301):                                 "Exceeds the limit (4300 digits)",
+		"1/0 + " + strings.Repeat("9", 4301):                      "Exceeds the limit (4300 digits)",
+		"1/0 + (":                                                 "invalid syntax",
+		"3(1/0)":                                                  "division by zero",
+		"(1/0)(2)":                                                "division by zero",
+		"3(2)":                                                    "'int' object is not callable",
+		"1.5(2)":                                                  "'float' object is not callable",
+		"()":                                                      "not 'tuple'",
+		"1 % 2":                                                   "Invalid characters in expression",
 	} {
-		if _, err := calculate(expr); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("calculate(%.40q): err = %v, want %q", expr, err, want)
+		if _, err := Calculate(expr); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Calculate(%.40q): err = %v, want %q", expr, err, want)
 		}
 	}
 }
 
-func TestPyRound2(t *testing.T) {
+func TestRound2(t *testing.T) {
 	for in, want := range map[float64]float64{0.125: 0.12, 0.375: 0.38, 2.675: 2.67, 1.005: 1, 44.084999: 44.08, -0.001: 0, 86.0 - 41.92: 44.08} {
-		if got := pyRound2(in); got != want {
-			t.Errorf("pyRound2(%v) = %v, want %v", in, got, want)
+		if got := Round2(in); got != want {
+			t.Errorf("Round2(%v) = %v, want %v", in, got, want)
 		}
 	}
 }
@@ -158,8 +201,8 @@ func FuzzCalculate(f *testing.F) {
 		if len(expr) > 200 {
 			return
 		}
-		if got, err := calculate(expr); err == nil && got == "" {
-			t.Fatalf("calculate(%q) returned nothing", expr)
+		if got, err := Calculate(expr); err == nil && got == "" {
+			t.Fatalf("Calculate(%q) returned nothing", expr)
 		}
 	})
 }

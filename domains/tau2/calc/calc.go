@@ -1,4 +1,6 @@
-package retail
+// Package calc is tau2-bench's generic calculate tool, shared by the
+// airline and retail domains (tau2 domains specification, section 1.7).
+package calc
 
 import (
 	"errors"
@@ -11,12 +13,14 @@ import (
 	"github.com/proctor-eval/proctor/domains/tau2/pyjson"
 )
 
-// calculate evaluates an arithmetic expression the way tau2's calculate
+// Calculate evaluates an arithmetic expression the way tau2's calculate
 // tool does: Python's eval restricted to the characters "0123456789+-*/(). ",
-// then float(), round(·, 2) and str(). Integers are exact big integers, "/"
-// is true division, "//" floor division and "**" power, all with Python's
-// semantics, including its errors.
-func calculate(expr string) (string, error) {
+// then float(), round(·, 2) and str(): "4.0", "3.33", "1e+17". Integers are
+// exact big integers, "/" is true division, "//" floor division and "**"
+// power, all with Python's semantics, including its errors. As in Python,
+// the whole expression is compiled first (a syntax error anywhere wins) and
+// then run left to right.
+func Calculate(expr string) (string, error) {
 	for _, r := range expr {
 		if !strings.ContainsRune("0123456789+-*/(). ", r) {
 			return "", errors.New("Invalid characters in expression")
@@ -42,12 +46,12 @@ func calculate(expr string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return pyjson.FormatFloat(pyRound2(f)), nil
+	return pyjson.FormatFloat(Round2(f)), nil
 }
 
-// pyRound2 is Python's round(x, 2) for a float: correctly rounded, ties to
+// Round2 is Python's round(x, 2) for a float: correctly rounded, ties to
 // even on the exact binary value.
-func pyRound2(x float64) float64 {
+func Round2(x float64) float64 {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		return x
 	}
@@ -98,6 +102,11 @@ func tokenize(s string) ([]token, error) {
 			if !isFloat && len(lit) > 1 && lit[0] == '0' && strings.Trim(lit, "0") != "" {
 				return nil, errors.New("leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers (<string>, line 1)")
 			}
+			// Python refuses huge literals when it compiles, so this
+			// error wins over any run-time one.
+			if n := len(strings.TrimLeft(lit, "0")); !isFloat && n > maxIntDigits {
+				return nil, fmt.Errorf("Exceeds the limit (%d digits) for integer string conversion: value has %d digits; use sys.set_int_max_str_digits() to increase the limit - Consider hexadecimal for huge integer literals to avoid decimal conversion limits. (<string>, line 1)", maxIntDigits, n)
+			}
 			toks = append(toks, token{'n', lit})
 			i = j
 		case c == '*' || c == '/':
@@ -143,13 +152,21 @@ type binNode struct {
 	l, r node
 }
 
+// tupleNode is "()", an empty tuple: nothing here turns it into a number.
+type tupleNode struct{}
+
+// callNode is a call such as 3(2): valid syntax that fails when run, after
+// evaluating the callee and then the argument (nil for none).
+type callNode struct{ f, arg node }
+
 // exprParser follows Python's grammar for these operators:
 //
-//	sum    := term (('+'|'-') term)*
-//	term   := factor (('*'|'/'|'//') factor)*
-//	factor := ('+'|'-') factor | power
-//	power  := atom ['**' factor]
-//	atom   := NUMBER | '(' sum ')'
+//	sum     := term (('+'|'-') term)*
+//	term    := factor (('*'|'/'|'//') factor)*
+//	factor  := ('+'|'-') factor | power
+//	power   := primary ['**' factor]
+//	primary := atom ('(' [sum] ')')*
+//	atom    := NUMBER | '(' [sum] ')'
 type exprParser struct {
 	toks  []token
 	pos   int
@@ -229,7 +246,7 @@ func (p *exprParser) factor() (node, error) {
 		}
 		return unaryNode{op, x}, nil
 	}
-	base, err := p.atom()
+	base, err := p.primary()
 	if err != nil {
 		return nil, err
 	}
@@ -244,6 +261,21 @@ func (p *exprParser) factor() (node, error) {
 	return base, nil
 }
 
+func (p *exprParser) primary() (node, error) {
+	n, err := p.atom()
+	if err != nil {
+		return nil, err
+	}
+	for p.pos < len(p.toks) && p.toks[p.pos].kind == '(' {
+		arg, err := p.parens()
+		if err != nil {
+			return nil, err
+		}
+		n = callNode{n, arg}
+	}
+	return n, nil
+}
+
 func (p *exprParser) atom() (node, error) {
 	if p.pos >= len(p.toks) {
 		return nil, errSyntax
@@ -254,18 +286,34 @@ func (p *exprParser) atom() (node, error) {
 		p.pos++
 		return numNode{t.text}, nil
 	case '(':
-		p.pos++
-		n, err := p.sum()
+		n, err := p.parens()
 		if err != nil {
 			return nil, err
 		}
-		if p.pos >= len(p.toks) || p.toks[p.pos].kind != ')' {
-			return nil, errSyntax
+		if n == nil {
+			return tupleNode{}, nil
 		}
-		p.pos++
 		return n, nil
 	}
 	return nil, errSyntax
+}
+
+// parens parses '(' [sum] ')'; nil means empty parentheses.
+func (p *exprParser) parens() (node, error) {
+	p.pos++ // '('
+	if p.pos < len(p.toks) && p.toks[p.pos].kind == ')' {
+		p.pos++
+		return nil, nil
+	}
+	n, err := p.sum()
+	if err != nil {
+		return nil, err
+	}
+	if p.pos >= len(p.toks) || p.toks[p.pos].kind != ')' {
+		return nil, errSyntax
+	}
+	p.pos++
+	return n, nil
 }
 
 // pyValue is a Python int (i != nil) or float.
@@ -287,9 +335,6 @@ func (v pyValue) float() (float64, error) {
 
 func (n numNode) eval() (pyValue, error) {
 	if !strings.Contains(n.lit, ".") {
-		if len(n.lit) > maxIntDigits {
-			return pyValue{}, fmt.Errorf("Exceeds the limit (%d digits) for integer string conversion: value has %d digits; use sys.set_int_max_str_digits() to increase the limit", maxIntDigits, len(n.lit))
-		}
 		i, ok := new(big.Int).SetString(n.lit, 10)
 		if !ok {
 			return pyValue{}, errSyntax
@@ -301,6 +346,27 @@ func (n numNode) eval() (pyValue, error) {
 		return pyValue{}, errSyntax
 	}
 	return pyValue{f: f}, nil // a literal too large is inf, as in Python
+}
+
+func (tupleNode) eval() (pyValue, error) {
+	return pyValue{}, errors.New("float() argument must be a string or a real number, not 'tuple'")
+}
+
+func (n callNode) eval() (pyValue, error) {
+	f, err := n.f.eval()
+	if err != nil {
+		return pyValue{}, err
+	}
+	if n.arg != nil {
+		if _, err := n.arg.eval(); err != nil {
+			return pyValue{}, err
+		}
+	}
+	typ := "float"
+	if f.i != nil {
+		typ = "int"
+	}
+	return pyValue{}, fmt.Errorf("'%s' object is not callable", typ)
 }
 
 func (n unaryNode) eval() (pyValue, error) {
