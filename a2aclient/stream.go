@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"syscall"
 	"time"
 
@@ -105,9 +106,11 @@ func transient(err error, ex *exchange) bool {
 		return true
 	case errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET):
 		return true
-	case status == 0 && code == "" && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
+	case status == 0 && code == "" && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.Contains(err.Error(), "server closed idle connection")):
 		// The connection closed before any response: a kept-alive
-		// connection the server had dropped, or a reset.
+		// connection the server had dropped (net/http reports that with
+		// an unexported error, hence the text), or a reset.
 		return true
 	}
 	var opErr *net.OpError
