@@ -54,7 +54,7 @@ func TestCatalogTau2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.Names(); !slices.Equal(got, []string{"airline", "mock", "retail"}) {
+	if got := c.Names(); !slices.Equal(got, []string{"airline", "mock", "retail", "tau2-mock"}) {
 		t.Errorf("Names() = %v", got)
 	}
 	sums, err := c.Summaries()
@@ -65,6 +65,8 @@ func TestCatalogTau2(t *testing.T) {
 		"airline": "50 [{base 50} {train 30} {test 20}]",
 		"retail":  "114 [{base 114} {train 74} {test 40}]",
 		"mock":    "17 []",
+		// tau2's mock, in its mock/ directory beside proctor's own mock.
+		"tau2-mock": "10 [{base 10}]",
 	}
 	for _, s := range sums {
 		got := fmt.Sprintf("%d %v", s.NumTasks, s.Splits)

@@ -25,8 +25,9 @@ type File struct {
 	SHA256 string
 }
 
-// Domains are the tau2 domains installed, in install order.
-var Domains = []string{"airline", "retail", "mock", "telecom"}
+// Domains returns the tau2 domains installed (their directory names), in
+// install order.
+func Domains() []string { return []string{"airline", "retail", "mock", "telecom"} }
 
 // files lists every installed file with the size and SHA-256 of tau2-bench's
 // blob at Commit. They are facts about tau2's files, taken from the data

@@ -245,7 +245,7 @@ func (in *installer) run(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("tau2 install: %w", err)
 	}
 	defer os.RemoveAll(staging)
-	for _, d := range Domains {
+	for _, d := range Domains() {
 		if err := os.Mkdir(filepath.Join(staging, d), 0o755); err != nil {
 			return nil, fmt.Errorf("tau2 install: %w", err)
 		}
@@ -285,7 +285,7 @@ func (in *installer) run(ctx context.Context) (*Result, error) {
 
 	// Everything is verified: move it into place, a domain at a time.
 	var placed []string
-	for _, d := range Domains {
+	for _, d := range Domains() {
 		if err := replace(filepath.Join(staging, d), filepath.Join(in.dir, d), filepath.Join(staging, ".old-"+d)); err != nil {
 			return nil, fmt.Errorf("tau2 install: move %s into place: %w (installed before the failure: %s)", d, err, orNone(placed))
 		}

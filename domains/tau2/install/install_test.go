@@ -26,7 +26,7 @@ import (
 func dataRoot(t *testing.T) string {
 	t.Helper()
 	var root string
-	for _, d := range install.Domains {
+	for _, d := range install.Domains() {
 		root = filepath.Dir(tau2test.Dir(t, d))
 	}
 	return root
@@ -110,12 +110,12 @@ func checkInstalled(t *testing.T, dir string) {
 			t.Errorf("%s: %d bytes sha256 %s, want %d bytes %s", f.Path, len(b), got, f.Size, f.SHA256)
 		}
 	}
-	want := append([]string{install.LicenseFile, install.ManifestFile}, install.Domains...)
+	want := append([]string{install.LicenseFile, install.ManifestFile}, install.Domains()...)
 	slices.Sort(want)
 	if got := entries(t, dir); !slices.Equal(got, want) {
 		t.Errorf("%s holds %v, want %v", dir, got, want)
 	}
-	for _, d := range install.Domains {
+	for _, d := range install.Domains() {
 		var n int
 		for _, f := range install.Files() {
 			if strings.HasPrefix(f.Path, d+"/") {
@@ -182,7 +182,7 @@ func TestInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(res.Domains, install.Domains) || res.Files != len(install.Files()) || res.Dir != dir {
+	if !slices.Equal(res.Domains, install.Domains()) || res.Files != len(install.Files()) || res.Dir != dir {
 		t.Errorf("result %+v", res)
 	}
 	checkInstalled(t, dir)

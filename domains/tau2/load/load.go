@@ -17,6 +17,7 @@
 package load
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/tau2/airline"
+	tau2mock "github.com/proctor-eval/proctor/domains/tau2/mock"
 	"github.com/proctor-eval/proctor/domains/tau2/retail"
 )
 
@@ -36,6 +38,10 @@ const DefaultSplit = "base"
 type Domain struct {
 	Name        string
 	Description string
+	// Subdir is the domain's directory under the data root, when it is not
+	// its name (tau2's mock lives in mock/, named tau2-mock beside proctor's
+	// own mock).
+	Subdir string
 	// Files are the data files New reads from the domain's directory.
 	Files []string
 	// TasksFile and SplitsFile name the task list and the split map among
@@ -69,6 +75,15 @@ func table() []Domain {
 			New: retail.New,
 			toolNames: func() ([]string, error) {
 				return toolNames(domains.Spec[retail.DB]{Name: retail.Name, DB: []byte(`{"products": {}, "users": {}, "orders": {}}`), Tools: retail.Tools()})
+			},
+		},
+		{
+			Name: tau2mock.Name, Description: tau2mock.Description, Subdir: "mock",
+			Files:     []string{tau2mock.DBFile, tau2mock.UserDBFile, tau2mock.PolicyFile, tau2mock.SplitsFile, tau2mock.TasksFile},
+			TasksFile: tau2mock.TasksFile, SplitsFile: tau2mock.SplitsFile,
+			New: tau2mock.New,
+			toolNames: func() ([]string, error) {
+				return toolNames(domains.Spec[tau2mock.DB]{Name: tau2mock.Name, DB: []byte(`{"tasks": {}, "users": {}}`), Tools: tau2mock.Tools()})
 			},
 		},
 	}
@@ -108,7 +123,7 @@ func Names() []string {
 }
 
 // Dir is the domain's directory under root.
-func (d Domain) Dir(root string) string { return filepath.Join(root, d.Name) }
+func (d Domain) Dir(root string) string { return filepath.Join(root, cmp.Or(d.Subdir, d.Name)) }
 
 // Missing returns the data files of the domain that are not regular files
 // under root (all of them when root is "").

@@ -62,9 +62,12 @@ func TestMissing(t *testing.T) {
 		t.Errorf("Missing(empty dir) = %v", got)
 	}
 	if _, ok := load.Lookup("mock"); ok {
-		t.Error("tau2's mock is not implemented, yet Lookup found it")
+		t.Error(`tau2's mock is "tau2-mock", yet Lookup found "mock"`)
 	}
-	if got := load.Names(); !slices.Equal(got, []string{"airline", "retail"}) {
+	if m, ok := load.Lookup("tau2-mock"); !ok || m.Dir("/r") != filepath.Join("/r", "mock") {
+		t.Errorf("tau2-mock: %v, directory %s", ok, m.Dir("/r"))
+	}
+	if got := load.Names(); !slices.Equal(got, []string{"airline", "retail", "tau2-mock"}) {
 		t.Errorf("Names() = %v", got)
 	}
 }
