@@ -1,12 +1,8 @@
 package airline
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"sync"
 	"testing"
 
@@ -43,20 +39,6 @@ func testDomain(t testing.TB) *domains.Domain {
 // The airline fresh-DB hash from the spec (section 1.6).
 const freshHash = "124e39a664b56402bcd09cb8a6a9cece6acb8462337c969799d5658e3250f263"
 
-type expectedReplay struct {
-	FreshDBHash string `json:"fresh_db_hash"`
-	Tasks       []struct {
-		TaskID  string `json:"task_id"`
-		Actions []struct {
-			ActionID string `json:"action_id"`
-			Name     string `json:"name"`
-			Error    bool   `json:"error"`
-			Content  string `json:"content"`
-		} `json:"actions"`
-		GoldDBHash string `json:"gold_db_hash"`
-	} `json:"tasks"`
-}
-
 func TestFreshHash(t *testing.T) {
 	d := testDomain(t)
 	env, err := d.NewEnv(nil)
@@ -79,14 +61,7 @@ func TestFreshHash(t *testing.T) {
 func TestGoldReplay(t *testing.T) {
 	d := testDomain(t)
 	dir := needData(t)
-	raw, err := os.ReadFile(filepath.Join(dir, "expected_replay.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want expectedReplay
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatal(err)
-	}
+	want := tau2test.LoadReplay(t, dir)
 	if want.FreshDBHash != freshHash {
 		t.Errorf("expected_replay.json fresh hash %s, spec says %s", want.FreshDBHash, freshHash)
 	}
@@ -136,7 +111,7 @@ func TestGoldReplay(t *testing.T) {
 					t.Errorf("%s %s: error = %v (%s), tau2 error = %v (%s)", a.ActionID, a.Name, res.Error, res.Content, w.Error, w.Content)
 					continue
 				}
-				if !res.Error && !sameContent(res.Content, w.Content) {
+				if !res.Error && !tau2test.SameLiterals(res.Content, w.Content) {
 					ok = false
 					t.Errorf("%s %s: output differs\n got: %s\nwant: %s", a.ActionID, a.Name, res.Content, w.Content)
 				}
@@ -163,29 +138,4 @@ func TestGoldReplay(t *testing.T) {
 		})
 	}
 	t.Logf("%d/%d tasks replay exactly (%d actions)", matched, len(want.Tasks), actions)
-}
-
-// sameContent compares tool outputs as JSON values, numbers by their
-// literal (so 150.0 and 150 differ, as int and float do in Python); a
-// content that is not JSON (a plain string result) must be equal.
-func sameContent(got, want string) bool {
-	g, gerr := decodeNumbers(got)
-	w, werr := decodeNumbers(want)
-	if gerr != nil || werr != nil {
-		return got == want
-	}
-	return reflect.DeepEqual(g, w)
-}
-
-func decodeNumbers(s string) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, bytes.ErrTooLarge
-	}
-	return v, nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctor-eval/proctor/internal/tau2test"
+
 	"github.com/proctor-eval/proctor/domains"
 )
 
@@ -58,7 +60,7 @@ func ok(t *testing.T, env domains.Env, name string, args map[string]any) any {
 	if res.Error {
 		t.Fatalf("%s(%v) failed: %s", name, args, res.Content)
 	}
-	v, err := decodeNumbers(res.Content)
+	v, err := tau2test.DecodeLiterals(res.Content)
 	if err != nil {
 		return res.Content
 	}

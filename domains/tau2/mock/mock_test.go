@@ -1,10 +1,6 @@
 package mock
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -17,24 +13,6 @@ const (
 	freshHash     = "107f83a70b7bf4f616e283b0b0b8451346fe7681173398d4498a1ec15c5fdfc6"
 	freshUserHash = "4cf3d22eed6962ba202c8738421d8a2286d2b5a0cad1372922c928be09ccbfac"
 )
-
-type expectedReplay struct {
-	FreshDBHash     string `json:"fresh_db_hash"`
-	FreshUserDBHash string `json:"fresh_user_db_hash"`
-	Tasks           []struct {
-		TaskID  string `json:"task_id"`
-		Actions []struct {
-			ActionID  string `json:"action_id"`
-			Requestor string `json:"requestor"`
-			Name      string `json:"name"`
-			Error     bool   `json:"error"`
-			Content   string `json:"content"`
-		} `json:"actions"`
-		GoldDBHash          string  `json:"gold_db_hash"`
-		GoldUserDBHash      string  `json:"gold_user_db_hash"`
-		EnvAssertionsOnGold *[]bool `json:"env_assertions_on_gold"`
-	} `json:"tasks"`
-}
 
 func testDomain(t *testing.T) (*domains.Domain, string) {
 	t.Helper()
@@ -94,14 +72,7 @@ func TestFreshHashes(t *testing.T) {
 // tau2's own code produced (expected_replay.json).
 func TestGoldReplay(t *testing.T) {
 	d, dir := testDomain(t)
-	raw, err := os.ReadFile(filepath.Join(dir, "expected_replay.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want expectedReplay
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatal(err)
-	}
+	want := tau2test.LoadReplay(t, dir)
 	if want.FreshDBHash != freshHash || want.FreshUserDBHash != freshUserHash {
 		t.Errorf("fixture fresh hashes %s / %s differ from the spec's", want.FreshDBHash, want.FreshUserDBHash)
 	}
@@ -139,7 +110,7 @@ func TestGoldReplay(t *testing.T) {
 					t.Errorf("%s %s: error = %v (%s), tau2 error = %v (%s)", a.ActionID, a.Name, res.Error, res.Content, w.Error, w.Content)
 					continue
 				}
-				if !res.Error && !sameJSON(res.Content, w.Content) {
+				if !res.Error && !tau2test.SameValue(res.Content, w.Content) {
 					ok = false
 					t.Errorf("%s %s: output differs\n got: %s\nwant: %s", a.ActionID, a.Name, res.Content, w.Content)
 				}
@@ -186,14 +157,4 @@ func TestGoldReplay(t *testing.T) {
 		})
 	}
 	t.Logf("%d/%d tasks replay exactly (%d actions, %d hashes, %d env assertions)", matched, len(want.Tasks), actions, hashes, asserts)
-}
-
-// sameJSON compares tool outputs as JSON values; a content that is not JSON
-// (a plain string result) must be equal.
-func sameJSON(got, want string) bool {
-	var g, w any
-	if json.Unmarshal([]byte(got), &g) != nil || json.Unmarshal([]byte(want), &w) != nil {
-		return got == want
-	}
-	return reflect.DeepEqual(g, w)
 }

@@ -1,7 +1,6 @@
 package retail
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -47,40 +46,9 @@ func testDomain(t testing.TB) *domains.Domain {
 	return domainVal
 }
 
-type replayFile struct {
-	FreshDBHash string `json:"fresh_db_hash"`
-	Tasks       []struct {
-		TaskID  string `json:"task_id"`
-		Actions []struct {
-			ActionID string `json:"action_id"`
-			Name     string `json:"name"`
-			Error    bool   `json:"error"`
-			Content  string `json:"content"`
-		} `json:"actions"`
-		GoldDBHash string `json:"gold_db_hash"`
-	} `json:"tasks"`
-}
-
-// sameContent compares tool outputs as values when both are JSON (so key
-// order, spacing and 50 versus 50.0 do not matter) and as text otherwise.
-func sameContent(got, want string) bool {
-	var g, w any
-	if json.Unmarshal([]byte(got), &g) == nil && json.Unmarshal([]byte(want), &w) == nil {
-		return reflect.DeepEqual(g, w)
-	}
-	return got == want
-}
-
 func TestGoldReplay(t *testing.T) {
 	d := testDomain(t)
-	raw, err := os.ReadFile(filepath.Join(dataDir(t), "expected_replay.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want replayFile
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatal(err)
-	}
+	want := tau2test.LoadReplay(t, dataDir(t))
 	if want.FreshDBHash != freshHash {
 		t.Fatalf("expected_replay.json fresh hash %s, spec says %s", want.FreshDBHash, freshHash)
 	}
@@ -148,7 +116,7 @@ func TestGoldReplay(t *testing.T) {
 						}
 						continue
 					}
-					if !sameContent(res.Content, w.Content) {
+					if !tau2test.SameValue(res.Content, w.Content) {
 						t.Errorf("%s %s: output differs\n got %.600s\nwant %.600s", a.ActionID, a.Name, res.Content, w.Content)
 					}
 				}
