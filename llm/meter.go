@@ -1,0 +1,184 @@
+package llm
+
+import (
+	"context"
+	"iter"
+	"sort"
+	"sync"
+	"time"
+
+	"google.golang.org/adk/model"
+)
+
+// Roles a metered model plays; results account for each separately.
+const (
+	RoleUser  = "user"  // the user simulator
+	RoleJudge = "judge" // the NL_ASSERTION judge
+	RoleChat  = "chat"  // proctor's chat front door
+	RoleAgent = "agent" // the baseline participant agent
+)
+
+// Call is one metered model call.
+type Call struct {
+	Role         string  `json:"role"`
+	Model        string  `json:"model"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+	// Priced is false when the price table does not know the model; CostUSD
+	// is then 0.
+	Priced    bool    `json:"priced"`
+	LatencyMS float64 `json:"latency_ms"`
+	Error     string  `json:"error,omitempty"`
+}
+
+// Ledger collects the calls made under a context (see WithLedger). It is
+// safe for concurrent use.
+type Ledger struct {
+	mu    sync.Mutex
+	calls []Call
+}
+
+// Add records a call.
+func (l *Ledger) Add(c Call) {
+	l.mu.Lock()
+	l.calls = append(l.calls, c)
+	l.mu.Unlock()
+}
+
+// Calls returns the calls recorded so far, in order.
+func (l *Ledger) Calls() []Call {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Call(nil), l.calls...)
+}
+
+type ledgerKey struct{}
+
+// WithLedger returns a context under which metered models record their
+// calls in l.
+func WithLedger(ctx context.Context, l *Ledger) context.Context {
+	return context.WithValue(ctx, ledgerKey{}, l)
+}
+
+// LedgerFrom returns the context's ledger, or nil.
+func LedgerFrom(ctx context.Context) *Ledger {
+	l, _ := ctx.Value(ledgerKey{}).(*Ledger)
+	return l
+}
+
+// Usage sums calls.
+type Usage struct {
+	Calls        int     `json:"calls"`
+	Errors       int     `json:"errors,omitempty"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+	// Unpriced counts calls of models the price table does not know: the
+	// cost leaves them out.
+	Unpriced int `json:"unpriced,omitempty"`
+}
+
+// Add sums u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{Calls: u.Calls + v.Calls, Errors: u.Errors + v.Errors, InputTokens: u.InputTokens + v.InputTokens,
+		OutputTokens: u.OutputTokens + v.OutputTokens, CostUSD: u.CostUSD + v.CostUSD, Unpriced: u.Unpriced + v.Unpriced}
+}
+
+// UsageByRole sums calls per role; nil when there are none.
+func UsageByRole(calls []Call) map[string]Usage {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := map[string]Usage{}
+	for _, c := range calls {
+		u := Usage{Calls: 1, InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, CostUSD: c.CostUSD}
+		if c.Error != "" {
+			u.Errors = 1
+		}
+		if !c.Priced {
+			u.Unpriced = 1
+		}
+		out[c.Role] = out[c.Role].Add(u)
+	}
+	return out
+}
+
+// MergeUsage adds the per-role usage b into a copy of a.
+func MergeUsage(a, b map[string]Usage) map[string]Usage {
+	if len(a) == 0 && len(b) == 0 {
+		return nil
+	}
+	out := make(map[string]Usage, len(a)+len(b))
+	for _, m := range []map[string]Usage{a, b} {
+		roles := make([]string, 0, len(m))
+		for r := range m {
+			roles = append(roles, r)
+		}
+		sort.Strings(roles)
+		for _, r := range roles {
+			out[r] = out[r].Add(m[r])
+		}
+	}
+	return out
+}
+
+// metered is a model.LLM that records each call in the context's ledger
+// and in an optional sink.
+type metered struct {
+	model.LLM
+	role   string
+	prices Prices
+	sink   func(Call)
+}
+
+// MeterOption configures Meter.
+type MeterOption func(*metered)
+
+// WithSink also hands every call to fn (for totals kept beyond one
+// context, such as a server's). fn must be safe for concurrent use.
+func WithSink(fn func(Call)) MeterOption { return func(m *metered) { m.sink = fn } }
+
+// Meter wraps m so that every call is recorded, with its tokens and cost, in
+// the ledger of the call's context (WithLedger), as played by role.
+func Meter(m model.LLM, role string, prices Prices, opts ...MeterOption) model.LLM {
+	mt := &metered{LLM: m, role: role, prices: prices}
+	for _, o := range opts {
+		o(mt)
+	}
+	return mt
+}
+
+// GenerateContent implements model.LLM.
+func (m *metered) GenerateContent(ctx context.Context, req *model.LLMRequest, stream bool) iter.Seq2[*model.LLMResponse, error] {
+	return func(yield func(*model.LLMResponse, error) bool) {
+		start := time.Now()
+		c := Call{Role: m.role, Model: m.Name()}
+		if req != nil && req.Model != "" {
+			c.Model = req.Model
+		}
+		defer func() {
+			c.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+			c.CostUSD, c.Priced = m.prices.Cost(c.Model, c.InputTokens, c.OutputTokens)
+			if l := LedgerFrom(ctx); l != nil {
+				l.Add(c)
+			}
+			if m.sink != nil {
+				m.sink(c)
+			}
+		}()
+		for resp, err := range m.LLM.GenerateContent(ctx, req, stream) {
+			if err != nil {
+				c.Error = err.Error()
+			} else if resp != nil && resp.UsageMetadata != nil {
+				// Streams may report usage on several chunks; the
+				// last report is the total.
+				c.InputTokens = int64(resp.UsageMetadata.PromptTokenCount)
+				c.OutputTokens = int64(resp.UsageMetadata.CandidatesTokenCount)
+			}
+			if !yield(resp, err) {
+				return
+			}
+		}
+	}
+}
