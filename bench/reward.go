@@ -59,6 +59,10 @@ type NLAssertionCheck struct {
 	Assertion string `json:"nl_assertion"`
 	Met       bool   `json:"met"`
 	Reasoning string `json:"justification,omitempty"`
+	// MetVotes of Samples judge samples found the assertion met (an LLM
+	// judge's majority vote; ties fail).
+	MetVotes int `json:"met_votes,omitempty"`
+	Samples  int `json:"samples,omitempty"`
 }
 
 // EnvAssertionCheck is the outcome of one env assertion on the final
@@ -189,19 +193,25 @@ func checkEnvAssertions(assertions []domains.EnvAssertion, env domains.Env) ([]E
 // same name, and equal values for the compared arguments (all expected
 // arguments when CompareArgs is nil, none when it is empty).
 func checkActions(expected []domains.Action, messages []Message) ([]ActionCheck, float64) {
-	var calls []domains.ToolCall
+	// Calls by side: the agent's, and the user simulator's own (a user
+	// with tools, as in telecom).
+	calls := map[string][]domains.ToolCall{}
 	for _, m := range messages {
-		if m.Role == RoleAssistant {
-			calls = append(calls, m.ToolCalls...)
+		switch m.Role {
+		case RoleAssistant:
+			calls[RoleAssistant] = append(calls[RoleAssistant], m.ToolCalls...)
+		case RoleUser:
+			calls[RoleUser] = append(calls[RoleUser], m.ToolCalls...)
 		}
 	}
 	checks := make([]ActionCheck, 0, len(expected))
 	reward := 1.0
 	for _, want := range expected {
-		if want.Requestor != "" && want.Requestor != RoleAssistant {
-			continue // user-side actions are checked by the environment, not here
+		side := want.Requestor
+		if side == "" {
+			side = RoleAssistant
 		}
-		matched := slices.ContainsFunc(calls, func(c domains.ToolCall) bool { return actionMatches(want, c) })
+		matched := slices.ContainsFunc(calls[side], func(c domains.ToolCall) bool { return actionMatches(want, c) })
 		c := ActionCheck{Action: want, ActionMatch: matched}
 		if matched {
 			c.ActionReward = 1

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/translation"
 )
 
@@ -137,6 +139,10 @@ func (s *Simulator) Run(ctx context.Context, task *domains.Task, trial int, agen
 	r := &simRun{s: s, task: task, res: &res}
 	bases, added := strictBases(task, s.limits.Strict)
 	vacuous := false
+	// Model calls (user simulator, judge) are metered into the
+	// simulation's ledger and keyed for cassettes by task and trial.
+	ledger := &llm.Ledger{}
+	ctx = llm.WithCallKey(llm.WithLedger(ctx, ledger), task.ID, strconv.Itoa(trial))
 	defer func() {
 		if p := recover(); p != nil {
 			res.TerminationReason, res.Error = TermInfrastructure, fmt.Sprintf("internal error: %v", p)
@@ -145,6 +151,8 @@ func (s *Simulator) Run(ctx context.Context, task *domains.Task, trial int, agen
 		res.RewardInfo.DoNothingPasses = vacuous
 		res.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 		res.Metrics = aggregate(res.Requests)
+		res.LLMCalls = ledger.Calls()
+		res.Metrics.LLMUsage = llm.UsageByRole(res.LLMCalls)
 		sim = res
 	}()
 	// A task whose data is broken fails the simulation below, where the
@@ -182,6 +190,9 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (str
 		return TermInfrastructure, err
 	}
 	r.env = env
+	if tu, ok := user.(ToolUser); ok && len(r.s.domain.UserTools) > 0 {
+		tu.UseTools(simUserTools{r})
+	}
 	r.add(Message{Role: RoleAssistant, Content: AgentGreeting})
 	utterance, err := user.Reply(ctx, AgentGreeting)
 	if err != nil {
@@ -249,6 +260,23 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (str
 		}
 		input = translation.Input{UserText: utterance}
 	}
+}
+
+// simUserTools runs a user simulator's tool calls on the user's side of the
+// simulation's environment and records them in the transcript.
+type simUserTools struct{ r *simRun }
+
+func (t simUserTools) Specs() []domains.ToolSpec { return t.r.s.domain.UserTools }
+
+func (t simUserTools) Call(_ context.Context, call domains.ToolCall) domains.ToolResult {
+	call.Requestor = domains.RequestorUser
+	if call.ID == "" {
+		call.ID = fmt.Sprintf("user-call-%d", t.r.turn)
+	}
+	t.r.add(Message{Role: RoleUser, ToolCalls: []domains.ToolCall{call}})
+	out := t.r.env.Call(call)
+	t.r.add(Message{Role: RoleTool, Content: out.Content, ToolCallID: call.ID, Name: call.Name, Error: out.Error, Requestor: domains.RequestorUser})
+	return out
 }
 
 // timeoutOr attributes a failure to the simulation's timeout when that is

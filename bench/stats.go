@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/llm"
 )
 
 // statusKey is how a request's outcome is counted in status_codes: the HTTP
@@ -73,6 +74,7 @@ func mergeMetrics(sims []Simulation, latencies []float64) Metrics {
 		m.TokensEstimated = m.TokensEstimated || sm.TokensEstimated
 		m.BytesSent += sm.BytesSent
 		m.BytesReceived += sm.BytesReceived
+		m.LLMUsage = llm.MergeUsage(m.LLMUsage, sm.LLMUsage)
 	}
 	m.LatencyMS = latencyOf(latencies)
 	return m

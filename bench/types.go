@@ -7,6 +7,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/llm"
 )
 
 // Termination reasons, as they appear in results.
@@ -45,7 +46,11 @@ type Message struct {
 	// Name is the tool's name on tool messages.
 	Name  string `json:"name,omitempty"`
 	Error bool   `json:"error,omitempty"`
-	Turn  int    `json:"turn"`
+	// Requestor is "user" on the user simulator's tool calls and their
+	// results (telecom's user acts on their own phone); empty for the
+	// agent's.
+	Requestor string `json:"requestor,omitempty"`
+	Turn      int    `json:"turn"`
 }
 
 // Simulation is the result of one task x one trial.
@@ -65,6 +70,10 @@ type Simulation struct {
 	NonConformant []string  `json:"non_conformant,omitempty"`
 	StartedAt     time.Time `json:"started_at"`
 	DurationMS    float64   `json:"duration_ms"`
+	// LLMCalls lists the model calls made for this simulation (the user
+	// simulator's and the judge's), with tokens and cost; Metrics.LLMUsage
+	// sums them per role.
+	LLMCalls []llm.Call `json:"llm_calls,omitempty"`
 	// Requests holds per-request metrics; stored beside the simulation, not
 	// inside it.
 	Requests []a2aclient.RequestMetrics `json:"-"`
@@ -85,6 +94,10 @@ type Metrics struct {
 	TokensEstimated bool           `json:"tokens_estimated"`
 	BytesSent       int64          `json:"bytes_sent"`
 	BytesReceived   int64          `json:"bytes_received"`
+	// LLMUsage is what proctor's own model calls cost, per role ("user"
+	// for the user simulator, "judge" for the NL_ASSERTION judge); absent
+	// when no model was called. Not the agent's tokens, which are above.
+	LLMUsage map[string]llm.Usage `json:"llm_usage,omitempty"`
 }
 
 // Latency summarizes request latencies in milliseconds.
