@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,11 +13,13 @@ import (
 	"time"
 
 	"github.com/go-playground/validator/v10"
+	"google.golang.org/adk/model"
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/bench"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/builtin"
+	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/refagent"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/translation"
@@ -56,6 +59,13 @@ type Service struct {
 	// NoBuiltin refuses agent_url "builtin" (a server may not want to start
 	// agents on request).
 	NoBuiltin bool
+	// Models makes the language models of LLM user simulators and judges;
+	// nil turns both off (user "llm" is then refused, and NL_ASSERTION
+	// criteria cannot be met).
+	Models ModelSource
+	// UserModel and JudgeModel are the model specs used when a request
+	// names none. Without a judge model the user model judges.
+	UserModel, JudgeModel string
 
 	once     sync.Once
 	validate *validator.Validate
@@ -64,6 +74,13 @@ type Service struct {
 func (s *Service) validator() *validator.Validate {
 	s.once.Do(func() { s.validate = newValidator() })
 	return s.validate
+}
+
+// ModelSource makes models by spec ("openai:gpt-4.1") for a role
+// (llm.RoleUser, llm.RoleJudge). An unknown provider or a missing API key is
+// an error that says what to set.
+type ModelSource interface {
+	Model(ctx context.Context, spec, role string) (model.LLM, error)
 }
 
 // Run is a prepared evaluation: validated, its agent reached, its record
@@ -146,8 +163,10 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 		}
 	} else {
 		r := req.withDefaults()
+		userModel, judgeModel := s.modelSpecs(r)
 		eval = bench.NewEvaluation(store.NewID(), bench.Config{
 			Domain: r.Domain, Split: r.Split, Agent: r.AgentURL, Profile: r.Profile, User: r.User, Strict: r.Strict,
+			UserModel: userModel, JudgeModel: judgeModel, JudgeSamples: r.JudgeSamples, Temperature: r.Temperature, Seed: r.Seed,
 			NumTrials: r.NumTrials, NumTasks: r.NumTasks, TaskIDs: r.TaskIDs,
 			MaxSteps: r.MaxSteps, MaxErrors: r.MaxErrors, Concurrency: r.Concurrency,
 			Timeout: bench.Duration(r.Timeout), RequestTimeout: bench.Duration(r.RequestTimeout),
@@ -164,6 +183,10 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	profile, err := translation.ProfileByName(cfg.Profile)
 	if err != nil {
 		return nil, invalid("profile: %v", err)
+	}
+	users, judge, err := s.llmParts(ctx, cfg, tasks)
+	if err != nil {
+		return nil, err
 	}
 
 	target := cfg.Agent
@@ -214,13 +237,59 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	run.runner = &bench.Runner{
 		Simulator: bench.NewSimulator(domain, profile, bench.Limits{
 			MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout), Strict: cfg.Strict,
-		}),
+		}).WithJudge(judge),
 		Agent:       bench.ClientAgent(client),
-		Users:       bench.ScriptedUsers,
+		Users:       users,
 		Store:       s.Store,
 		Concurrency: max(cfg.Concurrency, 1),
 	}
 	return run, nil
+}
+
+// modelSpecs picks a new evaluation's user and judge models: the request's,
+// else the service's defaults. The user model is recorded only for an LLM
+// user; the judge model only when some model could judge.
+func (s *Service) modelSpecs(r EvaluationRequest) (user, judge string) {
+	if r.User == UserLLM {
+		user = cmp.Or(r.UserModel, s.UserModel)
+	}
+	judge = cmp.Or(r.JudgeModel, s.JudgeModel, user)
+	if s.Models == nil {
+		judge = ""
+	}
+	return user, judge
+}
+
+// llmParts makes an evaluation's user simulators and NL_ASSERTION judge.
+// The judge is made only when a task needs one.
+func (s *Service) llmParts(ctx context.Context, cfg bench.Config, tasks []*domains.Task) (bench.UserFactory, bench.Judge, error) {
+	users := bench.UserFactory(bench.ScriptedUsers)
+	if cfg.User == UserLLM {
+		if s.Models == nil {
+			return nil, nil, invalid("user %q: this proctor has no language models configured; use %q", UserLLM, DefaultUser)
+		}
+		if cfg.UserModel == "" {
+			return nil, nil, invalid("user %q needs a model: set user_model (e.g. openai:gpt-4.1) or start proctor with a default user model", UserLLM)
+		}
+		m, err := s.Models.Model(ctx, cfg.UserModel, llm.RoleUser)
+		if err != nil {
+			return nil, nil, invalid("user_model: %v", err)
+		}
+		users = bench.LLMUsers(bench.LLMUserConfig{Model: m, Temperature: cfg.Temperature, Seed: cfg.Seed})
+	}
+	needsJudge := slices.ContainsFunc(tasks, func(t *domains.Task) bool { return slices.Contains(t.Bases(), domains.BasisNLAssertion) })
+	if !needsJudge || cfg.JudgeModel == "" || s.Models == nil {
+		return users, nil, nil
+	}
+	m, err := s.Models.Model(ctx, cfg.JudgeModel, llm.RoleJudge)
+	if err != nil {
+		return nil, nil, invalid("judge_model: %v", err)
+	}
+	judge, err := bench.NewLLMJudge(bench.LLMJudgeConfig{Model: m, Samples: cfg.JudgeSamples, Temperature: cfg.Temperature, Seed: cfg.Seed})
+	if err != nil {
+		return nil, nil, err
+	}
+	return users, judge, nil
 }
 
 // AgentError says the agent under evaluation could not be reached or
@@ -408,9 +477,17 @@ func (s *Service) Check(req EvaluationRequest) error {
 		return nil // the stored evaluation says the rest; Prepare checks it
 	}
 	r := req.withDefaults()
-	_, _, _, err := s.resolveTasks(bench.Config{
+	userModel, judgeModel := s.modelSpecs(r)
+	cfg := bench.Config{
 		Domain: r.Domain, Split: r.Split, User: r.User, TaskIDs: r.TaskIDs, NumTasks: r.NumTasks,
-		ShardIndex: r.ShardIndex, NumShards: r.NumShards,
-	})
+		ShardIndex: r.ShardIndex, NumShards: r.NumShards, UserModel: userModel, JudgeModel: judgeModel,
+	}
+	_, tasks, _, err := s.resolveTasks(cfg)
+	if err != nil {
+		return err
+	}
+	// Models are made, not called: a missing key or an unknown provider
+	// shows here.
+	_, _, err = s.llmParts(context.Background(), cfg, tasks)
 	return err
 }

@@ -28,6 +28,8 @@ const (
 	DefaultConcurrency = 4
 	DefaultNumTrials   = 1
 	DefaultUser        = "scripted"
+	// UserLLM selects the LLM user simulator.
+	UserLLM = "llm"
 	// DefaultSplit is the task split of a domain that has splits (tau2's)
 	// evaluated when none is asked for; for a domain without splits it
 	// means all its tasks.
@@ -53,6 +55,18 @@ type EvaluationRequest struct {
 	Streaming string `json:"streaming,omitempty" validate:"omitempty,oneof=auto on off"`
 	Profile   string `json:"profile,omitempty" validate:"omitempty,max=50"`
 	User      string `json:"user,omitempty" validate:"omitempty,oneof=scripted llm"`
+	// UserModel is the model that plays an LLM user ("openai:gpt-4.1",
+	// "gemini:gemini-2.5-flash"); empty: the service's default.
+	UserModel string `json:"user_model,omitempty" validate:"omitempty,max=200"`
+	// JudgeModel judges NL_ASSERTION criteria; empty: the service's
+	// default judge, else the user model.
+	JudgeModel string `json:"judge_model,omitempty" validate:"omitempty,max=200"`
+	// JudgeSamples is the number of judge verdicts per conversation,
+	// decided by majority (0: 3).
+	JudgeSamples int `json:"judge_samples,omitempty" validate:"gte=0,lte=25"`
+	// Temperature and Seed are passed to the user and judge models.
+	Temperature *float64 `json:"temperature,omitempty" validate:"omitempty,gte=0,lte=2"`
+	Seed        *int64   `json:"seed,omitempty"`
 
 	NumTasks  int      `json:"num_tasks,omitempty" validate:"gte=0,lte=1000000"`
 	TaskIDs   []string `json:"task_ids,omitempty" validate:"max=100000,dive,required,max=200"`
@@ -164,8 +178,10 @@ func (r *EvaluationRequest) check(v *validator.Validate) error {
 	if r.Profile != "" && !slices.Contains(translation.ProfileNames(), r.Profile) {
 		out = append(out, fmt.Sprintf("profile %q: want one of %s", truncate(r.Profile, 50), strings.Join(translation.ProfileNames(), ", ")))
 	}
-	if r.User == "llm" {
-		out = append(out, "user \"llm\": the LLM user simulator is not available in this build; use \"scripted\"")
+	for _, m := range []struct{ field, spec string }{{"user_model", r.UserModel}, {"judge_model", r.JudgeModel}} {
+		if m.spec != "" && !validModelSpec(m.spec) {
+			out = append(out, fmt.Sprintf("%s %q: want provider:model, such as openai:gpt-4.1 or gemini:gemini-2.5-flash", m.field, truncate(m.spec, 60)))
+		}
 	}
 	for k, val := range r.Headers {
 		if k == "" || strings.ContainsAny(k, " \t\r\n:") || len(k) > 256 {
@@ -180,6 +196,13 @@ func (r *EvaluationRequest) check(v *validator.Validate) error {
 		return &InvalidRequestError{Violations: out}
 	}
 	return nil
+}
+
+// validModelSpec is the shape of a model spec, "provider:model"; whether
+// the provider exists is for the service's model source to say.
+func validModelSpec(s string) bool {
+	p, m, ok := strings.Cut(s, ":")
+	return ok && p != "" && strings.TrimSpace(m) != "" && !strings.ContainsAny(s, " \t\r\n")
 }
 
 func describeViolation(fe validator.FieldError) string {

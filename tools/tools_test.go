@@ -48,7 +48,8 @@ func TestCheckListsEveryViolation(t *testing.T) {
 		{"unknown task", tools.EvaluationRequest{AgentURL: "builtin", TaskIDs: []string{"mock-01", "mock-99"}}, []string{"has no task mock-99"}},
 		{"shard out of range", tools.EvaluationRequest{AgentURL: "builtin", ShardIndex: 3, NumShards: 3}, []string{"shard_index 3: must be below num_shards"}},
 		{"bad header", tools.EvaluationRequest{AgentURL: "builtin", Headers: map[string]string{"Bad Name": "x"}}, []string{"is not a header name"}},
-		{"llm user", tools.EvaluationRequest{AgentURL: "builtin", User: "llm"}, []string{"LLM user simulator is not available"}},
+		{"llm user without models", tools.EvaluationRequest{AgentURL: "builtin", User: "llm"}, []string{"no language models configured"}},
+		{"bad model spec", tools.EvaluationRequest{AgentURL: "builtin", UserModel: "gpt-4.1", JudgeModel: "openai: x"}, []string{"user_model \"gpt-4.1\": want provider:model", "judge_model \"openai: x\""}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
