@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	adka2a "google.golang.org/adk/server/adka2a/v2"
 
 	"github.com/proctor-eval/proctor/bench"
 	"github.com/proctor-eval/proctor/report"
@@ -29,6 +30,9 @@ type executor struct {
 	queue         *queue
 	progressEvery time.Duration
 	cancelWait    time.Duration
+
+	// chat answers free text when a chat model is configured.
+	chat *adka2a.Executor
 
 	mu      sync.Mutex
 	running map[a2a.TaskID]*activeRun
@@ -67,6 +71,14 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 		}
 		switch req.kind {
 		case "":
+			if e.chat != nil && strings.TrimSpace(req.text) != "" {
+				for ev, err := range e.chat.Execute(ctx, ec) {
+					if !yield(ev, err) {
+						return
+					}
+				}
+				return
+			}
 			yield(agentMessage(ec, a2a.NewTextPart(helpText(req.text))), nil)
 		case SkillListDomains:
 			domains := e.svc.ListDomains()
@@ -247,6 +259,15 @@ func (e *executor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.
 		active := e.running[ec.TaskID]
 		e.mu.Unlock()
 		if active == nil {
+			if e.chat != nil && ec.StoredTask != nil && !ec.StoredTask.Status.State.Terminal() {
+				// A chat task: ADK's executor owns it.
+				for ev, err := range e.chat.Cancel(ctx, ec) {
+					if !yield(ev, err) {
+						return
+					}
+				}
+				return
+			}
 			yield(nil, a2a.ErrTaskNotCancelable)
 			return
 		}

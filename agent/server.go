@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"google.golang.org/adk/model"
 	"net"
 	"net/http"
 	"strconv"
@@ -62,6 +63,9 @@ type Config struct {
 	ProgressEvery time.Duration
 	// CancelWait bounds how long CancelTask waits for an evaluation to stop.
 	CancelWait time.Duration
+	// ChatModel, when set, answers free-text requests: an ADK LLM agent
+	// whose tools are the skills. Without it free text gets help.
+	ChatModel model.LLM
 }
 
 // Server is proctor as an A2A agent.
@@ -122,6 +126,16 @@ func New(cfg Config, svc *tools.Service) (*Server, error) {
 	s.executor = &executor{
 		svc: svc, queue: newQueue(cfg.MaxConcurrent), progressEvery: cfg.ProgressEvery,
 		cancelWait: cfg.CancelWait, running: map[a2a.TaskID]*activeRun{},
+	}
+	if cfg.ChatModel != nil {
+		if s.executor.chat, err = newChatExecutor(cfg.ChatModel, svc, s.executor.queue); err != nil {
+			_ = s.httpLn.Close()
+			if s.grpcLn != nil {
+				_ = s.grpcLn.Close()
+			}
+			return nil, err
+		}
+		s.card.Skills = append(s.card.Skills, chatSkill())
 	}
 	var opts []a2asrv.RequestHandlerOption
 	if cfg.TaskStore != nil {

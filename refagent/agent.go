@@ -112,7 +112,12 @@ func Serve(ctx context.Context, ln net.Listener, d *domains.Domain) error {
 		ln.Close()
 		return err
 	}
-	srv := &http.Server{Handler: a.Handler(BaseURL(ln.Addr())), ReadHeaderTimeout: 10 * time.Second}
+	return serveHandler(ctx, ln, a.Handler(BaseURL(ln.Addr())))
+}
+
+// serveHandler serves h on ln until ctx ends, then shuts down gracefully.
+func serveHandler(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

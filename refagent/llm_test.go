@@ -1,0 +1,102 @@
+package refagent
+
+import (
+	"context"
+	"iter"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+
+	"google.golang.org/adk/model"
+	"google.golang.org/genai"
+
+	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/bench"
+)
+
+// recordingModel answers every call with a respond call and keeps the
+// requests.
+type recordingModel struct {
+	mu   sync.Mutex
+	reqs []*model.LLMRequest
+}
+
+func (m *recordingModel) Name() string { return "fake-baseline" }
+
+func (m *recordingModel) GenerateContent(_ context.Context, req *model.LLMRequest, _ bool) iter.Seq2[*model.LLMResponse, error] {
+	return func(yield func(*model.LLMResponse, error) bool) {
+		m.mu.Lock()
+		m.reqs = append(m.reqs, req)
+		n := len(m.reqs)
+		m.mu.Unlock()
+		reply := `{"name": "respond", "arguments": {"content": "Could you tell me your email?"}}`
+		if n > 1 {
+			reply = `{"name": "respond", "arguments": {"content": "Thank you, goodbye."}}`
+		}
+		yield(&model.LLMResponse{Content: genai.NewContentFromText(reply, genai.RoleModel), TurnComplete: true}, nil)
+	}
+}
+
+func TestBaselineAgentFollowsTheAgentBeatsProfile(t *testing.T) {
+	d := mockDomain(t)
+	fm := &recordingModel{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ServeBaseline(ctx, ln, BaselineConfig{Model: fm, Domain: d.Name}) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("ServeBaseline: %v", err)
+		}
+	})
+	client, err := a2aclient.Dial(context.Background(), BaseURL(ln.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	if !strings.Contains(client.Card().Name, "fake-baseline") {
+		t.Errorf("card name %q does not name the model", client.Card().Name)
+	}
+	task, _ := d.Task("mock-12")
+	user, _ := bench.NewScriptedUser(task)
+	res, _ := bench.NewSimulator(d, profileByName(t, "agentbeats"), bench.Limits{}).Run(context.Background(), task, 0, bench.ClientAgent(client), user)
+	if res.TerminationReason != bench.TermUserStop {
+		t.Fatalf("termination %s (%s)", res.TerminationReason, res.Error)
+	}
+	var agentSaid []string
+	for _, m := range res.Messages {
+		if m.Role == bench.RoleAssistant {
+			agentSaid = append(agentSaid, m.Content)
+		}
+	}
+	if len(agentSaid) < 3 || agentSaid[1] != "Could you tell me your email?" || agentSaid[2] != "Thank you, goodbye." {
+		t.Fatalf("the respond calls did not reach the user as text: %q", agentSaid)
+	}
+	fm.mu.Lock()
+	reqs := fm.reqs
+	fm.mu.Unlock()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want 2", len(reqs))
+	}
+	first := reqs[0]
+	var sys strings.Builder
+	for _, p := range first.Config.SystemInstruction.Parts {
+		sys.WriteString(p.Text)
+	}
+	if !strings.Contains(sys.String(), `"name": "respond"`) || first.Config.ResponseMIMEType != "application/json" {
+		t.Errorf("system instruction / config: %q %q", sys.String(), first.Config.ResponseMIMEType)
+	}
+	firstText := first.Contents[len(first.Contents)-1].Parts[0].Text
+	if !strings.Contains(firstText, d.Policy[:40]) || !strings.Contains(firstText, "find_user") && !strings.Contains(firstText, "\"name\"") {
+		t.Errorf("the first message lacks the policy or tools: %.200q", firstText)
+	}
+	// The second call carries the conversation so far: the session keeps it.
+	if n := len(reqs[1].Contents); n < 3 {
+		t.Errorf("second call has %d contents; the conversation's history is lost", n)
+	}
+}
