@@ -173,18 +173,18 @@ type AgentInfo struct {
 // Config is how an evaluation was asked for; stored so that --resume can
 // finish it the same way.
 type Config struct {
-	Domain         string   `json:"domain"`
-	Agent          string   `json:"agent"`
-	Profile        string   `json:"profile"`
-	User           string   `json:"user"`
+	Domain  string `json:"domain"`
+	Agent   string `json:"agent"`
+	Profile string `json:"profile"`
+	User    string `json:"user"`
 	// UserModel and JudgeModel are the model specs of the LLM user
 	// simulator and the NL_ASSERTION judge ("openai:gpt-4.1"); empty when
 	// not used. JudgeSamples, Temperature and Seed configure them.
-	UserModel    string   `json:"user_model,omitempty"`
-	JudgeModel   string   `json:"judge_model,omitempty"`
-	JudgeSamples int      `json:"judge_samples,omitempty"`
-	Temperature  *float64 `json:"temperature,omitempty"`
-	Seed         *int64   `json:"seed,omitempty"`
+	UserModel      string   `json:"user_model,omitempty"`
+	JudgeModel     string   `json:"judge_model,omitempty"`
+	JudgeSamples   int      `json:"judge_samples,omitempty"`
+	Temperature    *float64 `json:"temperature,omitempty"`
+	Seed           *int64   `json:"seed,omitempty"`
 	NumTrials      int      `json:"num_trials"`
 	NumTasks       int      `json:"num_tasks,omitempty"`
 	TaskIDs        []string `json:"task_ids,omitempty"`
