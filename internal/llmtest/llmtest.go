@@ -1,0 +1,212 @@
+package llmtest
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Request is a provider request, decoded and normalised so that one
+// assertion fits both providers.
+type Request struct {
+	Provider string // "openai" or "gemini"
+	Model    string
+	System   string // the system instruction's text
+	// Messages is the conversation in order, roles "user", "assistant" and
+	// "tool".
+	Messages []Message
+	Tools    []string // declared function names, in order
+	Stream   bool
+	// Temperature and Seed are nil when the request does not set them.
+	Temperature *float64
+	Seed        *int64
+	Header      http.Header // as received (tests grep it for keys)
+	Raw         []byte      // the raw request body
+}
+
+// Message is one normalised conversation message.
+type Message struct {
+	Role       string // "user", "assistant" or "tool"
+	Text       string
+	ToolCalls  []ToolCall // assistant only
+	ToolCallID string     // tool only: the call it answers
+	ToolName   string     // tool only: the function's name
+	ToolResult string     // tool only: the result's JSON
+}
+
+// ToolCall is a function call, requested by a Reply or found in a Request's
+// assistant message.
+type ToolCall struct {
+	ID   string
+	Name string
+	Args map[string]any
+}
+
+// Reply is what a fake server answers, rendered in its provider's wire
+// format.
+type Reply struct {
+	Text      string
+	ToolCalls []ToolCall
+	// InputTokens and OutputTokens are the usage reported.
+	InputTokens, OutputTokens int
+	// Status, if not 0 or 2xx, makes the reply an error in the provider's
+	// error JSON shape, with ErrorMessage as its message. RetryAfter, if
+	// set, is sent as the Retry-After header, or, when it ends in "ms"
+	// ("150ms"), as retry-after-ms: 150.
+	Status       int
+	RetryAfter   string
+	ErrorMessage string
+	// Raw, if set, is sent verbatim as the body (with Status, default 200),
+	// for malformed replies: a JSON document, or for a stream the whole
+	// event stream.
+	Raw string
+	// Chunks is how many deltas a streamed Text is split into (default 3).
+	Chunks int
+
+	fail string // set by Sequence: the test must fail
+}
+
+// Server is a fake provider on loopback.
+type Server struct {
+	// URL is the base URL to put in llm.Config.BaseURL.
+	URL string
+
+	t        testing.TB
+	provider string
+	script   func(Request) Reply
+	srv      *httptest.Server
+
+	mu       sync.Mutex
+	requests []Request
+}
+
+// Requests returns every request received so far, in arrival order. It is
+// safe for concurrent use.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+func newServer(t testing.TB, provider string, script func(Request) Reply, handler func(*Server) http.Handler) *Server {
+	t.Helper()
+	s := &Server{t: t, provider: provider, script: script}
+	s.srv = httptest.NewServer(handler(s))
+	t.Cleanup(s.srv.Close)
+	s.URL = s.srv.URL
+	return s
+}
+
+// record stores a decoded request and asks the script for the reply.
+func (s *Server) record(req Request) Reply {
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+	reply := s.script(req)
+	if reply.fail != "" {
+		s.t.Errorf("llmtest: %s server: %s", s.provider, reply.fail)
+		return Reply{Status: http.StatusInternalServerError, ErrorMessage: reply.fail}
+	}
+	return reply
+}
+
+// badRequest fails the test: the client sent something the provider would
+// reject.
+func (s *Server) badRequest(w http.ResponseWriter, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	s.t.Errorf("llmtest: %s server: %s", s.provider, msg)
+	http.Error(w, msg, http.StatusBadRequest)
+}
+
+// Sequence returns a script answering with replies in order. A request
+// beyond the last fails the test (and gets a 500).
+func Sequence(replies ...Reply) func(Request) Reply {
+	var mu sync.Mutex
+	next := 0
+	return func(Request) Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if next >= len(replies) {
+			next++
+			return Reply{fail: fmt.Sprintf("request %d, but the sequence has only %d replies", next, len(replies))}
+		}
+		next++
+		return replies[next-1]
+	}
+}
+
+func (r Reply) isError() bool { return r.Status != 0 && (r.Status < 200 || r.Status > 299) }
+
+func (r Reply) status() int {
+	if r.Status == 0 {
+		return http.StatusOK
+	}
+	return r.Status
+}
+
+// setRetryAfter sets the reply's Retry-After or retry-after-ms header.
+func (r Reply) setRetryAfter(h http.Header) {
+	switch {
+	case r.RetryAfter == "":
+	case strings.HasSuffix(r.RetryAfter, "ms"):
+		h.Set("retry-after-ms", strings.TrimSuffix(r.RetryAfter, "ms"))
+	default:
+		h.Set("Retry-After", r.RetryAfter)
+	}
+}
+
+// chunks splits text into n pieces on rune boundaries (default 3).
+func chunks(text string, n int) []string {
+	if n <= 0 {
+		n = 3
+	}
+	runes := []rune(text)
+	if len(runes) == 0 {
+		return nil
+	}
+	n = min(n, len(runes))
+	out := make([]string, 0, n)
+	for i := range n {
+		out = append(out, string(runes[i*len(runes)/n:(i+1)*len(runes)/n]))
+	}
+	return out
+}
+
+// sse writes server-sent events, flushing each.
+type sse struct {
+	w   http.ResponseWriter
+	sep string
+}
+
+func newSSE(w http.ResponseWriter, status int, sep string) *sse {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(status)
+	return &sse{w: w, sep: sep}
+}
+
+func (e *sse) data(payload []byte) {
+	_, _ = fmt.Fprintf(e.w, "data: %s%s", payload, e.sep)
+	if f, ok := e.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func float(v any) *float64 {
+	switch v := v.(type) {
+	case float64:
+		return &v
+	}
+	return nil
+}
+
+func integer(v any) *int64 {
+	if f, ok := v.(float64); ok {
+		n := int64(f)
+		return &n
+	}
+	return nil
+}
