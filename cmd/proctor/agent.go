@@ -4,23 +4,31 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/refagent"
 )
 
 func newAgentCmd() *cobra.Command {
-	var domain, host, tau2Data string
+	var domain, host, tau2Data, modelSpec string
 	var port int
+	var lf llmFlags
 	cmd := &cobra.Command{
 		Use:   "agent",
-		Short: "Serve the rule-based reference agent over A2A",
+		Short: "Serve the reference agent, or an LLM baseline agent, over A2A",
 		Long: `Serve proctor's reference agent: a real A2A server (protocol 1.0, JSON-RPC) that
 solves a domain's tasks with plain rules and no LLM. Use it to try proctor, or as
-a known-good baseline when debugging an evaluation setup.`,
+a known-good baseline when debugging an evaluation setup.
+
+With --model it serves the baseline participant instead: an ADK LLM agent that
+follows the agentbeats profile (policy and tools in the first message, one JSON
+tool call or respond per reply), a ready-made agent to compare real agents against.`,
 		Example: `  proctor agent --domain mock --port 9019
-  proctor run --domain mock --agent http://127.0.0.1:9019`,
+  proctor run --domain mock --agent http://127.0.0.1:9019
+  OPENAI_API_KEY=... proctor agent --domain airline --model openai:gpt-4.1 --port 9020`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if port < 0 || port > 65535 {
@@ -37,8 +45,11 @@ a known-good baseline when debugging an evaluation setup.`,
 				}
 				return usageErr("--domain: %v", err)
 			}
+			if modelSpec != "" {
+				return serveBaseline(cmd, d.Name, host, port, modelSpec, lf)
+			}
 			if _, err := refagent.New(d); err != nil {
-				return usageErr("--domain %s: %v", domain, err)
+				return usageErr("--domain %s: %v (the rule-based agent knows only mock; --model serves an LLM agent on any domain)", domain, err)
 			}
 			ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 			if err != nil {
@@ -56,5 +67,32 @@ a known-good baseline when debugging an evaluation setup.`,
 	fl.StringVar(&host, "host", "127.0.0.1", "address to listen on")
 	fl.IntVar(&port, "port", 9019, "port to listen on (0: any free port)")
 	addTau2Flag(cmd, &tau2Data)
+	fl.StringVar(&modelSpec, "model", "", "serve the LLM baseline agent with this model (e.g. openai:gpt-4.1) instead of the rule-based one")
+	addLLMFlags(cmd, &lf, false)
 	return cmd
+}
+
+// serveBaseline serves the LLM baseline participant until the command's
+// context ends.
+func serveBaseline(cmd *cobra.Command, domain, host string, port int, spec string, lf llmFlags) error {
+	if errs := lf.validate(cmd); len(errs) > 0 {
+		return usageErr("%s", strings.Join(errs, "; "))
+	}
+	models, err := lf.source()
+	if err != nil {
+		return err
+	}
+	m, err := models.Model(cmd.Context(), spec, llm.RoleAgent)
+	if err != nil {
+		return usageErr("--model: %v", err)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return failErr(fmt.Errorf("listen: %w", err))
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "proctor: baseline agent (%s) for %s at http://%s (card: /.well-known/agent-card.json); Ctrl-C stops it\n", spec, domain, ln.Addr())
+	if err := refagent.ServeBaseline(cmd.Context(), ln, refagent.BaselineConfig{Model: m, Domain: domain}); err != nil {
+		return failErr(err)
+	}
+	return nil
 }

@@ -56,6 +56,7 @@ type runFlags struct {
 	headers                      []string
 	bearerToken                  string
 	apiKey, apiKeyHeader         string
+	llm                          llmFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -85,7 +86,7 @@ or --tau2-data) and come in task splits: --split base (the default), train or te
 	addTau2Flag(cmd, &f.tau2Data)
 	fl.StringVar(&f.agent, "agent", builtinAgent, `agent base URL, agent card URL, or "builtin"`)
 	fl.StringVar(&f.profile, "profile", "agentbeats", "what the agent is told and how: "+strings.Join(translation.ProfileNames(), ", "))
-	fl.StringVar(&f.user, "user", "scripted", "user simulator: scripted")
+	fl.StringVar(&f.user, "user", "scripted", "user simulator: scripted (the task's script) or llm (a model plays the user: --user-model)")
 	fl.IntVar(&f.numTrials, "num-trials", 1, "trials per task (pass^k is reported for every k up to this)")
 	fl.IntVar(&f.numTasks, "num-tasks", 0, "evaluate only the first N tasks (0: all)")
 	fl.StringSliceVar(&f.taskIDs, "task-ids", nil, "evaluate only these task ids (comma-separated)")
@@ -109,11 +110,12 @@ or --tau2-data) and come in task splits: --split base (the default), train or te
 	fl.StringVar(&f.bearerToken, "bearer-token", "", "send 'Authorization: Bearer T' to the agent (or set "+envBearerToken+")")
 	fl.StringVar(&f.apiKey, "api-key", "", "send an API key to the agent in --api-key-header (or set "+envAPIKey+")")
 	fl.StringVar(&f.apiKeyHeader, "api-key-header", "X-API-Key", "header that carries --api-key")
+	addLLMFlags(cmd, &f.llm, true)
 	return cmd
 }
 
-func (f *runFlags) validate() error {
-	var errs []string
+func (f *runFlags) validate(cmd *cobra.Command) error {
+	errs := f.llm.validate(cmd)
 	if !slices.Contains([]string{"table", "json", "markdown", report.Tau2}, f.format) {
 		errs = append(errs, fmt.Sprintf("--format %q: want table, json, markdown or tau2", f.format))
 	}
@@ -138,8 +140,11 @@ func (f *runFlags) validate() error {
 	if f.failUnder != -1 && (f.failUnder < 0 || f.failUnder > 1) {
 		errs = append(errs, fmt.Sprintf("--fail-under %v: want a value in 0..1", f.failUnder))
 	}
-	if f.user != "scripted" {
-		errs = append(errs, fmt.Sprintf("--user %q: only the scripted user is available in this build", f.user))
+	if f.user != tools.DefaultUser && f.user != tools.UserLLM {
+		errs = append(errs, fmt.Sprintf("--user %q: want scripted or llm", f.user))
+	}
+	if f.user == tools.UserLLM && f.llm.userModel == "" && f.resume == "" {
+		errs = append(errs, "--user llm needs --user-model, e.g. --user-model openai:gpt-4.1 (the key comes from OPENAI_API_KEY)")
 	}
 	if f.out != "" {
 		// Found out now, not after a long evaluation has run.
@@ -239,8 +244,19 @@ func checkAgent(agent string) error {
 
 func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	ctx := cmd.Context()
-	if err := f.validate(); err != nil {
+	if err := f.validate(cmd); err != nil {
 		return err
+	}
+	models, err := f.llm.source()
+	if err != nil {
+		return err
+	}
+	if models.Cassette != nil {
+		defer func() {
+			if err := models.Cassette.Save(); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %v\n", err)
+			}
+		}()
 	}
 	headers, err := f.requestHeaders() // from flags on resume too: never stored
 	if err != nil {
@@ -258,6 +274,8 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		Timeout: tools.JSONDelay(f.timeout), RequestTimeout: tools.JSONDelay(f.requestTimeout),
 		Transport: f.transport, Protocol: f.protocol, Streaming: f.streaming, Retries: &retries,
 		MaxResponseBytes: f.maxResponse, Headers: flattenHeaders(headers), Resume: f.resume,
+		UserModel: f.llm.userModel, JudgeModel: f.llm.judgeModel, JudgeSamples: f.llm.judgeSamples,
+		Temperature: f.llm.temperaturePtr(cmd), Seed: f.llm.seedPtr(cmd),
 	}
 	if f.resume != "" {
 		req.AgentURL = ""
@@ -267,7 +285,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	} else {
 		// A new evaluation's command line is checked in full before the
 		// database is opened: a rejected command must not create or lock it.
-		svc := &tools.Service{Domains: reg}
+		svc := &tools.Service{Domains: reg, Models: models}
 		if err := svc.Check(req); err != nil {
 			return requestErr(err)
 		}
@@ -279,7 +297,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	defer db.Close()
 
 	errOut := cmd.ErrOrStderr()
-	svc := &tools.Service{Domains: reg, Store: db}
+	svc := &tools.Service{Domains: reg, Store: db, Models: models}
 	run, err := svc.Prepare(ctx, req)
 	if err != nil {
 		return requestErr(err)
@@ -287,7 +305,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	defer run.Close()
 	eval := run.Evaluation()
 	if f.resume != "" {
-		for _, name := range []string{"domain", "split", "agent", "profile", "user", "num-trials", "num-tasks", "task-ids", "max-steps", "max-errors", "timeout", "request-timeout", "transport", "protocol", "streaming", "retries", "strict"} {
+		for _, name := range []string{"domain", "split", "agent", "profile", "user", "num-trials", "num-tasks", "task-ids", "max-steps", "max-errors", "timeout", "request-timeout", "transport", "protocol", "streaming", "retries", "strict", "user-model", "judge-model", "judge-samples", "temperature", "seed"} {
 			if cmd.Flags().Changed(name) {
 				fmt.Fprintf(errOut, "proctor: --%s ignored: a resumed evaluation keeps its original settings\n", name)
 			}

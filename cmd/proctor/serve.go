@@ -6,9 +6,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/adk/model"
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/tools"
 )
@@ -26,6 +28,8 @@ func newServeCmd() *cobra.Command {
 		tokens                []string
 		maxRequest            int64
 		denyPrivate           bool
+		chatModel             string
+		lf                    llmFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -45,6 +49,26 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			}
 			if maxConcurrent < 1 || maxConcurrent > 1000 {
 				return usageErr("--max-concurrent %d: want 1..1000", maxConcurrent)
+			}
+			if errs := lf.validate(cmd); len(errs) > 0 {
+				return usageErr("%s", strings.Join(errs, "; "))
+			}
+			models, err := lf.source()
+			if err != nil {
+				return err
+			}
+			if models.Cassette != nil {
+				defer func() {
+					if err := models.Cassette.Save(); err != nil {
+						fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %v\n", err)
+					}
+				}()
+			}
+			var chat model.LLM
+			if chatModel != "" {
+				if chat, err = models.Model(ctx, chatModel, llm.RoleChat); err != nil {
+					return usageErr("--model: %v", err)
+				}
 			}
 			if env := os.Getenv(envAuthTokens); env != "" {
 				for _, t := range strings.Split(env, ",") {
@@ -76,7 +100,8 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				// grants the service, not an identity), so listing is open to
 				// whoever may call at all.
 				TaskStore: db.TaskStore(store.WithAnonymousTaskList()),
-			}, service(reg, db, denyPrivate))
+				ChatModel: chat,
+			}, withModels(service(reg, db, denyPrivate), models, lf))
 			if err != nil {
 				return failErr(err)
 			}
@@ -105,6 +130,8 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 	fl.Int64Var(&maxRequest, "max-request-bytes", agent.DefaultMaxRequestBytes, "largest request body accepted")
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
 	addTau2Flag(cmd, &tau2Data)
+	fl.StringVar(&chatModel, "model", "", "model that answers free-text requests (the chat front door), e.g. openai:gpt-4.1; without it free text gets help")
+	addLLMFlags(cmd, &lf, true)
 	fl.BoolVar(&denyPrivate, "deny-private-targets", false, "refuse to evaluate agents on loopback, private, link-local and other non-public addresses (after DNS resolution); for servers untrusted callers can reach")
 	return cmd
 }
@@ -118,6 +145,13 @@ func service(reg tools.DomainSource, db *store.DB, denyPrivate bool) *tools.Serv
 	if denyPrivate {
 		svc.ClientOptions = []a2aclient.Option{a2aclient.WithDenyPrivateTargets()}
 	}
+	return svc
+}
+
+// withModels gives the service its models: those of LLM users and judges,
+// with the flags' specs as defaults for requests that name none.
+func withModels(svc *tools.Service, models tools.ModelSource, lf llmFlags) *tools.Service {
+	svc.Models, svc.UserModel, svc.JudgeModel = models, lf.userModel, lf.judgeModel
 	return svc
 }
 
