@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/domains/builtin"
+	"github.com/proctor-eval/proctor/internal/llmtest"
+	"github.com/proctor-eval/proctor/internal/tau2test"
+	"github.com/proctor-eval/proctor/llm"
+	"github.com/proctor-eval/proctor/refagent"
+	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/tools"
+)
+
+// TestAirlineWithLLMUser runs airline tasks end to end with an LLM user and
+// an LLM agent (proctor's baseline participant), both models faked at the
+// wire, and reads the results back through get_results.
+func TestAirlineWithLLMUser(t *testing.T) {
+	root := filepath.Dir(tau2test.Dir(t, "airline"))
+	// The user (Gemini): states its reason for calling, then stops.
+	user := llmtest.NewGemini(t, func(r llmtest.Request) llmtest.Reply {
+		if !strings.Contains(r.System, "Task instructions:") || !strings.Contains(r.System, "###STOP###") {
+			return llmtest.Reply{Status: 400, ErrorMessage: "the user prompt lacks the task's instructions"}
+		}
+		for _, m := range r.Messages {
+			if m.Role == "assistant" {
+				return llmtest.Reply{Text: "Thanks, that is all. ###STOP###", InputTokens: 900, OutputTokens: 8}
+			}
+		}
+		return llmtest.Reply{Text: "Hi, I need help with a reservation.", InputTokens: 800, OutputTokens: 9}
+	})
+	// The agent (OpenAI): looks the airports up, then answers.
+	agentModel := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1].Text
+		if strings.Contains(last, "Hi, I need help") {
+			return llmtest.Reply{Text: `{"name": "list_all_airports", "arguments": {}}`}
+		}
+		if strings.Contains(last, "SFO") {
+			return llmtest.Reply{Text: `{"name": "respond", "arguments": {"content": "Sure, I can help with your reservation."}}`}
+		}
+		return llmtest.Reply{Text: `{"name": "respond", "arguments": {"content": "Goodbye."}}`}
+	})
+	m, err := llm.New(context.Background(), "openai:gpt-4.1", llm.Config{APIKey: "sk-agent", BaseURL: agentModel.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- refagent.ServeBaseline(ctx, ln, refagent.BaselineConfig{Model: m, Domain: "airline"}) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	t.Setenv("GEMINI_API_KEY", fakeUserSecret)
+	db := tempDB(t)
+	r := mustCLI(t, 0, "run", "--domain", "airline", "--tau2-data", root, "--task-ids", "0,1,3,4", "--agent", refagent.BaseURL(ln.Addr()),
+		"--user", "llm", "--user-model", "gemini:gemini-2.5-flash", "--llm-base-url", user.URL,
+		"--db", db, "--format", "json", "--progress", "none")
+	var ev bench.Evaluation
+	if err := json.Unmarshal([]byte(r.stdout), &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.Summary.NumSimulations != 4 || ev.Summary.TerminationReasons[bench.TermUserStop] != 4 {
+		t.Fatalf("terminations %v (%s)", ev.Summary.TerminationReasons, r.stderr)
+	}
+	for _, s := range ev.Simulations {
+		var toolOK bool
+		for _, msg := range s.Messages {
+			if msg.Role == bench.RoleTool && msg.Name == "list_all_airports" && !msg.Error && strings.Contains(msg.Content, "SFO") {
+				toolOK = true
+			}
+		}
+		if !toolOK {
+			t.Errorf("%s: the agent's tool call did not run on the airline domain: %+v", s.ID, s.Messages)
+		}
+		if s.RewardInfo.DBCheck == nil || s.RewardInfo.DBCheck.ExpectedHash == "" {
+			t.Errorf("%s: no DB check", s.ID)
+		}
+	}
+	if u := ev.Metrics.LLMUsage[llm.RoleUser]; u.Calls != 8 || u.InputTokens != 4*(800+900) {
+		t.Errorf("user model usage %+v", u)
+	}
+
+	// get_results gives the same scores back from the store.
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cat, err := builtin.NewCatalog(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &tools.Service{Domains: cat, Store: st}
+	no := false
+	got, _, err := svc.GetResults(context.Background(), tools.ResultsRequest{ID: ev.ID, IncludeTranscripts: &no, IncludeRows: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Summary.PassHatK["1"] != ev.Summary.PassHatK["1"] || got.Summary.AvgReward != ev.Summary.AvgReward ||
+		len(got.SimulationRows) != 4 || got.Config.UserModel != "gemini:gemini-2.5-flash" || got.Metrics.LLMUsage[llm.RoleUser].Calls != 8 {
+		t.Errorf("get_results: summary %+v rows %d config %+v", got.Summary, len(got.SimulationRows), got.Config)
+	}
+	if got.Summary.DoNothingBaseline == nil {
+		t.Error("get_results lost the do-nothing baseline")
+	}
+}
