@@ -276,3 +276,22 @@ func TestConcurrentCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestConsumerPanicPropagates checks the recovery from SDK panics leaves a
+// panic in the caller's own loop body alone.
+func TestConsumerPanicPropagates(t *testing.T) {
+	for _, p := range fakeProviders() {
+		srv := p.start(t, llmtest.Sequence(llmtest.Reply{Text: "a b c d", Chunks: 4}))
+		m := newModel(t, p, srv, llm.Config{})
+		func() {
+			defer func() {
+				if r := recover(); r != "consumer's own" {
+					t.Errorf("%s: recovered %v, want the consumer's panic", p.name, r)
+				}
+			}()
+			for range m.GenerateContent(testCtx(t), userRequest("hi"), true) {
+				panic("consumer's own")
+			}
+		}()
+	}
+}

@@ -31,8 +31,27 @@ func (m *providerModel) Name() string { return m.inner.Name() }
 
 // GenerateContent calls the provider; see providerModel.
 func (m *providerModel) GenerateContent(ctx context.Context, req *model.LLMRequest, stream bool) iter.Seq2[*model.LLMResponse, error] {
-	return func(yield func(*model.LLMResponse, error) bool) {
+	return func(consumer func(*model.LLMResponse, error) bool) {
 		ctx, st := withCallState(ctx)
+		// The SDKs decode untrusted replies, and genai panics on some
+		// (e.g. {"candidates":{}}): a panic out of the provider's code is a
+		// malformed reply. One out of the consumer's loop body, which
+		// unwinds through yield, is not ours to stop.
+		inConsumer := false
+		yield := func(resp *model.LLMResponse, err error) bool {
+			inConsumer = true
+			ok := consumer(resp, err)
+			inConsumer = false
+			return ok
+		}
+		defer func() {
+			if inConsumer {
+				return
+			}
+			if r := recover(); r != nil {
+				yield(nil, m.fail(ctx, st, fmt.Errorf("malformed reply: decoding it panicked: %v", r)))
+			}
+		}()
 		modelVersion := ""
 		finished, final := false, false
 		for resp, err := range m.inner.GenerateContent(ctx, req, stream) {
