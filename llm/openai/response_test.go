@@ -42,10 +42,10 @@ func TestDecodeResponse(t *testing.T) {
 			finish: genai.FinishReasonStop,
 		},
 		{
-			name:     "legacy function_call",
-			body:     `{"choices":[{"index":0,"finish_reason":"function_call","message":{"role":"assistant","function_call":{"name":"f","arguments":"{}"}}}]}`,
+			name:      "legacy function_call",
+			body:      `{"choices":[{"index":0,"finish_reason":"function_call","message":{"role":"assistant","function_call":{"name":"f","arguments":"{}"}}}]}`,
 			wantCalls: []*genai.FunctionCall{{Name: "f", Args: map[string]any{}}},
-			finish:   genai.FinishReasonStop,
+			finish:    genai.FinishReasonStop,
 		},
 		{
 			name:     "length, reasoning and cached tokens",
@@ -69,8 +69,8 @@ func TestDecodeResponse(t *testing.T) {
 			finish: genai.FinishReasonMalformedFunctionCall, code: "MALFORMED_FUNCTION_CALL",
 		},
 		{
-			name:   "hostile token counts",
-			body:   `{"choices":[{"index":0,"finish_reason":"eaten","message":{"content":"x"}}],"usage":{"prompt_tokens":-5,"completion_tokens":99999999999,"total_tokens":9223372036854775807,"completion_tokens_details":{"reasoning_tokens":99999999999999}}}`,
+			name:     "hostile token counts",
+			body:     `{"choices":[{"index":0,"finish_reason":"eaten","message":{"content":"x"}}],"usage":{"prompt_tokens":-5,"completion_tokens":99999999999,"total_tokens":9223372036854775807,"completion_tokens_details":{"reasoning_tokens":99999999999999}}}`,
 			wantText: "x", finish: genai.FinishReasonOther,
 			usage: &genai.GenerateContentResponseUsageMetadata{PromptTokenCount: 0, CandidatesTokenCount: 0, ThoughtsTokenCount: 2147483647, TotalTokenCount: 2147483647},
 		},
