@@ -42,12 +42,6 @@ func TestDecodeResponse(t *testing.T) {
 			finish: genai.FinishReasonStop,
 		},
 		{
-			name:      "legacy function_call",
-			body:      `{"choices":[{"index":0,"finish_reason":"function_call","message":{"role":"assistant","function_call":{"name":"f","arguments":"{}"}}}]}`,
-			wantCalls: []*genai.FunctionCall{{Name: "f", Args: map[string]any{}}},
-			finish:    genai.FinishReasonStop,
-		},
-		{
 			name:     "length, reasoning and cached tokens",
 			body:     `{"choices":[{"index":0,"finish_reason":"length","message":{"content":"Trunc"}}],"usage":{"prompt_tokens":100,"completion_tokens":50,"total_tokens":150,"completion_tokens_details":{"reasoning_tokens":30},"prompt_tokens_details":{"cached_tokens":64}}}`,
 			wantText: "Trunc", finish: genai.FinishReasonMaxTokens,
