@@ -146,6 +146,9 @@ func TestStreaming(t *testing.T) {
 				if p.TurnComplete && p != r.partials[len(r.partials)-1] {
 					t.Errorf("partial response before the last has TurnComplete")
 				}
+				if p.UsageMetadata != nil {
+					t.Errorf("partial response with usage %+v: only the complete one has it", p.UsageMetadata)
+				}
 				joined.WriteString(text(p))
 			}
 			if joined.String() != answer {

@@ -14,8 +14,8 @@ import (
 // providerModel gives every provider's model.LLM the same contract: failures
 // after the request was sent are *ProviderError (status, message, attempts,
 // never the key), a stream ends with one non-partial response carrying
-// TurnComplete, and a stream that breaks off is an error, not a short
-// answer.
+// TurnComplete and the usage, and a stream that breaks off is an error, not
+// a short answer.
 type providerModel struct {
 	provider string
 	inner    model.LLM
@@ -69,6 +69,10 @@ func (m *providerModel) GenerateContent(ctx context.Context, req *model.LLMReque
 				finished = true
 			}
 			if stream && resp.Partial {
+				// Usage belongs to the complete response only, so that
+				// summing every response's usage counts a call once
+				// (Gemini's chunks carry running totals).
+				resp.UsageMetadata = nil
 				if !yield(resp, nil) {
 					return
 				}
