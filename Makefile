@@ -38,6 +38,8 @@ bench:
 fuzz-short:
 	$(GO) test -run='^$$' -fuzz=FuzzParseReply -fuzztime=10s ./translation/
 	$(GO) test -run='^$$' -fuzz=FuzzFromRaw -fuzztime=10s ./a2aclient/
+	$(GO) test -run='^$$' -fuzz=FuzzProviderReply -fuzztime=10s ./llm/
+	$(GO) test -run='^$$' -fuzz=FuzzDecodeReply -fuzztime=10s ./llm/openai/
 
 FUZZTIME ?= 30s
 fuzz:
@@ -47,3 +49,5 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzReportedUsage -fuzztime=$(FUZZTIME) ./a2aclient/
 	$(GO) test -run='^$$' -fuzz=FuzzParseTasks -fuzztime=$(FUZZTIME) ./domains/
 	$(GO) test -run='^$$' -fuzz=FuzzStep -fuzztime=$(FUZZTIME) ./refagent/
+	$(GO) test -run='^$$' -fuzz=FuzzProviderReply -fuzztime=$(FUZZTIME) ./llm/
+	$(GO) test -run='^$$' -fuzz=FuzzDecodeReply -fuzztime=$(FUZZTIME) ./llm/openai/

@@ -33,9 +33,11 @@ Both providers behave the same way:
     then one complete response (text and function calls, usage) has
     TurnComplete: true. A malformed, failed or cut-off stream yields an error
     instead of the complete response.
-  - Usage: UsageMetadata has genai's meaning for both: PromptTokenCount,
-    CandidatesTokenCount (output tokens, reasoning excluded),
-    ThoughtsTokenCount (reasoning), TotalTokenCount.
+  - Usage: only the complete response carries UsageMetadata (partial ones
+    have none), so summing every response's usage counts each call once. It
+    has genai's meaning for both: PromptTokenCount, CandidatesTokenCount
+    (output tokens, reasoning excluded), ThoughtsTokenCount (reasoning),
+    TotalTokenCount.
   - Size: response bodies are bounded (8 MiB, 64 MiB streamed).
 
 The OpenAI adapter itself is package llm/openai; Gemini is ADK's own model,

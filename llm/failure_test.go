@@ -145,6 +145,8 @@ func TestMalformedReplies(t *testing.T) {
 		{"not json", false, `{"choices": [`, `{"candidates": [`},
 		{"html", false, `<html>502 Bad Gateway</html>`, `<html>502 Bad Gateway</html>`},
 		{"blank body", false, " ", " "},
+		{"wrong types", false, `{"choices":{}}`, `{"candidates":{}}`}, // genai panics on this one
+		{"wrong types mid-stream", true, "data: {\"choices\":{}}\n\n", "data: {\"candidates\":{}}\r\n\r\n"},
 		{"no choices", false, `{"id":"x","object":"chat.completion","model":"m","choices":[]}`, `{"candidates":[]}`},
 		{"error object", false, `{"error":{"message":"overloaded"}}`, `{"error":{"code":500,"message":"overloaded"}}`},
 		{"malformed mid-stream", true, openaiChunk + "data: {\"choices\": [\n\n", geminiChunk + "data: {\"candidates\": [\r\n\r\n"},

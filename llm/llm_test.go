@@ -146,6 +146,9 @@ func TestStreaming(t *testing.T) {
 				if p.TurnComplete && p != r.partials[len(r.partials)-1] {
 					t.Errorf("partial response before the last has TurnComplete")
 				}
+				if p.UsageMetadata != nil {
+					t.Errorf("partial response with usage %+v: only the complete one has it", p.UsageMetadata)
+				}
 				joined.WriteString(text(p))
 			}
 			if joined.String() != answer {
@@ -274,5 +277,24 @@ func TestConcurrentCalls(t *testing.T) {
 				t.Errorf("server saw %d requests, want 8", n)
 			}
 		})
+	}
+}
+
+// TestConsumerPanicPropagates checks the recovery from SDK panics leaves a
+// panic in the caller's own loop body alone.
+func TestConsumerPanicPropagates(t *testing.T) {
+	for _, p := range fakeProviders() {
+		srv := p.start(t, llmtest.Sequence(llmtest.Reply{Text: "a b c d", Chunks: 4}))
+		m := newModel(t, p, srv, llm.Config{})
+		func() {
+			defer func() {
+				if r := recover(); r != "consumer's own" {
+					t.Errorf("%s: recovered %v, want the consumer's panic", p.name, r)
+				}
+			}()
+			for range m.GenerateContent(testCtx(t), userRequest("hi"), true) {
+				panic("consumer's own")
+			}
+		}()
 	}
 }

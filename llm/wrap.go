@@ -14,8 +14,8 @@ import (
 // providerModel gives every provider's model.LLM the same contract: failures
 // after the request was sent are *ProviderError (status, message, attempts,
 // never the key), a stream ends with one non-partial response carrying
-// TurnComplete, and a stream that breaks off is an error, not a short
-// answer.
+// TurnComplete and the usage, and a stream that breaks off is an error, not
+// a short answer.
 type providerModel struct {
 	provider string
 	inner    model.LLM
@@ -31,8 +31,27 @@ func (m *providerModel) Name() string { return m.inner.Name() }
 
 // GenerateContent calls the provider; see providerModel.
 func (m *providerModel) GenerateContent(ctx context.Context, req *model.LLMRequest, stream bool) iter.Seq2[*model.LLMResponse, error] {
-	return func(yield func(*model.LLMResponse, error) bool) {
+	return func(consumer func(*model.LLMResponse, error) bool) {
 		ctx, st := withCallState(ctx)
+		// The SDKs decode untrusted replies, and genai panics on some
+		// (e.g. {"candidates":{}}): a panic out of the provider's code is a
+		// malformed reply. One out of the consumer's loop body, which
+		// unwinds through yield, is not ours to stop.
+		inConsumer := false
+		yield := func(resp *model.LLMResponse, err error) bool {
+			inConsumer = true
+			ok := consumer(resp, err)
+			inConsumer = false
+			return ok
+		}
+		defer func() {
+			if inConsumer {
+				return
+			}
+			if r := recover(); r != nil {
+				yield(nil, m.fail(ctx, st, fmt.Errorf("malformed reply: decoding it panicked: %v", r)))
+			}
+		}()
 		modelVersion := ""
 		finished, final := false, false
 		for resp, err := range m.inner.GenerateContent(ctx, req, stream) {
@@ -50,6 +69,10 @@ func (m *providerModel) GenerateContent(ctx context.Context, req *model.LLMReque
 				finished = true
 			}
 			if stream && resp.Partial {
+				// Usage belongs to the complete response only, so that
+				// summing every response's usage counts a call once
+				// (Gemini's chunks carry running totals).
+				resp.UsageMetadata = nil
 				if !yield(resp, nil) {
 					return
 				}

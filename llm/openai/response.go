@@ -65,11 +65,6 @@ func decodeResponse(body []byte) (*model.LLMResponse, error) {
 		acc.calls = append(acc.calls, &callAcc{index: int64(i), id: tc.ID, kind: tc.Type, name: tc.Function.Name})
 		acc.calls[i].args.WriteString(tc.Function.Arguments)
 	}
-	if fc := choice.Message.FunctionCall; fc.Name != "" {
-		call := &callAcc{index: int64(len(acc.calls)), name: fc.Name}
-		call.args.WriteString(fc.Arguments)
-		acc.calls = append(acc.calls, call)
-	}
 	acc.finish = choice.FinishReason
 	acc.model = c.Model
 	if c.JSON.Usage.Valid() {
@@ -167,13 +162,6 @@ func decodeStream(r io.Reader, partial func(*model.LLMResponse) bool) (*model.LL
 			if err := acc.addToolDeltas(d.ToolCalls); err != nil {
 				return err
 			}
-			if d.FunctionCall.Name != "" || d.FunctionCall.Arguments != "" {
-				if err := acc.addToolDeltas([]oai.ChatCompletionChunkChoiceDeltaToolCall{{
-					Index: -1, Function: oai.ChatCompletionChunkChoiceDeltaToolCallFunction{Name: d.FunctionCall.Name, Arguments: d.FunctionCall.Arguments},
-				}}); err != nil {
-					return err
-				}
-			}
 			text := d.Content + d.Refusal
 			if text == "" {
 				continue
@@ -265,7 +253,8 @@ type callAcc struct {
 }
 
 // addToolDeltas merges streamed tool call fragments, keyed by their index.
-// Index -1 is the legacy function_call, which has no index.
+// (The deprecated function_call is not read: requests declare tools, so
+// replies call them with tool_calls.)
 func (a *accumulator) addToolDeltas(deltas []oai.ChatCompletionChunkChoiceDeltaToolCall) error {
 	for _, d := range deltas {
 		var call *callAcc
