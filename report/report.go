@@ -70,6 +70,9 @@ func renderTable(w io.Writer, e *bench.Evaluation) error {
 	}
 	fmt.Fprintf(tw, "latency\tp50 %s  p95 %s  p99 %s  max %s\n", ms(m.LatencyMS.P50), ms(m.LatencyMS.P95), ms(m.LatencyMS.P99), ms(m.LatencyMS.Max))
 	fmt.Fprintf(tw, "tokens\tin %d  out %d%s\n", m.InputTokens, m.OutputTokens, estimated(m.TokensEstimated))
+	for _, line := range llmUsageLines(m) {
+		fmt.Fprintf(tw, "%s\t%s\n", line[0], line[1])
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -84,6 +87,29 @@ func renderTable(w io.Writer, e *bench.Evaluation) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%s\n", t.TaskID, t.Trials, t.Successes, t.AvgReward, Counts(term[t.TaskID]))
 	}
 	return tw.Flush()
+}
+
+// llmUsageLines describes proctor's own model usage, a line per role
+// (user simulator, judge) in a fixed order.
+func llmUsageLines(m bench.Metrics) [][2]string {
+	var out [][2]string
+	roles := make([]string, 0, len(m.LLMUsage))
+	for r := range m.LLMUsage {
+		roles = append(roles, r)
+	}
+	sort.Strings(roles)
+	for _, r := range roles {
+		u := m.LLMUsage[r]
+		v := fmt.Sprintf("%d calls, in %d out %d tokens, $%.4f", u.Calls, u.InputTokens, u.OutputTokens, u.CostUSD)
+		if u.Errors > 0 {
+			v += fmt.Sprintf(", %d failed", u.Errors)
+		}
+		if u.Unpriced > 0 {
+			v += fmt.Sprintf(", %d unpriced", u.Unpriced)
+		}
+		out = append(out, [2]string{r + " model", v})
+	}
+	return out
 }
 
 func renderMarkdown(w io.Writer, e *bench.Evaluation) error {
@@ -109,6 +135,9 @@ func renderMarkdown(w io.Writer, e *bench.Evaluation) error {
 	fmt.Fprintf(&b, "| requests | %d (errors %d; status %s) |\n", m.Requests, m.Errors, Counts(m.StatusCodes))
 	fmt.Fprintf(&b, "| latency | p50 %s, p95 %s, p99 %s |\n", ms(m.LatencyMS.P50), ms(m.LatencyMS.P95), ms(m.LatencyMS.P99))
 	fmt.Fprintf(&b, "| tokens | in %d, out %d%s |\n", m.InputTokens, m.OutputTokens, estimated(m.TokensEstimated))
+	for _, line := range llmUsageLines(m) {
+		fmt.Fprintf(&b, "| %s | %s |\n", line[0], line[1])
+	}
 	if len(s.Tasks) > 0 {
 		b.WriteString("\n| task | trials | passed | avg reward |\n|---|---|---|---|\n")
 		for _, t := range s.Tasks {

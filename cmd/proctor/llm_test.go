@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -126,6 +127,12 @@ func TestLLMUserRecordsAndReplaysOffline(t *testing.T) {
 		if strings.Contains(string(b), fakeUserSecret) {
 			t.Errorf("the API key is in %s", filepath.Base(f))
 		}
+	}
+
+	// The table says what the user model cost.
+	table := mustCLI(t, 0, "results", ev.ID, "--db", db)
+	if !strings.Contains(table.stdout, "user model") || !strings.Contains(table.stdout, fmt.Sprintf("%d calls", calls)) {
+		t.Errorf("results table lacks the user model's usage:\n%s", table.stdout)
 	}
 
 	// A replay that asks something the recording did not is a clear error.
