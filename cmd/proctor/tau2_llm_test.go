@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"net"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/proctor-eval/proctor/bench"
 	"github.com/proctor-eval/proctor/domains/builtin"
+	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/internal/llmtest"
 	"github.com/proctor-eval/proctor/internal/tau2test"
 	"github.com/proctor-eval/proctor/llm"
@@ -111,5 +114,66 @@ func TestAirlineWithLLMUser(t *testing.T) {
 	}
 	if got.Summary.DoNothingBaseline == nil {
 		t.Error("get_results lost the do-nothing baseline")
+	}
+}
+
+// TestRetailJudge scores retail's NL_ASSERTION basis with an LLM judge
+// faked at the wire: three samples per conversation, their votes and
+// reasoning kept, their cost apart from the user's.
+func TestRetailJudge(t *testing.T) {
+	root := filepath.Dir(tau2test.Dir(t, "retail"))
+	fake := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply {
+		if strings.Contains(r.System, "You judge a conversation") {
+			prompt := r.Messages[len(r.Messages)-1].Text
+			n := strings.Count(prompt, "\n") // enough to number every assertion
+			var results []string
+			for i := 1; i <= n; i++ {
+				results = append(results, `{"index": `+strconv.Itoa(i)+`, "met": true, "reasoning": "the agent said so"}`)
+			}
+			return llmtest.Reply{Text: `{"results": [` + strings.Join(results, ",") + `]}`, InputTokens: 1000, OutputTokens: 50}
+		}
+		for _, m := range r.Messages {
+			if m.Role == "assistant" {
+				return llmtest.Reply{Text: "###STOP###", InputTokens: 300, OutputTokens: 3}
+			}
+		}
+		return llmtest.Reply{Text: "Hello, I want to return an item.", InputTokens: 200, OutputTokens: 9}
+	})
+	t.Setenv("OPENAI_API_KEY", fakeUserSecret)
+	agentSrv := agenttest.Start(t, agenttest.Sorry)
+	r := mustCLI(t, 0, "run", "--domain", "retail", "--tau2-data", root, "--task-ids", "2,3", "--agent", agentSrv.URL,
+		"--user", "llm", "--user-model", "openai:gpt-4.1-mini", "--judge-model", "openai:gpt-4.1", "--llm-base-url", fake.URL,
+		"--db", tempDB(t), "--format", "json", "--progress", "none")
+	var ev bench.Evaluation
+	if err := json.Unmarshal([]byte(r.stdout), &ev); err != nil {
+		t.Fatal(err)
+	}
+	judged := 0
+	for _, s := range ev.Simulations {
+		if !slices.Contains(s.RewardInfo.RewardBasis, "NL_ASSERTION") {
+			continue
+		}
+		judged++
+		if s.RewardInfo.RewardBreakdown["NL_ASSERTION"] != 1 || len(s.RewardInfo.NLAssertions) == 0 {
+			t.Errorf("%s: NL_ASSERTION %v, checks %+v (%s)", s.ID, s.RewardInfo.RewardBreakdown, s.RewardInfo.NLAssertions, s.RewardInfo.Note)
+		}
+		for _, c := range s.RewardInfo.NLAssertions {
+			if !c.Met || c.MetVotes != 3 || c.Samples != 3 || !strings.Contains(c.Reasoning, "the agent said so") {
+				t.Errorf("%s: check %+v", s.ID, c)
+			}
+		}
+	}
+	if judged == 0 {
+		t.Fatal("no simulation was scored on NL_ASSERTION")
+	}
+	judge, user := ev.Metrics.LLMUsage[llm.RoleJudge], ev.Metrics.LLMUsage[llm.RoleUser]
+	if judge.Calls != 3*judged || judge.InputTokens != int64(1000*judge.Calls) || user.Calls != 4 {
+		t.Errorf("judge usage %+v, user usage %+v", judge, user)
+	}
+	if judge.CostUSD <= user.CostUSD {
+		t.Errorf("judge cost %v should exceed the user's %v (gpt-4.1 against gpt-4.1-mini, more tokens)", judge.CostUSD, user.CostUSD)
+	}
+	if ev.Config.JudgeModel != "openai:gpt-4.1" || ev.Config.JudgeSamples != 3 {
+		t.Errorf("config %+v", ev.Config)
 	}
 }
