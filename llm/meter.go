@@ -174,7 +174,9 @@ func (m *metered) GenerateContent(ctx context.Context, req *model.LLMRequest, st
 				// Streams may report usage on several chunks; the
 				// last report is the total.
 				c.InputTokens = int64(resp.UsageMetadata.PromptTokenCount)
-				c.OutputTokens = int64(resp.UsageMetadata.CandidatesTokenCount)
+				// Reasoning ("thoughts") tokens are billed as output but
+				// counted apart from the candidates'.
+				c.OutputTokens = int64(resp.UsageMetadata.CandidatesTokenCount) + int64(resp.UsageMetadata.ThoughtsTokenCount)
 			}
 			if !yield(resp, err) {
 				return

@@ -2,12 +2,15 @@ package llm_test
 
 import (
 	"context"
+	"iter"
 	"math"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/proctor-eval/proctor/llm"
+	"google.golang.org/adk/model"
+	"google.golang.org/genai"
 )
 
 func TestMeterRecordsPerRoleInTheContextLedger(t *testing.T) {
@@ -58,6 +61,30 @@ func TestMeterRecordsPerRoleInTheContextLedger(t *testing.T) {
 	total := llm.MergeUsage(byRole, map[string]llm.Usage{llm.RoleUser: {Calls: 1, CostUSD: 1}})
 	if total[llm.RoleUser].Calls != 3 || total[llm.RoleJudge].Calls != 2 {
 		t.Fatalf("merged usage = %+v", total)
+	}
+}
+
+func TestMeterBillsThoughtsAsOutput(t *testing.T) {
+	var ledger llm.Ledger
+	m := llm.Meter(thinking{}, llm.RoleJudge, llm.Prices{"thinker": {OutputPerMTok: 10}})
+	if _, err := ask(t, llm.WithLedger(context.Background(), &ledger), m, "x", false); err != nil {
+		t.Fatal(err)
+	}
+	c := ledger.Calls()[0]
+	if c.OutputTokens != 700 || c.CostUSD != 700*10/1e6 {
+		t.Fatalf("call %+v: want 500 candidate + 200 thought tokens billed as output", c)
+	}
+}
+
+// thinking reports reasoning tokens beside the answer's.
+type thinking struct{}
+
+func (thinking) Name() string { return "thinker" }
+
+func (thinking) GenerateContent(_ context.Context, _ *model.LLMRequest, _ bool) iter.Seq2[*model.LLMResponse, error] {
+	return func(yield func(*model.LLMResponse, error) bool) {
+		yield(&model.LLMResponse{Content: genai.NewContentFromText("ok", genai.RoleModel),
+			UsageMetadata: &genai.GenerateContentResponseUsageMetadata{PromptTokenCount: 10, CandidatesTokenCount: 500, ThoughtsTokenCount: 200}}, nil)
 	}
 }
 
