@@ -2,6 +2,8 @@ package telecom
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -92,6 +94,13 @@ func appendPy(dst []byte, v any) ([]byte, error) {
 			}
 		}
 		return append(dst, '}'), nil
+	case map[string]any: // a dict whose order nothing shows: sorted
+		keys := slices.Sorted(maps.Keys(x))
+		o := make(obj, len(keys))
+		for i, k := range keys {
+			o[i] = field{k, x[k]}
+		}
+		return appendPy(dst, o)
 	case []any:
 		dst = append(dst, '[')
 		for i, e := range x {

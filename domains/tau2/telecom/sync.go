@@ -2,7 +2,7 @@ package telecom
 
 import "fmt"
 
-// sync is tau2's TelecomEnvironment.sync_tools (domains-spec.md 5.6), run
+// syncSides is tau2's TelecomEnvironment.sync_tools (domains-spec.md 5.6), run
 // by the environment after every tool call and env function
 // (domains.Spec.Sync): once the user's phone number is known, it copies
 // the agent's records of their line into their surroundings (active line,
@@ -10,7 +10,7 @@ import "fmt"
 // (the bill becomes Paid) and raises a request for the first of their bills
 // awaiting payment. It does not search for a network: the phone notices a
 // changed line only when something makes it search (a toggle, a reboot).
-func sync(db *DB, user any) error {
+func syncSides(db *DB, user any) error {
 	u, ok := user.(*UserDB)
 	if !ok {
 		return fmt.Errorf("telecom sync: user database is %T, not *UserDB", user)

@@ -127,7 +127,7 @@ func NewWithPolicy(dir, split string, v PolicyVariant) (*domains.Domain, error) 
 		Tasks:       tasks,
 		Tools:       Tools(),
 		User:        domains.NewSide(userDB, UserTools()),
-		Sync:        sync,
+		Sync:        syncSides,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tau2 telecom: %w", err)
