@@ -119,7 +119,10 @@ func (d *Domain) freshEnv() (*env, error) {
 // on its requestor's side, and returns the resulting database hash: the
 // state a perfect agent (and user) leaves. Expected actions that fail (a
 // policy says no) are replayed all the same, as tau2-bench does; they must
-// leave the state unchanged.
+// leave the state unchanged. A domain's Spec.Sync runs after each, as on a
+// live call (tau2's evaluator skips it between gold actions; telecom, whose
+// sides sync, is not scored on database hashes, and its replay fixture
+// syncs as here).
 func (d *Domain) GoldHash(task *Task) (string, error) {
 	env, err := d.NewEnv(task)
 	if err != nil {
