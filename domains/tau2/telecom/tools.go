@@ -20,7 +20,7 @@ func Tools() *domains.Toolbox[DB] {
 	tb.Register("get_customer_by_phone",
 		"Look up a customer by phone number: their contact number or the number of one of their lines. Returns the customer's account.",
 		`{"type": "object", "properties": {
-			"phone_number": {"type": "string", "description": "The phone number, as written in the account, such as '555-123-2002'."}
+			"phone_number": {"type": "string", "description": "The phone number, as written in the account, such as '555-123-4567'."}
 		}, "required": ["phone_number"]}`,
 		getCustomerByPhone)
 	tb.Register("get_customer_by_id",

@@ -40,51 +40,209 @@ func freshEnv(t *testing.T, d *domains.Domain, taskID string) domains.Env {
 
 type m = map[string]any
 
+// miniDB is a small telecom world of proctor's own in tau2's TOML format:
+// Ada Park (C1) has two lines, L1 active on her phone D1 and L2 suspended,
+// and bills B1 (paid), B2 (issued) and B3 (the draft); Bo Chen (C2) has
+// L3 on the Max plan and no draft bill. The numbers of P2 are integers, as
+// a TOML file may write them.
+const miniDB = `[[plans]]
+plan_id = "P1"
+name = "Starter"
+data_limit_gb = 10.0
+price_per_month = 30.0
+data_refueling_price_per_gb = 2.5
+
+[[plans]]
+plan_id = "P2"
+name = "Max"
+data_limit_gb = 50
+price_per_month = 55
+data_refueling_price_per_gb = 0.1
+
+[[customers]]
+customer_id = "C1"
+full_name = "Ada Park"
+date_of_birth = "1980-02-03"
+email = "ada@example.org"
+phone_number = "555-0100"
+account_status = "Active"
+created_at = "2024-11-02T08:00:00"
+goodwill_credit_used_this_year = 10.0
+line_ids = ["L1", "L2"]
+bill_ids = ["B1", "B2", "B3"]
+address = {street = "1 Elm Rd", city = "Springfield", state = "OR", zip_code = "97477"}
+[[customers.payment_methods]]
+method_type = "Credit Card"
+account_number_last_4 = "4242"
+expiration_date = "01/2030"
+
+[[customers]]
+customer_id = "C2"
+full_name = "Bo Chen"
+date_of_birth = "1991-07-08"
+email = "bo@example.org"
+phone_number = "555-0200"
+account_status = "Active"
+created_at = "2025-01-03T10:15:30"
+last_extension_date = "2025-01-10"
+line_ids = ["L3"]
+bill_ids = ["B4"]
+address = {street = "2 Oak St", city = "Salem", state = "OR", zip_code = "97301"}
+
+[[lines]]
+line_id = "L1"
+phone_number = "555-0101"
+status = "Active"
+plan_id = "P1"
+device_id = "D1"
+data_used_gb = 4.5
+roaming_enabled = true
+contract_end_date = "2026-06-30"
+
+[[lines]]
+line_id = "L2"
+phone_number = "555-0102"
+status = "Suspended"
+plan_id = "P1"
+device_id = "D2"
+suspension_start_date = "2025-02-01"
+
+[[lines]]
+line_id = "L3"
+phone_number = "555-0201"
+status = "Active"
+plan_id = "P2"
+data_used_gb = 12.25
+
+[[bills]]
+bill_id = "B1"
+customer_id = "C1"
+period_start = "2025-01-01"
+period_end = "2025-01-31"
+issue_date = "2025-01-05"
+total_due = 30.0
+due_date = "2025-01-19"
+status = "Paid"
+line_items = [{description = "Starter - Line 555-0101", amount = 30.0, date = "2025-01-05", item_type = "Plan Charge"}]
+
+[[bills]]
+bill_id = "B2"
+customer_id = "C1"
+period_start = "2025-02-01"
+period_end = "2025-02-28"
+issue_date = "2025-02-05"
+total_due = 35.0
+due_date = "2025-02-19"
+status = "Issued"
+line_items = [
+  {description = "Starter - Line 555-0101", amount = 30.0, date = "2025-02-05", item_type = "Plan Charge"},
+  {description = "Suspension Fee - Line 555-0102", amount = 5.0, date = "2025-02-05", item_type = "Fee"},
+]
+
+[[bills]]
+bill_id = "B3"
+customer_id = "C1"
+period_start = "2025-03-01"
+period_end = "2025-03-31"
+issue_date = "2025-03-01"
+total_due = 0.0
+due_date = "2025-03-15"
+status = "Draft"
+
+[[bills]]
+bill_id = "B4"
+customer_id = "C2"
+period_start = "2025-02-01"
+period_end = "2025-02-28"
+issue_date = "2025-02-05"
+total_due = 55.0
+due_date = "2025-02-19"
+status = "Paid"
+
+[[devices]]
+device_id = "D1"
+device_type = "phone"
+model = "Fonix 3"
+imei = "111"
+is_esim_capable = true
+activated = true
+activation_date = "2025-01-20T14:30:00"
+last_esim_transfer_date = "2025-01-21T09:00:00"
+
+[[devices]]
+device_id = "D2"
+device_type = "tablet"
+model = "Slate"
+is_esim_capable = false
+`
+
+// miniDomain is the telecom domain over miniDB, with a phone in tau2's
+// default state (tau2's user_db.toml only restates the defaults).
+func miniDomain(t testing.TB) *domains.Domain {
+	t.Helper()
+	agentDB, err := TOMLToJSON([]byte(miniDB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	userDB, err := TOMLToJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := domains.NewDomain(domains.Spec[DB]{Name: "telecom-mini", DB: agentDB, Tools: Tools(),
+		User: domains.NewSide(userDB, UserTools()), Sync: syncSides})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 func TestAgentTools(t *testing.T) {
-	d, _ := testDomain(t, "")
+	d := miniDomain(t)
 	cases := []struct {
 		name, tool string
 		args       m
 		want       string
 		isError    bool
 	}{
-		{"customer by id", "get_customer_by_id", m{"customer_id": "C1001"}, `{"customer_id": "C1001", "full_name": "John Smith", "date_of_birth": "1985-06-15", "email": "john.smith@example.com", "phone_number": "555-123-2002", "address": {"street": "123 Main St", "city": "Anytown", "state": "CA", "zip_code": "90210"}, "account_status": "Active", "payment_methods": [{"method_type": "Credit Card", "account_number_last_4": "1235", "expiration_date": "12/2026"}], "line_ids": ["L1001", "L1002", "L1003"], "bill_ids": ["B1001", "B1002", "B1003"], "created_at": "2025-01-15 10:30:00", "last_extension_date": null, "goodwill_credit_used_this_year": 25.0}`, false},
-		{"customer by contact phone", "get_customer_by_phone", m{"phone_number": "555-123-2002"}, `{"customer_id": "C1001", "full_name": "John Smith", "date_of_birth": "1985-06-15", "email": "john.smith@example.com", "phone_number": "555-123-2002", "address": {"street": "123 Main St", "city": "Anytown", "state": "CA", "zip_code": "90210"}, "account_status": "Active", "payment_methods": [{"method_type": "Credit Card", "account_number_last_4": "1235", "expiration_date": "12/2026"}], "line_ids": ["L1001", "L1002", "L1003"], "bill_ids": ["B1001", "B1002", "B1003"], "created_at": "2025-01-15 10:30:00", "last_extension_date": null, "goodwill_credit_used_this_year": 25.0}`, false},
-		{"customer by line phone", "get_customer_by_phone", m{"phone_number": "555-123-2001"}, `{"customer_id": "C1001", "full_name": "John Smith", "date_of_birth": "1985-06-15", "email": "john.smith@example.com", "phone_number": "555-123-2002", "address": {"street": "123 Main St", "city": "Anytown", "state": "CA", "zip_code": "90210"}, "account_status": "Active", "payment_methods": [{"method_type": "Credit Card", "account_number_last_4": "1235", "expiration_date": "12/2026"}], "line_ids": ["L1001", "L1002", "L1003"], "bill_ids": ["B1001", "B1002", "B1003"], "created_at": "2025-01-15 10:30:00", "last_extension_date": null, "goodwill_credit_used_this_year": 25.0}`, false},
-		{"unknown phone", "get_customer_by_phone", m{"phone_number": "5551232002"}, "Error: Customer with phone number 5551232002 not found", true},
-		{"customer by name", "get_customer_by_name", m{"full_name": "sarah JOHNSON", "dob": "1990-11-22"}, `[{"customer_id": "C1002", "full_name": "Sarah Johnson", "date_of_birth": "1990-11-22", "email": "sarah.j@example.com", "phone_number": "555-123-1002", "address": {"street": "456 Oak Ave", "city": "Springfield", "state": "IL", "zip_code": "62701"}, "account_status": "Active", "payment_methods": [{"method_type": "Debit Card", "account_number_last_4": "1234", "expiration_date": "12/2026"}, {"method_type": "Credit Card", "account_number_last_4": "5678", "expiration_date": "06/2027"}], "line_ids": ["L1004", "L1005", "L1006", "L1007", "L1008"], "bill_ids": ["B1004", "B1005"], "created_at": "2025-02-10 14:15:00", "last_extension_date": "2025-01-05", "goodwill_credit_used_this_year": 0.0}]`, false},
-		{"no customer by name", "get_customer_by_name", m{"full_name": "Sarah Johnson", "dob": "1990-11-23"}, "[]", false},
-		{"line", "get_details_by_id", m{"id": "L1002"}, `{"line_id": "L1002", "phone_number": "555-123-2002", "status": "Active", "plan_id": "P1002", "device_id": "D1002", "data_used_gb": 8.7, "data_refueling_gb": 0.0, "roaming_enabled": true, "contract_end_date": "2026-12-31", "last_plan_change_date": "2024-12-15", "last_sim_replacement_date": "2025-01-20", "suspension_start_date": null}`, false},
-		{"device", "get_details_by_id", m{"id": "D1002"}, `{"device_id": "D1002", "device_type": "phone", "model": "Smartphone Pro Max", "imei": "234567890123456", "is_esim_capable": true, "activated": true, "activation_date": "2025-02-15 11:45:00", "last_esim_transfer_date": "2025-01-20 09:30:00"}`, false},
-		{"bill", "get_details_by_id", m{"id": "B1001"}, `{"bill_id": "B1001", "customer_id": "C1001", "period_start": "2025-01-01", "period_end": "2025-01-31", "issue_date": "2025-01-05", "total_due": 160.5, "due_date": "2025-01-19", "line_items": [{"description": "Basic Plan - Line 555-123-2001", "amount": 40.0, "date": "2025-01-05", "item_type": "Plan Charge"}, {"description": "Premium Plan - Line 555-123-2002", "amount": 65.0, "date": "2025-01-05", "item_type": "Plan Charge"}, {"description": "Basic Plan - Line 555-123-2003", "amount": 40.0, "date": "2025-01-05", "item_type": "Plan Charge"}, {"description": "Data Overage - Line 555-123-2002", "amount": 15.5, "date": "2025-01-05", "item_type": "Overage"}], "status": "Paid"}`, false},
-		{"plan", "get_details_by_id", m{"id": "P1003"}, `{"plan_id": "P1003", "name": "Unlimited Plus", "data_limit_gb": 999.0, "price_per_month": 85.0, "data_refueling_price_per_gb": 0.1}`, false},
+		{"customer by id", "get_customer_by_id", m{"customer_id": "C1"}, `{"customer_id": "C1", "full_name": "Ada Park", "date_of_birth": "1980-02-03", "email": "ada@example.org", "phone_number": "555-0100", "address": {"street": "1 Elm Rd", "city": "Springfield", "state": "OR", "zip_code": "97477"}, "account_status": "Active", "payment_methods": [{"method_type": "Credit Card", "account_number_last_4": "4242", "expiration_date": "01/2030"}], "line_ids": ["L1", "L2"], "bill_ids": ["B1", "B2", "B3"], "created_at": "2024-11-02 08:00:00", "last_extension_date": null, "goodwill_credit_used_this_year": 10.0}`, false},
+		{"customer by contact phone", "get_customer_by_phone", m{"phone_number": "555-0100"}, `{"customer_id": "C1", "full_name": "Ada Park", "date_of_birth": "1980-02-03", "email": "ada@example.org", "phone_number": "555-0100", "address": {"street": "1 Elm Rd", "city": "Springfield", "state": "OR", "zip_code": "97477"}, "account_status": "Active", "payment_methods": [{"method_type": "Credit Card", "account_number_last_4": "4242", "expiration_date": "01/2030"}], "line_ids": ["L1", "L2"], "bill_ids": ["B1", "B2", "B3"], "created_at": "2024-11-02 08:00:00", "last_extension_date": null, "goodwill_credit_used_this_year": 10.0}`, false},
+		{"customer by line phone", "get_customer_by_phone", m{"phone_number": "555-0102"}, `{"customer_id": "C1", "full_name": "Ada Park", "date_of_birth": "1980-02-03", "email": "ada@example.org", "phone_number": "555-0100", "address": {"street": "1 Elm Rd", "city": "Springfield", "state": "OR", "zip_code": "97477"}, "account_status": "Active", "payment_methods": [{"method_type": "Credit Card", "account_number_last_4": "4242", "expiration_date": "01/2030"}], "line_ids": ["L1", "L2"], "bill_ids": ["B1", "B2", "B3"], "created_at": "2024-11-02 08:00:00", "last_extension_date": null, "goodwill_credit_used_this_year": 10.0}`, false},
+		{"unknown phone", "get_customer_by_phone", m{"phone_number": "5550101"}, "Error: Customer with phone number 5550101 not found", true},
+		{"customer by name", "get_customer_by_name", m{"full_name": "bo CHEN", "dob": "1991-07-08"}, `[{"customer_id": "C2", "full_name": "Bo Chen", "date_of_birth": "1991-07-08", "email": "bo@example.org", "phone_number": "555-0200", "address": {"street": "2 Oak St", "city": "Salem", "state": "OR", "zip_code": "97301"}, "account_status": "Active", "payment_methods": [], "line_ids": ["L3"], "bill_ids": ["B4"], "created_at": "2025-01-03 10:15:30", "last_extension_date": "2025-01-10", "goodwill_credit_used_this_year": 0.0}]`, false},
+		{"no customer by name", "get_customer_by_name", m{"full_name": "Bo Chen", "dob": "1991-07-09"}, "[]", false},
+		{"line", "get_details_by_id", m{"id": "L1"}, `{"line_id": "L1", "phone_number": "555-0101", "status": "Active", "plan_id": "P1", "device_id": "D1", "data_used_gb": 4.5, "data_refueling_gb": 0.0, "roaming_enabled": true, "contract_end_date": "2026-06-30", "last_plan_change_date": null, "last_sim_replacement_date": null, "suspension_start_date": null}`, false},
+		{"device", "get_details_by_id", m{"id": "D1"}, `{"device_id": "D1", "device_type": "phone", "model": "Fonix 3", "imei": "111", "is_esim_capable": true, "activated": true, "activation_date": "2025-01-20 14:30:00", "last_esim_transfer_date": "2025-01-21 09:00:00"}`, false},
+		{"device with defaults", "get_details_by_id", m{"id": "D2"}, `{"device_id": "D2", "device_type": "tablet", "model": "Slate", "imei": null, "is_esim_capable": false, "activated": false, "activation_date": null, "last_esim_transfer_date": null}`, false},
+		{"bill", "get_details_by_id", m{"id": "B2"}, `{"bill_id": "B2", "customer_id": "C1", "period_start": "2025-02-01", "period_end": "2025-02-28", "issue_date": "2025-02-05", "total_due": 35.0, "due_date": "2025-02-19", "line_items": [{"description": "Starter - Line 555-0101", "amount": 30.0, "date": "2025-02-05", "item_type": "Plan Charge"}, {"description": "Suspension Fee - Line 555-0102", "amount": 5.0, "date": "2025-02-05", "item_type": "Fee"}], "status": "Issued"}`, false},
+		{"plan", "get_details_by_id", m{"id": "P2"}, `{"plan_id": "P2", "name": "Max", "data_limit_gb": 50.0, "price_per_month": 55.0, "data_refueling_price_per_gb": 0.1}`, false},
 		{"unknown id kind", "get_details_by_id", m{"id": "X1"}, "Error: Unknown ID format or type: X1", true},
 		{"unknown line", "get_details_by_id", m{"id": "L9"}, "Error: Line with ID L9 not found", true},
-		{"bills newest first", "get_bills_for_customer", m{"customer_id": "C1001", "limit": 2.0}, `[{"bill_id": "B1003", "customer_id": "C1001", "period_start": "2025-03-01", "period_end": "2025-03-31", "issue_date": "2025-03-01", "total_due": 0.0, "due_date": "2025-03-15", "line_items": [], "status": "Draft"}, {"bill_id": "B1002", "customer_id": "C1001", "period_start": "2025-02-01", "period_end": "2025-02-28", "issue_date": "2025-02-05", "total_due": 150.0, "due_date": "2025-02-19", "line_items": [{"description": "Basic Plan - Line 555-123-2001", "amount": 40.0, "date": "2025-02-05", "item_type": "Plan Charge"}, {"description": "Premium Plan - Line 555-123-2002", "amount": 65.0, "date": "2025-02-05", "item_type": "Plan Charge"}, {"description": "Basic Plan - Line 555-123-2003", "amount": 40.0, "date": "2025-02-05", "item_type": "Plan Charge"}, {"description": "Suspension Fee - Line 555-123-2003", "amount": 5.0, "date": "2025-02-05", "item_type": "Fee"}], "status": "Issued"}]`, false},
-		{"bills negative limit", "get_bills_for_customer", m{"customer_id": "C1004", "limit": -1.0}, "[]", false},
-		{"bills fractional limit", "get_bills_for_customer", m{"customer_id": "C1001", "limit": 1.5}, "Error: argument 'limit' must be an integer, got 1.5", true},
-		{"data usage", "get_data_usage", m{"customer_id": "C1001", "line_id": "L1002"},
-			`{"line_id": "L1002", "data_used_gb": "8.7", "data_limit_gb": "15.0", "data_refueling_gb": "0.0", "cycle_end_date": "2025-02-28"}`, false},
-		{"line of another customer", "get_data_usage", m{"customer_id": "C1002", "line_id": "L1002"}, "Error: Line L1002 not found for customer C1002", true},
-		{"unknown customer", "get_data_usage", m{"customer_id": "C9", "line_id": "L1002"}, "Error: Customer with ID C9 not found", true},
-		{"suspend", "suspend_line", m{"customer_id": "C1001", "line_id": "L1001", "reason": "travel"},
-			`{"message": "Line suspended successfully. $5/month holding fee will apply.", "line": {"line_id": "L1001", "phone_number": "555-123-2001", "status": "Suspended", "plan_id": "P1001", "device_id": "D1001", "data_used_gb": 3.2, "data_refueling_gb": 0.0, "roaming_enabled": false, "contract_end_date": "2026-12-31", "last_plan_change_date": "2025-01-10", "last_sim_replacement_date": null, "suspension_start_date": "2025-02-25"}}`, false},
-		{"suspend a suspended line", "suspend_line", m{"customer_id": "C1001", "line_id": "L1003", "reason": "x"}, "Error: Line must be active to suspend", true},
-		{"resume an active line", "resume_line", m{"customer_id": "C1001", "line_id": "L1001"}, "Error: Line must be suspended to resume", true},
-		{"roaming already on", "enable_roaming", m{"customer_id": "C1001", "line_id": "L1002"}, "Roaming was already enabled", false},
-		{"roaming off", "disable_roaming", m{"customer_id": "C1001", "line_id": "L1002"}, "Roaming disabled successfully", false},
-		{"payment request", "send_payment_request", m{"customer_id": "C1001", "bill_id": "B1002"}, "Payment request sent to the customer for bill B1002", false},
-		{"payment request for another's bill", "send_payment_request", m{"customer_id": "C1001", "bill_id": "B1004"}, "Error: Bill B1004 not found for customer C1001", true},
-		{"refuel", "refuel_data", m{"customer_id": "C1001", "line_id": "L1001", "gb_amount": 1.5},
-			`{"message": "Successfully added 1.5 GB of data for line L1001 for $7.50", "new_data_refueling_gb": "1.5", "charge": "7.5"}`, false},
-		{"refuel nothing", "refuel_data", m{"customer_id": "C1001", "line_id": "L1001", "gb_amount": 0.0}, "Error: Refuel amount must be positive", true},
-		{"refuel a string", "refuel_data", m{"customer_id": "C1001", "line_id": "L1001", "gb_amount": "2"}, "Error: argument 'gb_amount' must be a number, got str", true},
+		{"bills newest first", "get_bills_for_customer", m{"customer_id": "C1", "limit": 2.0}, `[{"bill_id": "B3", "customer_id": "C1", "period_start": "2025-03-01", "period_end": "2025-03-31", "issue_date": "2025-03-01", "total_due": 0.0, "due_date": "2025-03-15", "line_items": [], "status": "Draft"}, {"bill_id": "B2", "customer_id": "C1", "period_start": "2025-02-01", "period_end": "2025-02-28", "issue_date": "2025-02-05", "total_due": 35.0, "due_date": "2025-02-19", "line_items": [{"description": "Starter - Line 555-0101", "amount": 30.0, "date": "2025-02-05", "item_type": "Plan Charge"}, {"description": "Suspension Fee - Line 555-0102", "amount": 5.0, "date": "2025-02-05", "item_type": "Fee"}], "status": "Issued"}]`, false},
+		{"bills negative limit", "get_bills_for_customer", m{"customer_id": "C2", "limit": -1.0}, "[]", false},
+		{"bills fractional limit", "get_bills_for_customer", m{"customer_id": "C1", "limit": 1.5}, "Error: argument 'limit' must be an integer, got 1.5", true},
+		{"data usage", "get_data_usage", m{"customer_id": "C1", "line_id": "L1"},
+			`{"line_id": "L1", "data_used_gb": "4.5", "data_limit_gb": "10.0", "data_refueling_gb": "0.0", "cycle_end_date": "2025-02-28"}`, false},
+		{"line of another customer", "get_data_usage", m{"customer_id": "C2", "line_id": "L1"}, "Error: Line L1 not found for customer C2", true},
+		{"unknown customer", "get_data_usage", m{"customer_id": "C9", "line_id": "L1"}, "Error: Customer with ID C9 not found", true},
+		{"suspend", "suspend_line", m{"customer_id": "C1", "line_id": "L1", "reason": "travel"}, `{"message": "Line suspended successfully. $5/month holding fee will apply.", "line": {"line_id": "L1", "phone_number": "555-0101", "status": "Suspended", "plan_id": "P1", "device_id": "D1", "data_used_gb": 4.5, "data_refueling_gb": 0.0, "roaming_enabled": true, "contract_end_date": "2026-06-30", "last_plan_change_date": null, "last_sim_replacement_date": null, "suspension_start_date": "2025-02-25"}}`, false},
+		{"suspend a suspended line", "suspend_line", m{"customer_id": "C1", "line_id": "L2", "reason": "x"}, "Error: Line must be active to suspend", true},
+		{"resume", "resume_line", m{"customer_id": "C1", "line_id": "L2"}, `{"message": "Line resumed successfully", "line": {"line_id": "L2", "phone_number": "555-0102", "status": "Active", "plan_id": "P1", "device_id": "D2", "data_used_gb": 0.0, "data_refueling_gb": 0.0, "roaming_enabled": false, "contract_end_date": null, "last_plan_change_date": null, "last_sim_replacement_date": null, "suspension_start_date": null}}`, false},
+		{"resume an active line", "resume_line", m{"customer_id": "C1", "line_id": "L1"}, "Error: Line must be suspended to resume", true},
+		{"roaming already on", "enable_roaming", m{"customer_id": "C1", "line_id": "L1"}, "Roaming was already enabled", false},
+		{"roaming off", "disable_roaming", m{"customer_id": "C1", "line_id": "L1"}, "Roaming disabled successfully", false},
+		{"roaming already off", "disable_roaming", m{"customer_id": "C2", "line_id": "L3"}, "Roaming was already disabled", false},
+		{"payment request", "send_payment_request", m{"customer_id": "C1", "bill_id": "B2"}, "Payment request sent to the customer for bill B2", false},
+		{"payment request for another's bill", "send_payment_request", m{"customer_id": "C1", "bill_id": "B4"}, "Error: Bill B4 not found for customer C1", true},
+		{"refuel", "refuel_data", m{"customer_id": "C1", "line_id": "L1", "gb_amount": 1.5},
+			`{"message": "Successfully added 1.5 GB of data for line L1 for $3.75", "new_data_refueling_gb": "1.5", "charge": "3.75"}`, false},
+		{"refuel nothing", "refuel_data", m{"customer_id": "C1", "line_id": "L1", "gb_amount": 0.0}, "Error: Refuel amount must be positive", true},
+		{"refuel a string", "refuel_data", m{"customer_id": "C1", "line_id": "L1", "gb_amount": "2"}, "Error: argument 'gb_amount' must be a number, got str", true},
 		{"transfer", "transfer_to_human_agents", m{"summary": "needs a human"}, "Transfer successful", false},
-		{"unexpected argument", "get_customer_by_id", m{"customer_id": "C1001", "x": 1.0}, "Error: get_customer_by_id() got an unexpected keyword argument 'x'", true},
-		{"missing arguments", "suspend_line", m{"customer_id": "C1001"}, "Error: suspend_line() missing 2 required positional arguments: 'line_id' and 'reason'", true},
-		{"wrong type", "get_customer_by_id", m{"customer_id": 1001.0}, "Error: argument 'customer_id' must be a string, got float", true},
+		{"unexpected argument", "get_customer_by_id", m{"customer_id": "C1", "x": 1.0}, "Error: get_customer_by_id() got an unexpected keyword argument 'x'", true},
+		{"missing arguments", "suspend_line", m{"customer_id": "C1"}, "Error: suspend_line() missing 2 required positional arguments: 'line_id' and 'reason'", true},
+		{"wrong type", "get_customer_by_id", m{"customer_id": 1.0}, "Error: argument 'customer_id' must be a string, got float", true},
 		{"user tool on the agent side", "toggle_data", nil, `Error: unknown tool "toggle_data"`, true},
-		{"env function is no tool", "set_data_usage", m{"customer_id": "C1001", "line_id": "L1001", "data_used_gb": 1.0}, `Error: unknown tool "set_data_usage"`, true},
+		{"env function is no tool", "set_data_usage", m{"customer_id": "C1", "line_id": "L1", "data_used_gb": 1.0}, `Error: unknown tool "set_data_usage"`, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,11 +256,11 @@ func TestAgentTools(t *testing.T) {
 }
 
 // envWith is an environment whose initial state is these initialization
-// actions (tau2's form: env_type, func_name, arguments), after John
-// Smith's set_user_info as in every telecom task.
+// actions (tau2's form: env_type, func_name, arguments), after Ada
+// Park's set_user_info (her line L1), as every telecom task begins.
 func envWith(t *testing.T, d *domains.Domain, actions ...domains.Action) domains.Env {
 	t.Helper()
-	init := append([]domains.Action{{EnvType: "user", FuncName: "set_user_info", Arguments: m{"name": "John Smith", "phone_number": "555-123-2002"}}}, actions...)
+	init := append([]domains.Action{{EnvType: "user", FuncName: "set_user_info", Arguments: m{"name": "Ada Park", "phone_number": "555-0101"}}}, actions...)
 	env, err := d.NewEnv(&domains.Task{ID: "t", InitialState: &domains.InitialState{InitializationActions: init}})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +282,7 @@ const (
 )
 
 func TestUserTools(t *testing.T) {
-	d, _ := testDomain(t, "")
+	d := miniDomain(t)
 	search := user("simulate_network_search", nil)
 	vpn := "{'server_address': '192.168.1.1', 'protocol': 'OpenVPN', 'server_performance': <PerformanceLevel.%s>}"
 	type step struct {
@@ -236,7 +394,7 @@ func TestUserTools(t *testing.T) {
 			{"user", "run_speed_test", nil, "Speed test failed: No Connection."},
 			{"user", "toggle_roaming", nil, "Data Roaming is now ON.\nStatus Bar: " + barExcellent},
 			{"user", "run_speed_test", nil, "Speed Test Result: 275.00 Mbps (Excellent). Connection is very fast."},
-			{"assistant", "disable_roaming", m{"customer_id": "C1001", "line_id": "L1002"}, "Roaming disabled successfully"},
+			{"assistant", "disable_roaming", m{"customer_id": "C1", "line_id": "L1"}, "Roaming disabled successfully"},
 			{"user", "run_speed_test", nil, "Speed test failed: No Connection."},
 		}},
 	}
@@ -253,7 +411,7 @@ func TestUserTools(t *testing.T) {
 }
 
 func TestUserToolFailures(t *testing.T) {
-	d, _ := testDomain(t, "")
+	d := miniDomain(t)
 	env := envWith(t, d)
 	cases := []struct {
 		tool string
@@ -267,7 +425,7 @@ func TestUserToolFailures(t *testing.T) {
 		{"set_apn_settings", m{"apn_settings": m{"apn": "internet"}}, "Error: 1 validation error for APNSettings\napn\n  extra inputs are not permitted"},
 		{"set_apn_settings", m{"apn_settings": m{"apn_name": "wap"}}, "Error: 1 validation error for APNSettings\napn_name\n  apn_name \"wap\" is not one of ['internet', 'broken']"},
 		{"set_apn_settings", m{"apn_settings": m{"mms_port": 80.5}}, "Error: 1 validation error for APNSettings\nmms_port\n  must be an integer or null"},
-		{"get_customer_by_id", m{"customer_id": "C1001"}, `Error: unknown tool "get_customer_by_id"`},
+		{"get_customer_by_id", m{"customer_id": "C1"}, `Error: unknown tool "get_customer_by_id"`},
 		{"turn_data_on", nil, `Error: unknown tool "turn_data_on"`},
 	}
 	for _, tc := range cases {
@@ -292,8 +450,8 @@ func mustHash(t *testing.T, env domains.Env) string {
 
 // TestSync follows a payment and a data refuel between the two sides.
 func TestSync(t *testing.T) {
-	d, _ := testDomain(t, "")
-	overdue := agent("suspend_line_for_overdue_bill", m{"customer_id": "C1001", "line_id": "L1002", "new_bill_id": "B1234321", "contract_ended": false})
+	d := miniDomain(t)
+	overdue := agent("suspend_line_for_overdue_bill", m{"customer_id": "C1", "line_id": "L1", "new_bill_id": "B9", "contract_ended": false})
 	env := envWith(t, d, overdue, user("simulate_network_search", nil))
 	assert := func(side, fn string, args m, want bool) {
 		t.Helper()
@@ -302,6 +460,8 @@ func TestSync(t *testing.T) {
 			t.Errorf("%s(%v) = %v, %v; want %v", fn, args, got, err, want)
 		}
 	}
+	assert("assistant", "assert_overdue_bill_exists", m{"customer_id": "C1", "overdue_bill_id": "B9"}, true)
+	assert("assistant", "assert_no_overdue_bill", m{"overdue_bill_id": "B9"}, false)
 	steps := []struct {
 		requestor, tool string
 		args            m
@@ -309,69 +469,72 @@ func TestSync(t *testing.T) {
 	}{
 		{"user", "check_status_bar", nil, "Status Bar: 📵 No Signal | 📵 Data Disabled | 🔋 80%"},
 		{"user", "check_payment_request", nil, "No payment request has been made."},
-		{"assistant", "send_payment_request", m{"customer_id": "C1001", "bill_id": "B1234321"}, "Payment request sent to the customer for bill B1234321"},
-		{"assistant", "send_payment_request", m{"customer_id": "C1001", "bill_id": "B1002"}, ""},
-		{"user", "check_payment_request", nil, "You have a payment request for bill B1234321 of 65.0 USD."},
-		{"user", "make_payment", nil, "Payment of 65.0 USD has been made for bill B1234321."},
+		{"assistant", "send_payment_request", m{"customer_id": "C1", "bill_id": "B9"}, "Payment request sent to the customer for bill B9"},
+		{"user", "check_payment_request", nil, "You have a payment request for bill B9 of 30.0 USD."},
+		{"user", "make_payment", nil, "Payment of 30.0 USD has been made for bill B9."},
 		{"user", "check_payment_request", nil, "No payment request has been made."},
-		{"assistant", "resume_line", m{"customer_id": "C1001", "line_id": "L1002"}, ""},
+		{"assistant", "resume_line", m{"customer_id": "C1", "line_id": "L1"}, ""},
 		// The phone notices the line only when it searches again.
 		{"user", "check_status_bar", nil, "Status Bar: 📵 No Signal | 📵 Data Disabled | 🔋 80%"},
 		{"user", "reboot_device", nil, "Restarting network services...\nStatus Bar: " + barExcellent},
 	}
 	for i, s := range steps {
-		res := env.Call(domains.ToolCall{Name: s.tool, Arguments: s.args, Requestor: s.requestor})
-		switch {
-		case s.tool == "send_payment_request" && s.args["bill_id"] == "B1002":
-			if !res.Error || res.Content != "Error: A bill is already awaiting payment for this customer" {
-				t.Errorf("step %d: second request: %+v", i, res)
-			}
-		case res.Error:
-			t.Fatalf("step %d %s: %s", i, s.tool, res.Content)
-		case s.want != "" && res.Content != s.want:
-			t.Errorf("step %d %s:\n got %q\nwant %q", i, s.tool, res.Content, s.want)
+		if got := call(t, env, s.requestor, s.tool, s.args); s.want != "" && got != s.want {
+			t.Errorf("step %d %s:\n got %q\nwant %q", i, s.tool, got, s.want)
 		}
 	}
-	if got := call(t, env, "", "get_details_by_id", m{"id": "B1234321"}); !strings.HasSuffix(got, `"status": "Paid"}`) ||
-		!strings.Contains(got, `"line_items": [{"description": "Charge for line L1002", "amount": 65.0, "date": "2025-02-25", "item_type": "Charge"}]`) {
+	if got := call(t, env, "", "get_details_by_id", m{"id": "B9"}); got != `{"bill_id": "B9", "customer_id": "C1", "period_start": "2025-01-01", `+
+		`"period_end": "2025-01-31", "issue_date": "2025-01-01", "total_due": 30.0, "due_date": "2025-01-15", "line_items": [{"description": `+
+		`"Charge for line L1", "amount": 30.0, "date": "2025-02-25", "item_type": "Charge"}], "status": "Paid"}` {
 		t.Errorf("overdue bill after payment: %s", got)
 	}
-	assert("assistant", "assert_no_overdue_bill", m{"overdue_bill_id": "B1234321"}, true)
-	assert("assistant", "assert_line_status", m{"customer_id": "C1001", "line_id": "L1002", "expected_status": "Active"}, true)
+	assert("assistant", "assert_no_overdue_bill", m{"overdue_bill_id": "B9"}, true)
+	assert("assistant", "assert_line_status", m{"customer_id": "C1", "line_id": "L1", "expected_status": "Active"}, true)
 	assert("user", "assert_service_status", m{"expected_status": "connected"}, true)
 
+	// One request at a time.
+	env = envWith(t, d)
+	call(t, env, "", "send_payment_request", m{"customer_id": "C1", "bill_id": "B2"})
+	if res := env.Call(domains.ToolCall{Name: "send_payment_request", Arguments: m{"customer_id": "C1", "bill_id": "B1"}}); !res.Error ||
+		res.Content != "Error: A bill is already awaiting payment for this customer" {
+		t.Errorf("second payment request: %+v", res)
+	}
+	if got := call(t, env, "user", "check_payment_request", nil); got != "You have a payment request for bill B2 of 35.0 USD." {
+		t.Errorf("payment request: %s", got)
+	}
+
 	// Data: over the allowance until refueled.
-	env = envWith(t, d, agent("set_data_usage", m{"customer_id": "C1001", "line_id": "L1002", "data_used_gb": 15.5}), user("simulate_network_search", nil))
+	env = envWith(t, d, agent("set_data_usage", m{"customer_id": "C1", "line_id": "L1", "data_used_gb": 10.5}), user("simulate_network_search", nil))
 	assert("user", "assert_mobile_data_usage_exceeded", m{"expected_status": true}, true)
 	assert("user", "assert_mobile_data_status", m{"expected_status": false}, true)
-	if got := call(t, env, "", "refuel_data", m{"customer_id": "C1001", "line_id": "L1002", "gb_amount": 2.0}); !strings.Contains(got, "$4.00") {
+	if got := call(t, env, "", "refuel_data", m{"customer_id": "C1", "line_id": "L1", "gb_amount": 1.0}); !strings.Contains(got, "for $2.50") {
 		t.Errorf("refuel: %s", got)
 	}
 	assert("user", "assert_mobile_data_usage_exceeded", m{"expected_status": false}, true)
 	assert("user", "assert_internet_speed", m{"expected_speed": 200.0, "expected_desc": "EXCELLENT"}, true)
 	assert("user", "assert_internet_speed", m{"expected_speed": 300.0}, false)
 	assert("user", "assert_internet_not_excellent", nil, false)
-	assert("assistant", "assert_data_refueling_amount", m{"customer_id": "C1001", "line_id": "L1002", "expected_amount": 2.0}, true)
-	if got := call(t, env, "", "get_bills_for_customer", m{"customer_id": "C1001", "limit": 1.0}); !strings.Contains(got,
-		`"total_due": 4.0, "due_date": "2025-03-15", "line_items": [{"description": "Data refueling: 2.0 GB at $2.0/GB", "amount": 4.0, "date": "2025-02-25", "item_type": "Charge"}], "status": "Draft"`) {
+	assert("assistant", "assert_data_refueling_amount", m{"customer_id": "C1", "line_id": "L1", "expected_amount": 1.0}, true)
+	if got := call(t, env, "", "get_bills_for_customer", m{"customer_id": "C1", "limit": 1.0}); !strings.Contains(got,
+		`"total_due": 2.5, "due_date": "2025-03-15", "line_items": [{"description": "Data refueling: 1.0 GB at $2.5/GB", "amount": 2.5, "date": "2025-02-25", "item_type": "Charge"}], "status": "Draft"`) {
 		t.Errorf("draft bill after refuel: %s", got)
 	}
 
 	// A customer without a draft bill gets one, named deterministically.
 	env = envWith(t, d)
-	call(t, env, "", "refuel_data", m{"customer_id": "C1002", "line_id": "L1004", "gb_amount": 1.0})
-	got := call(t, env, "", "get_bills_for_customer", m{"customer_id": "C1002", "limit": 1.0})
+	call(t, env, "", "refuel_data", m{"customer_id": "C2", "line_id": "L3", "gb_amount": 1.0})
+	got := call(t, env, "", "get_bills_for_customer", m{"customer_id": "C2", "limit": 1.0})
 	other := envWith(t, d)
-	call(t, other, "", "refuel_data", m{"customer_id": "C1002", "line_id": "L1004", "gb_amount": 1.0})
-	if again := call(t, other, "", "get_bills_for_customer", m{"customer_id": "C1002", "limit": 1.0}); again != got ||
+	call(t, other, "", "refuel_data", m{"customer_id": "C2", "line_id": "L3", "gb_amount": 1.0})
+	if again := call(t, other, "", "get_bills_for_customer", m{"customer_id": "C2", "limit": 1.0}); again != got ||
 		!strings.Contains(got, `"period_start": "2025-03-01", "period_end": "2025-03-31", "issue_date": "2025-03-01", "total_due": 0.1,`) {
 		t.Errorf("new draft bill: %s\nagain: %s", got, again)
 	}
 
 	// A phone number with no line is a broken scenario.
 	_, err := d.NewEnv(&domains.Task{ID: "t", InitialState: &domains.InitialState{InitializationActions: []domains.Action{
-		user("set_user_info", m{"name": "X", "phone_number": "555-000-0000"})}}})
-	if err == nil || !strings.Contains(err.Error(), "Wrong scenario, line not found for phone number: 555-000-0000") {
+		user("set_user_info", m{"name": "X", "phone_number": "555-9999"})}}})
+	if err == nil || !strings.Contains(err.Error(), "Wrong scenario, line not found for phone number: 555-9999") {
 		t.Errorf("unknown phone number: %v", err)
 	}
 }
