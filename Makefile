@@ -48,6 +48,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzFromRaw -fuzztime=$(FUZZTIME) ./a2aclient/
 	$(GO) test -run='^$$' -fuzz=FuzzReportedUsage -fuzztime=$(FUZZTIME) ./a2aclient/
 	$(GO) test -run='^$$' -fuzz=FuzzParseTasks -fuzztime=$(FUZZTIME) ./domains/
+	$(GO) test -run='^$$' -fuzz=FuzzTOMLDatabase -fuzztime=$(FUZZTIME) ./domains/tau2/telecom/
 	$(GO) test -run='^$$' -fuzz=FuzzStep -fuzztime=$(FUZZTIME) ./refagent/
 	$(GO) test -run='^$$' -fuzz=FuzzProviderReply -fuzztime=$(FUZZTIME) ./llm/
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeReply -fuzztime=$(FUZZTIME) ./llm/openai/

@@ -3,6 +3,7 @@ module github.com/proctor-eval/proctor
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/a2aproject/a2a-go/v2 v2.4.0
 	github.com/go-playground/validator/v10 v10.30.6
 	github.com/google/uuid v1.6.0

@@ -150,6 +150,17 @@ type Spec[DB any] struct {
 	// hashes match tau2's. A task with both agent_data and user_data is
 	// then rejected, as tau2's outcome for it is not known.
 	Tau2InitDataAliasing bool
+	// Sync, when set, keeps the two sides of a domain with a user side
+	// consistent, as tau2's Environment.sync_tools does (telecom mirrors
+	// the agent's records of a line into the user's surroundings): it runs
+	// with both sides' databases after every tool call that succeeds
+	// (Env.Call), after every initialization action and env function
+	// (CallFunc), and once more when NewEnv has set up the initial state.
+	// user is the user side's database: a pointer to the type given to
+	// NewSide. An error fails the call that triggered it (the call's own
+	// changes stay, as in tau2); in NewEnv it fails the environment. It
+	// needs User.
+	Sync func(agent *DB, user any) error
 }
 
 // Side is one side of a domain's world, its database and functions, built
@@ -224,6 +235,9 @@ func NewDomain[DB any](s Spec[DB]) (*Domain, error) {
 			return nil, fmt.Errorf("domain %s: user side: %w", s.Name, err)
 		}
 	}
+	if s.Sync != nil && s.User == nil {
+		return nil, fmt.Errorf("domain %s: Sync without a user side", s.Name)
+	}
 	d := &Domain{
 		Name:        s.Name,
 		Description: s.Description,
@@ -236,6 +250,15 @@ func NewDomain[DB any](s Spec[DB]) (*Domain, error) {
 	}
 	if s.User != nil {
 		d.UserTools = slices.Clone(s.User.tools)
+	}
+	if sync := s.Sync; sync != nil {
+		d.sync = func(agent, user any) error {
+			a, ok := agent.(*DB)
+			if !ok {
+				return fmt.Errorf("sync: agent database is %T, not %T", agent, a)
+			}
+			return sync(a, user)
+		}
 	}
 	ids := make(map[string]bool, len(s.Tasks))
 	for _, t := range s.Tasks {
@@ -342,6 +365,8 @@ type sideEnv interface {
 	hash() (string, error)
 	// merge deep-merges data into the database (see Merger).
 	merge(data map[string]any) error
+	// state is the side's database, a *DB, for Spec.Sync.
+	state() any
 }
 
 type toolEnv[DB any] struct {
@@ -397,6 +422,8 @@ func (e *toolEnv[DB]) callFunc(name string, args map[string]any) (out any, err e
 	}()
 	return fn(e.db, Args(args))
 }
+
+func (e *toolEnv[DB]) state() any { return e.db }
 
 func (e *toolEnv[DB]) hash() (string, error) {
 	if h, ok := any(e.db).(Hasher); ok {

@@ -21,6 +21,9 @@ type Domain struct {
 
 	agent, user *Side
 	aliasing    bool
+	// sync is Spec.Sync with the agent database's type erased; nil when
+	// the domain has none.
+	sync func(agent, user any) error
 }
 
 // HasUserSide reports whether the domain has a user side (Spec.User).
@@ -42,13 +45,18 @@ func (d *Domain) Task(id string) (*Task, bool) {
 // message history replayed (see ReplayHistory). A failing merge or
 // initialization action is an error: the task's data is broken and no
 // simulation of it can be scored. Replayed history calls that fail are
-// ignored.
+// ignored. A domain's Spec.Sync runs after each of these steps and once at
+// the end (also without a task), as tau2 syncs a new environment.
 func (d *Domain) NewEnv(task *Task) (Env, error) {
 	env, err := d.freshEnv()
 	if err != nil {
 		return nil, fmt.Errorf("domain %s: %w", d.Name, err)
 	}
 	if task == nil || task.InitialState == nil {
+		// tau2's environment syncs when it is built.
+		if err := env.runSync(); err != nil {
+			return nil, fmt.Errorf("domain %s: %w", d.Name, err)
+		}
 		return env, nil
 	}
 	is := task.InitialState
@@ -85,6 +93,10 @@ func (d *Domain) NewEnv(task *Task) (Env, error) {
 	for _, c := range calls {
 		env.Call(c)
 	}
+	// tau2 syncs once more at the end of set_state, whatever came before.
+	if err := env.runSync(); err != nil {
+		return nil, fmt.Errorf("domain %s: task %s: initial state: %w", d.Name, task.ID, err)
+	}
 	return env, nil
 }
 
@@ -94,7 +106,7 @@ func (d *Domain) freshEnv() (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &env{agent: a}
+	e := &env{agent: a, sync: d.sync}
 	if d.user != nil {
 		if e.user, err = d.user.newEnv(); err != nil {
 			return nil, fmt.Errorf("user side: %w", err)
@@ -107,7 +119,10 @@ func (d *Domain) freshEnv() (*env, error) {
 // on its requestor's side, and returns the resulting database hash: the
 // state a perfect agent (and user) leaves. Expected actions that fail (a
 // policy says no) are replayed all the same, as tau2-bench does; they must
-// leave the state unchanged.
+// leave the state unchanged. A domain's Spec.Sync runs after each, as on a
+// live call (tau2's evaluator skips it between gold actions; telecom, whose
+// sides sync, is not scored on database hashes, and its replay fixture
+// syncs as here).
 func (d *Domain) GoldHash(task *Task) (string, error) {
 	env, err := d.NewEnv(task)
 	if err != nil {

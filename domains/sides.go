@@ -22,6 +22,21 @@ type env struct {
 	agent sideEnv
 	user  sideEnv // nil: no user side
 	alias int
+	sync  func(agent, user any) error // Spec.Sync; nil: none
+}
+
+// runSync runs the domain's Spec.Sync, if any, on both sides' databases. A
+// panic in it is an error, as a tool's is.
+func (e *env) runSync() (err error) {
+	if e.sync == nil || e.user == nil {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("sync failed: %v", r)
+		}
+	}()
+	return e.sync(e.agent.state(), e.user.state())
 }
 
 // sideFor returns the side a requestor reaches (see Domain.side), or nil
@@ -49,7 +64,14 @@ func (e *env) callSide(requestor, name string, args map[string]any, envFuncs boo
 	case aliased:
 		return ToolResult{Content: "Error: " + errAliased.Error(), Error: true}
 	}
-	return side.call(name, args, envFuncs)
+	res := side.call(name, args, envFuncs)
+	if res.Error {
+		return res
+	}
+	if err := e.runSync(); err != nil {
+		return ToolResult{Content: "Error: " + err.Error(), Error: true}
+	}
+	return res
 }
 
 // Call implements Env.
@@ -102,7 +124,8 @@ func SideHashes(e Env) (agent, user string, err error) {
 
 // CallFunc calls a tool or env function by name on one side of an
 // environment ("" or "assistant": the agent's; "user": the user's) and
-// returns its raw result, as initialization actions and env assertions do.
+// returns its raw result, as initialization actions and env assertions do;
+// the domain's Spec.Sync then runs, as tau2 syncs after every env function.
 // It fails for an Env not built by NewDomain.
 func CallFunc(e Env, side, name string, args map[string]any) (any, error) {
 	x, ok := e.(*env)
@@ -116,7 +139,14 @@ func CallFunc(e Env, side, name string, args map[string]any) (any, error) {
 	case aliased:
 		return nil, errAliased
 	}
-	return s.callFunc(name, args)
+	out, err := s.callFunc(name, args)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.runSync(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // CheckEnvAssertion runs an env assertion on an environment and returns

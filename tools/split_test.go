@@ -122,11 +122,23 @@ func TestTau2Domains(t *testing.T) {
 	if m := byName["mock"]; m.NumTasks != 17 || m.Splits != nil || m.DefaultSplit != "" {
 		t.Errorf("mock: %+v", m)
 	}
+	if tc, ok := byName["telecom"]; ok && (tc.NumTasks != 114 || len(tc.Splits) != 5 || tc.Splits[3] != (tools.SplitInfo{Name: "full", NumTasks: 2285}) || len(tc.Tools) != 13) {
+		t.Errorf("telecom: %+v", tc)
+	}
 
 	v := violations(t, svc.Check(tools.EvaluationRequest{AgentURL: "builtin", Domain: "airline", Split: "train"}))
 	for _, w := range []string{"domain airline (split train)", "scripted user cannot play", "none of the 30", "LLM user simulator"} {
 		if !strings.Contains(v, w) {
 			t.Errorf("airline with the scripted user: %q lacks %q", v, w)
+		}
+	}
+	// Telecom's users act on their phones: an LLM's part, as for airline.
+	if _, ok := byName["telecom"]; ok {
+		v = violations(t, svc.Check(tools.EvaluationRequest{AgentURL: "builtin", Domain: "telecom"}))
+		for _, w := range []string{"domain telecom (split base)", "scripted user cannot play", "none of the 114", "LLM user simulator"} {
+			if !strings.Contains(v, w) {
+				t.Errorf("telecom with the scripted user: %q lacks %q", v, w)
+			}
 		}
 	}
 	v = violations(t, svc.Check(tools.EvaluationRequest{AgentURL: "builtin", Domain: "retail", TaskIDs: []string{"0"}}))

@@ -24,8 +24,9 @@ func newDomainsCmd() *cobra.Command {
 		Use:   "domains [NAME]",
 		Short: "List the domains agents can be evaluated on",
 		Long: `List the domains agents can be evaluated on: the built-in mock domain and, when
-tau2-bench's data is available, tau2's airline and retail domains with their task
-splits (base, the default, train and test).
+tau2-bench's data is available, tau2's airline, retail, telecom and mock (tau2-mock)
+domains with their task splits (base, the default, train and test; telecom also has
+small and full).
 
 tau2-bench's data is not part of proctor. Get it with 'proctor domains install tau2',
 or point --tau2-data (or ` + builtin.EnvTau2Data + `) at a copy of tau2-bench's
@@ -85,7 +86,7 @@ data/tau2/domains.`,
 				}
 			} else if cat.Tau2Dir() == "" {
 				// On stderr: the listing itself is what it always was.
-				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: tau2-bench's %s domains need its data: proctor domains install tau2\n", strings.Join(load.Names(), " and "))
+				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: tau2-bench's %s domains need its data: proctor domains install tau2\n", andList(load.Names()))
 			}
 			return nil
 		},
@@ -115,6 +116,14 @@ func taskCount(d tools.DomainInfo) string {
 		return fmt.Sprint(d.NumTasks)
 	}
 	return fmt.Sprintf("%d (%s)", d.NumTasks, splitList(d.Splits))
+}
+
+// andList joins names as a sentence does: "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 func splitList(splits []tools.SplitInfo) string {

@@ -70,8 +70,9 @@ func newRunCmd() *cobra.Command {
 then /.well-known/agent.json), the URL of its card, or "builtin" for proctor's
 reference agent, started in-process on a loopback port.
 
-tau2-bench's domains (airline, retail) need its data ('proctor domains install tau2',
-or --tau2-data) and come in task splits: --split base (the default), train or test.`,
+tau2-bench's domains (airline, retail, telecom, tau2-mock) need its data ('proctor
+domains install tau2', or --tau2-data) and come in task splits: --split base (the
+default), train or test (telecom also small and full).`,
 		Example: `  proctor run --domain mock --agent builtin
   proctor run --domain mock --agent http://localhost:9019 --num-trials 4 --concurrency 8
   proctor run --domain mock --agent http://localhost:9019 --task-ids mock-01,mock-02 --format json --out result.json

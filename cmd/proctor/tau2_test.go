@@ -104,6 +104,7 @@ func TestTau2InstallAndUse(t *testing.T) {
 		"retail 114 (base 114, train 74, test 40)",
 		"mock 17 ",
 		"tau2-mock 10 (base 10)",
+		"telecom 114 (base 114, train 74, test 40, full 2285, small 20)",
 	} {
 		if !strings.Contains(folded, w) {
 			t.Errorf("domains lacks %q:\n%s", w, r.stdout)
@@ -120,7 +121,7 @@ func TestTau2InstallAndUse(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal(names, []string{"airline", "mock", "retail", "tau2-mock"}) {
+	if !slices.Equal(names, []string{"airline", "mock", "retail", "tau2-mock", "telecom"}) {
 		t.Errorf("domains %v", names)
 	}
 	r = mustCLI(t, exitOK, "domains", "airline", "--tau2-data", dir)
@@ -142,6 +143,15 @@ func TestTau2InstallAndUse(t *testing.T) {
 		if !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "they need the LLM user simulator") {
 			t.Errorf("proctor %s:\n%s", strings.Join(args, " "), r.stderr)
 		}
+	}
+	// Telecom's too: its users act on their phones with tools.
+	r = mustCLI(t, exitUsage, "run", "--domain", "telecom", "--agent", "builtin", "--tau2-data", dir, "--db", db)
+	if !strings.Contains(r.stderr, "--domain telecom (split base): the scripted user cannot play these tasks: none of the 114 has a script") {
+		t.Errorf("proctor run --domain telecom:\n%s", r.stderr)
+	}
+	r = mustCLI(t, exitOK, "domains", "telecom", "--tau2-data", dir)
+	if !strings.Contains(r.stdout, "splits: base 114, train 74, test 40, full 2285, small 20") || !strings.Contains(r.stdout, "refuel_data") {
+		t.Errorf("domains telecom:\n%s", r.stdout)
 	}
 	if _, err := os.Stat(db); err == nil {
 		t.Error("a rejected run created the database")

@@ -21,9 +21,10 @@ const InstallHint = "get it with 'proctor domains install tau2', or point --tau2
 	") at a copy of tau2-bench's data/tau2/domains"
 
 // Catalog is every domain proctor can evaluate on: the built-in ones, which
-// ship with it, and tau2-bench's (airline, retail), whose data proctor does
-// not ship and reads from a directory laid out like tau2's data/tau2/domains.
-// A tau2 domain is available when all its files are there.
+// ship with it, and tau2-bench's (airline, retail, telecom, tau2-mock),
+// whose data proctor does not ship and reads from a directory laid out like
+// tau2's data/tau2/domains. A tau2 domain is available when all its files
+// are there.
 //
 // Nothing is loaded before it is asked for: listing a tau2 domain reads its
 // task and split files but not its database, and a domain is loaded on first

@@ -50,11 +50,12 @@ func TestCatalogWithoutData(t *testing.T) {
 func TestCatalogTau2(t *testing.T) {
 	root := filepath.Dir(tau2test.Dir(t, "airline"))
 	tau2test.Dir(t, "retail")
+	tau2test.Dir(t, "telecom")
 	c, err := NewCatalog(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.Names(); !slices.Equal(got, []string{"airline", "mock", "retail", "tau2-mock"}) {
+	if got := c.Names(); !slices.Equal(got, []string{"airline", "mock", "retail", "tau2-mock", "telecom"}) {
 		t.Errorf("Names() = %v", got)
 	}
 	sums, err := c.Summaries()
@@ -67,6 +68,7 @@ func TestCatalogTau2(t *testing.T) {
 		"mock":    "17 []",
 		// tau2's mock, in its mock/ directory beside proctor's own mock.
 		"tau2-mock": "10 [{base 10}]",
+		"telecom":   "114 [{base 114} {train 74} {test 40} {full 2285} {small 20}]",
 	}
 	for _, s := range sums {
 		got := fmt.Sprintf("%d %v", s.NumTasks, s.Splits)

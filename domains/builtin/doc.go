@@ -3,11 +3,11 @@
 // registry of them cannot live in the same package.
 //
 // [Registry] holds the domains that ship with proctor (mock), built anew on
-// every call. [Catalog] adds tau2-bench's domains (airline, retail), whose
-// data proctor does not ship: it reads them from a directory laid out like
-// tau2's data/tau2/domains (see package domains/tau2/install for a verified
-// download), lists those whose files are all there, and loads each on first
-// use, once per task split. Asking for a tau2 domain whose data is missing
+// every call. [Catalog] adds tau2-bench's domains (airline, retail, telecom,
+// tau2-mock), whose data proctor does not ship: it reads them from a
+// directory laid out like tau2's data/tau2/domains (see package
+// domains/tau2/install for a verified download), lists those whose files
+// are all there, and loads each on first use, once per task split. Asking for a tau2 domain whose data is missing
 // is a [*MissingDataError] that says how to get it.
 //
 // Usage:

@@ -27,6 +27,8 @@ type ReplayTask struct {
 	// EnvAssertionsOnGold are the task's env assertions run on the gold
 	// environment; nil when the task has none.
 	EnvAssertionsOnGold *[]bool `json:"env_assertions_on_gold"`
+	// RewardBasis is the task's reward basis as tau2 read it.
+	RewardBasis []string `json:"reward_basis"`
 }
 
 // ReplayAction is one replayed action: tau2's tool message and error flag.

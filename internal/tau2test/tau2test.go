@@ -21,12 +21,8 @@ const EnvVar = "PROCTOR_TAU2_DATA"
 // skipped, except when the CI environment variable is set: CI must run it.
 func Dir(tb testing.TB, domain string) string {
 	tb.Helper()
-	root := os.Getenv(EnvVar)
-	if root == "" {
-		root = besideCheckout()
-	}
-	dir := filepath.Join(root, domain)
-	if _, err := os.Stat(dir); err != nil {
+	dir, ok := Find(domain)
+	if !ok {
 		msg := "tau2 " + domain + " data not found at " + dir + "; set " + EnvVar + " to the directory holding " + domain + "/"
 		if os.Getenv("CI") != "" {
 			tb.Fatal(msg)
@@ -53,4 +49,16 @@ func besideCheckout() string {
 		}
 		dir = parent
 	}
+}
+
+// Find returns the data directory of a domain and whether it exists, for
+// callers that can do without the data (a fuzz target's seed corpus).
+func Find(domain string) (string, bool) {
+	root := os.Getenv(EnvVar)
+	if root == "" {
+		root = besideCheckout()
+	}
+	dir := filepath.Join(root, domain)
+	_, err := os.Stat(dir)
+	return dir, err == nil
 }

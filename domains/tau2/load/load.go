@@ -29,6 +29,7 @@ import (
 	"github.com/proctor-eval/proctor/domains/tau2/airline"
 	tau2mock "github.com/proctor-eval/proctor/domains/tau2/mock"
 	"github.com/proctor-eval/proctor/domains/tau2/retail"
+	"github.com/proctor-eval/proctor/domains/tau2/telecom"
 )
 
 // DefaultSplit is the split tau2 evaluates unless told otherwise.
@@ -84,6 +85,16 @@ func table() []Domain {
 			New: tau2mock.New,
 			toolNames: func() ([]string, error) {
 				return toolNames(domains.Spec[tau2mock.DB]{Name: tau2mock.Name, DB: []byte(`{"tasks": {}, "users": {}}`), Tools: tau2mock.Tools()})
+			},
+		},
+		{
+			Name: telecom.Name, Description: telecom.Description,
+			Files: []string{telecom.DBFile, telecom.UserDBFile, telecom.MainPolicyFile, telecom.TechSupportManualFile,
+				telecom.SplitsFile, telecom.TasksFile},
+			TasksFile: telecom.TasksFile, SplitsFile: telecom.SplitsFile,
+			New: telecom.New,
+			toolNames: func() ([]string, error) {
+				return toolNames(domains.Spec[telecom.DB]{Name: telecom.Name, DB: []byte(`{}`), Tools: telecom.Tools()})
 			},
 		},
 	}

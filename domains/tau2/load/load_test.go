@@ -14,8 +14,9 @@ func TestDescribeAgreesWithNew(t *testing.T) {
 		"airline":   {"base": 50, "train": 30, "test": 20},
 		"retail":    {"base": 114, "train": 74, "test": 40},
 		"tau2-mock": {"base": 10},
+		"telecom":   {"base": 114, "train": 74, "test": 40, "full": 2285, "small": 20},
 	}
-	splits := map[string][]string{"tau2-mock": {"base"}}
+	splits := map[string][]string{"tau2-mock": {"base"}, "telecom": {"base", "train", "test", "full", "small"}}
 	for _, d := range load.Domains() {
 		t.Run(d.Name, func(t *testing.T) {
 			root := filepath.Dir(tau2test.Dir(t, filepath.Base(d.Dir(""))))
@@ -73,7 +74,7 @@ func TestMissing(t *testing.T) {
 	if m, ok := load.Lookup("tau2-mock"); !ok || m.Dir("/r") != filepath.Join("/r", "mock") {
 		t.Errorf("tau2-mock: %v, directory %s", ok, m.Dir("/r"))
 	}
-	if got := load.Names(); !slices.Equal(got, []string{"airline", "retail", "tau2-mock"}) {
+	if got := load.Names(); !slices.Equal(got, []string{"airline", "retail", "tau2-mock", "telecom"}) {
 		t.Errorf("Names() = %v", got)
 	}
 }

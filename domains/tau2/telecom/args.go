@@ -1,0 +1,156 @@
+package telecom
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/proctor-eval/proctor/domains"
+)
+
+// tau2 calls a tool's Python function with the call's arguments as keyword
+// arguments, unchecked against the declared schema (domains-spec.md 1.1).
+// These helpers mirror what follows: an unknown or missing argument fails
+// with Python's TypeError wording. Where tau2 would carry a value of the
+// wrong JSON type into the function, proctor fails the call instead (tau2
+// fails too, or stores the value unvalidated; the known cases are listed in
+// doc.go).
+
+// params checks a call's argument names against a function's required and
+// optional parameters.
+func params(fn string, args domains.Args, required []string, optional ...string) error {
+	var unexpected []string
+	for k := range args {
+		if !slices.Contains(required, k) && !slices.Contains(optional, k) {
+			unexpected = append(unexpected, k)
+		}
+	}
+	if len(unexpected) > 0 {
+		slices.Sort(unexpected)
+		return fmt.Errorf("%s() got an unexpected keyword argument '%s'", fn, unexpected[0])
+	}
+	var missing []string
+	for _, p := range required {
+		if _, ok := args[p]; !ok {
+			missing = append(missing, "'"+p+"'")
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s() missing 1 required positional argument: %s", fn, missing[0])
+	case 2:
+		return fmt.Errorf("%s() missing 2 required positional arguments: %s and %s", fn, missing[0], missing[1])
+	}
+	return fmt.Errorf("%s() missing %d required positional arguments: %s, and %s", fn, len(missing),
+		strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1])
+}
+
+// str returns a string argument ("" allowed).
+func str(args domains.Args, name string) (string, error) {
+	s, ok := args[name].(string)
+	if !ok {
+		return "", fmt.Errorf("argument '%s' must be a string, got %s", name, typeName(args[name]))
+	}
+	return s, nil
+}
+
+// boolean returns a boolean argument.
+func boolean(args domains.Args, name string) (bool, error) {
+	b, ok := args[name].(bool)
+	if !ok {
+		return false, fmt.Errorf("argument '%s' must be a boolean, got %s", name, typeName(args[name]))
+	}
+	return b, nil
+}
+
+// optBool returns an optional boolean argument: nil when absent or null.
+func optBool(args domains.Args, name string) (*bool, error) {
+	if v, ok := args[name]; !ok || v == nil {
+		return nil, nil
+	}
+	b, err := boolean(args, name)
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// number is a numeric argument as Python holds it: an int or a float. The
+// difference shows where tau2 formats the value (str(2) is "2", str(2.0)
+// "2.0"). proctor decodes tool arguments into float64, which no longer
+// tells 2 from 2.0, so a float64 is taken to be a float: the parameters
+// that use number are declared as floats (an agent passing 2 to tau2 gets
+// "2 GB" where proctor says "2.0 GB"). A json.Number literal or a Go int
+// keeps the distinction.
+type number struct {
+	f     float64
+	isInt bool
+}
+
+// String is Python's str() of the number.
+func (n number) String() string {
+	if n.isInt {
+		return strconv.FormatFloat(n.f, 'f', 0, 64)
+	}
+	return pyFloat(n.f)
+}
+
+// num returns a numeric argument.
+func num(args domains.Args, name string) (number, error) {
+	switch v := args[name].(type) {
+	case float64:
+		return number{f: v}, nil
+	case int:
+		return number{f: float64(v), isInt: true}, nil
+	case int64:
+		return number{f: float64(v), isInt: true}, nil
+	case json.Number:
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			return number{}, fmt.Errorf("argument '%s' must be a number, got %s", name, v)
+		}
+		return number{f: f, isInt: !strings.ContainsAny(string(v), ".eE")}, nil
+	}
+	return number{}, fmt.Errorf("argument '%s' must be a number, got %s", name, typeName(args[name]))
+}
+
+// integer returns an integer argument; an integral float counts.
+func integer(args domains.Args, name string) (int, error) {
+	n, err := num(args, name)
+	if err != nil {
+		return 0, err
+	}
+	if n.f != math.Trunc(n.f) || math.Abs(n.f) > 1<<53 {
+		return 0, fmt.Errorf("argument '%s' must be an integer, got %v", name, n)
+	}
+	return int(n.f), nil
+}
+
+// typeName names a JSON value's type the way Python names the decoded
+// value's.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "None"
+	case string:
+		return "str"
+	case bool:
+		return "bool"
+	case float64:
+		return "float"
+	case int, int64:
+		return "int"
+	case json.Number:
+		return "number"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "dict"
+	}
+	return fmt.Sprintf("%T", v)
+}

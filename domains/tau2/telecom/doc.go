@@ -1,0 +1,65 @@
+// Package telecom is tau2-bench's telecom domain for proctor: a mobile
+// carrier's technical support. The customer's phone has a problem (no
+// service, no or slow mobile data, no MMS); the agent looks up their
+// account and fixes what it can there (roaming, data refuels, a line
+// suspended for an unpaid bill), and guides the user through actions on
+// their own phone, which the user simulator performs with user tools
+// (requestor "user": toggling airplane mode, data, roaming, resetting the
+// APN, reseating the SIM, granting app permissions, paying a bill...).
+//
+// The domain has two databases: the agent's ([DB], tau2's TelecomDB: plans,
+// customers, lines, bills, devices) and the user's ([UserDB]: the phone's
+// state and the user's surroundings). After every tool call and env
+// function the environment syncs them as tau2's sync_tools does: the
+// user's surroundings follow the agent's record of their line, and payment
+// requests and payments pass between the two. The phone's behaviour
+// follows tau2's device simulation rules.
+//
+// The data are tau2-bench's own files (MIT licence) and are not part of
+// proctor: [New] reads them at run time from a directory laid out like
+// tau2's data/tau2/domains/telecom (db.toml, user_db.toml, tasks.json,
+// split_tasks.json, main_policy.md, tech_support_manual.md; the workflow
+// and solo policy texts for [Policy]). The TOML databases are converted
+// with [TOMLToJSON]. Splits are base (the default, 114 tasks), train, test,
+// small and full (all 2285).
+//
+// The tools follow tau2's domains specification (section 5) for
+// tau2-bench commit a2c0247: their outputs, failure messages and quirks,
+// and [DB.Hash] and [UserDB.Hash] are tau2's database hashes, so replays of
+// tau2's gold actions give tau2's results exactly. Telecom tasks are scored
+// on env assertions (and ACTION for the transfer tasks), not on database
+// hashes.
+//
+// Known differences from tau2:
+//   - Arguments of the wrong JSON type fail the call. tau2 passes them into
+//     the Python function, where most fail too, but set_user_location,
+//     set_data_usage and set_network_mode_preference would store a value
+//     of the wrong type.
+//   - A number argument arrives as a float: refuel_data with gb_amount 2
+//     says "2.0 GB", where tau2 says "2 GB" for an integer.
+//   - refuel_data names a new draft bill "B" and 8 hex digits derived from
+//     the customer and the number of bills, where tau2 draws them at
+//     random, so that replays are deterministic.
+//   - tau2 gives every VPN connection one default-details object, shared by
+//     all its environments, which break_vpn degrades; proctor has one per
+//     environment.
+//
+// Usage:
+//
+//	d, err := telecom.New("/path/to/tau2/data/tau2/domains/telecom", "base")
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	task := &d.Tasks[0]
+//	env, err := d.NewEnv(task) // initialization actions applied, sides synced
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	res := env.Call(domains.ToolCall{Name: "check_status_bar", Requestor: domains.RequestorUser})
+//	fmt.Println(res.Content) // Status Bar: ✈️ Airplane Mode | 🔋 80%
+//	res = env.Call(domains.ToolCall{Name: "get_customer_by_phone", Arguments: map[string]any{"phone_number": "555-123-2002"}})
+//	for _, a := range task.EvaluationCriteria.EnvAssertions {
+//		ok, err := domains.CheckEnvAssertion(env, a)
+//		fmt.Println(a.FuncName, ok == a.Expected(), err)
+//	}
+package telecom
