@@ -177,3 +177,68 @@ func TestRetailJudge(t *testing.T) {
 		t.Errorf("config %+v", ev.Config)
 	}
 }
+
+// TestTelecomUserUsesItsPhone runs a telecom task whose fix is on the
+// user's own phone: the LLM user (faked at the wire) calls its user tools
+// when the agent asks, the calls run on the user side of the environment,
+// and the env assertions on the phone pass.
+func TestTelecomUserUsesItsPhone(t *testing.T) {
+	root := filepath.Dir(tau2test.Dir(t, "telecom"))
+	const task = "[mobile_data_issue]airplane_mode_on|user_abroad_roaming_enabled_off[PERSONA:None]"
+	fake := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		var called []string
+		for _, m := range r.Messages {
+			for _, c := range m.ToolCalls {
+				called = append(called, c.Name)
+			}
+		}
+		switch {
+		case last.Role == "user" && strings.Contains(last.Text, "airplane mode"):
+			if !slices.Contains(r.Tools, "toggle_airplane_mode") || !slices.Contains(r.Tools, "toggle_roaming") {
+				return llmtest.Reply{Status: 400, ErrorMessage: "the user has no phone tools"}
+			}
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "toggle_airplane_mode", Args: map[string]any{}}}}
+		case last.Role == "tool" && len(called) == 1:
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "toggle_roaming", Args: map[string]any{}}}}
+		case last.Role == "tool":
+			return llmtest.Reply{Text: "Done, both are switched."}
+		case last.Role == "user" && strings.Contains(last.Text, "fixed"):
+			return llmtest.Reply{Text: "###STOP###"}
+		default:
+			return llmtest.Reply{Text: "My mobile data does not work; I am in France."}
+		}
+	})
+	agentSrv := agenttest.Start(t, func(_ context.Context, _, text string) string {
+		if strings.Contains(text, "Done, both") {
+			return `{"name": "respond", "arguments": {"content": "Great, it should be fixed now."}}`
+		}
+		return `{"name": "respond", "arguments": {"content": "Please turn off airplane mode and turn on roaming on your phone."}}`
+	})
+	t.Setenv("OPENAI_API_KEY", fakeUserSecret)
+	r := mustCLI(t, 0, "run", "--domain", "telecom", "--tau2-data", root, "--task-ids", task, "--agent", agentSrv.URL,
+		"--user", "llm", "--user-model", "openai:gpt-4.1-mini", "--llm-base-url", fake.URL,
+		"--db", tempDB(t), "--format", "json", "--progress", "none")
+	var ev bench.Evaluation
+	if err := json.Unmarshal([]byte(r.stdout), &ev); err != nil {
+		t.Fatal(err)
+	}
+	s := ev.Simulations[0]
+	var userCalls []string
+	for _, m := range s.Messages {
+		if m.Role == bench.RoleUser {
+			for _, c := range m.ToolCalls {
+				userCalls = append(userCalls, c.Name)
+			}
+		}
+		if m.Role == bench.RoleTool && m.Requestor == "user" && m.Error {
+			t.Errorf("user tool failed: %s", m.Content)
+		}
+	}
+	if got := strings.Join(userCalls, ","); got != "toggle_airplane_mode,toggle_roaming" {
+		t.Fatalf("user tool calls %q; transcript %+v", got, s.Messages)
+	}
+	if s.TerminationReason != bench.TermUserStop || s.Reward != 1 {
+		t.Fatalf("termination %s reward %v: %+v", s.TerminationReason, s.Reward, s.RewardInfo)
+	}
+}
