@@ -9,8 +9,9 @@ text holding the JSON) {"skill": ..., "params": {...}}, or, for an
 evaluation, with an AgentBeats assessment request {"participants": {"agent":
 URL}, "config": {...}}. Free text gets a reply that shows these forms.
 
-run_evaluation is a long-running task: it answers at once with a working
-task, sends a status update for every finished simulation and at least
+run_evaluation is a long-running task: asked with returnImmediately (0.3:
+blocking false) it answers at once with a working task (a blocking send
+waits for it to end, as A2A requires), sends a status update for every finished simulation and at least
 every 30 s (queue position while it waits for a slot), then adds an
 artifact named Result (a Markdown summary and the results JSON) and
 completes. CancelTask stops it within seconds, keeping what finished. A bad
