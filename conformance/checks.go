@@ -713,6 +713,13 @@ func (r *run) checkDisconnect(ctx context.Context, c caller, in Interface) {
 	if g.obj != nil && g.obj.Kind == kindTask && g.obj.ID == id {
 		r.track(c, id, g.obj.State)
 		r.pass(ReqStreamDisconnect, tr, "after the client hung up, GetTask still returns the task ("+g.obj.State+")")
+		if !terminalState(g.obj.State) {
+			// Stop the work now rather than at the end: it may hold a slot
+			// the next checks need.
+			if x := c.cancel(ctx, id); x.obj != nil {
+				r.track(c, id, x.obj.State)
+			}
+		}
 		return
 	}
 	r.fail(ReqStreamDisconnect, tr, "the task "+jsonString(id)+" after the client hung up", g.describe(), g.ex)

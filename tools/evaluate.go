@@ -15,6 +15,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/builtin"
 	"github.com/proctor-eval/proctor/refagent"
@@ -56,6 +57,9 @@ type Service struct {
 	// NoBuiltin refuses agent_url "builtin" (a server may not want to start
 	// agents on request).
 	NoBuiltin bool
+	// ConformanceOptions are added to every conformance run (for example
+	// conformance.WithDenyPrivateTargets on a shared service).
+	ConformanceOptions []conformance.Option
 
 	once     sync.Once
 	validate *validator.Validate
