@@ -89,6 +89,10 @@ func (s *Service) CheckConformance(ctx context.Context, req ConformanceRequest) 
 		return nil, invalid("%v", err)
 	}
 	rep.ID = store.NewID()
+	if err := ctx.Err(); err != nil {
+		// An interrupted run's failures are the interruption's: not kept.
+		return rep, fmt.Errorf("conformance check interrupted: %w", err)
+	}
 	if s.Store != nil {
 		data, err := json.Marshal(rep)
 		if err != nil {

@@ -16,6 +16,8 @@ import (
 	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/grpc"
+
+	"github.com/proctor-eval/proctor/internal/a2afix"
 )
 
 // Messages that drive the lifecycle agent. Anything else completes at once.
@@ -107,6 +109,9 @@ type LifecycleOptions struct {
 	Middleware func(http.Handler) http.Handler
 	// Card edits the card before it is served.
 	Card func(*a2a.AgentCard)
+	// Fixed puts internal/a2afix in front of a2a-go, as proctor serve
+	// does: the agent is then conformant on every 1.0 interface.
+	Fixed bool
 }
 
 // HTTP paths of the lifecycle agent's interfaces.
@@ -138,7 +143,11 @@ func StartLifecycle(tb testing.TB, o LifecycleOptions) string {
 		}
 		return false
 	}
-	handler := a2asrv.NewHandler(lifecycleExecutor{})
+	var handler a2asrv.RequestHandler = a2asrv.NewHandler(lifecycleExecutor{})
+	jsonrpc := func(h http.Handler) http.Handler { return h }
+	if o.Fixed {
+		handler, jsonrpc = a2afix.Handler(handler), a2afix.JSONRPC
+	}
 	mux := http.NewServeMux()
 	var root http.Handler = mux
 	if o.Middleware != nil {
@@ -163,10 +172,10 @@ func StartLifecycle(tb testing.TB, o LifecycleOptions) string {
 		v03 := p == "0.3"
 		if has(o.Transports, "jsonrpc") {
 			if v03 {
-				mux.Handle(LifecyclePathJSONRPC03, a2av0.NewJSONRPCHandler(handler))
+				mux.Handle(LifecyclePathJSONRPC03, jsonrpc(a2av0.NewJSONRPCHandler(handler)))
 				add(srv.URL+LifecyclePathJSONRPC03, a2a.TransportProtocolJSONRPC, a2av0.Version)
 			} else {
-				mux.Handle(LifecyclePathJSONRPC, a2asrv.NewJSONRPCHandler(handler))
+				mux.Handle(LifecyclePathJSONRPC, jsonrpc(a2asrv.NewJSONRPCHandler(handler)))
 				add(srv.URL+LifecyclePathJSONRPC, a2a.TransportProtocolJSONRPC, a2a.Version)
 			}
 		}
