@@ -127,10 +127,13 @@ func (c *jsonrpcCaller) decode(r reply, body []byte, wantID string, nullOK bool)
 		r.fail = fmt.Errorf("the answer is not a JSON-RPC response: %w", err)
 		return r
 	}
+	// A refusal for lack of credentials often comes from a layer in front
+	// of the JSON-RPC handler, which cannot know the request's id.
+	auth := r.status == http.StatusUnauthorized || r.status == http.StatusForbidden
 	for _, p := range env.Problems {
 		c.note(p, r.ex)
 	}
-	if env.ID != nil && validID(env.ID) && !sameID(env.ID, wantID) && !(isNullID(env.ID) && nullOK) {
+	if env.ID != nil && validID(env.ID) && !sameID(env.ID, wantID) && !(isNullID(env.ID) && (nullOK || auth)) {
 		c.note(fmt.Sprintf("the response id %s does not echo the request id %q", truncateText(string(env.ID), 40), wantID), r.ex)
 	}
 	if env.Error != nil {

@@ -264,6 +264,10 @@ func (r *run) checkLifecycle(ctx context.Context, c caller, in Interface) lifecy
 	r.samples = append(r.samples, sample{iface: in.Name, kind: kindTask, state: final.State, what: final.summary()})
 
 	one := 1
+	if final.History < 2 {
+		r.skip(ReqHistoryLength, tr, fmt.Sprintf("the task has %d history messages: a limit of 1 would show nothing", final.History))
+		return r.cancelDone(ctx, c, in, lc, final, o)
+	}
 	h := c.get(ctx, o.ID, &one)
 	switch {
 	case h.obj == nil || h.obj.Kind != kindTask:
@@ -273,7 +277,13 @@ func (r *run) checkLifecycle(ctx context.Context, c caller, in Interface) lifecy
 	default:
 		r.pass(ReqHistoryLength, tr, fmt.Sprintf("historyLength 1 gave %d history messages (the full task has %d)", h.obj.History, final.History))
 	}
+	return r.cancelDone(ctx, c, in, lc, final, o)
+}
 
+// cancelDone cancels the basic message's task once it has ended: the agent
+// must refuse, with TaskNotCancelableError.
+func (r *run) cancelDone(ctx context.Context, c caller, in Interface, lc lifecycle, final, o *wireObject) lifecycle {
+	tr := []string{in.Name}
 	if !terminalState(final.State) {
 		r.skip(ReqCancelTerminal, tr, "the task did not end")
 		r.skip(ReqNotCancelable, tr, "the task did not end")

@@ -81,6 +81,17 @@ func (lifecycleExecutor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext
 				}
 			}
 		default:
+			if !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking,
+				a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart("Working on it."))), nil) {
+				return
+			}
+			// A moment of work, so that a send that should block shows
+			// whether it does.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(LifecycleTick):
+			}
 			art := a2a.NewArtifactEvent(ec, a2a.NewTextPart("You said: "+text))
 			art.LastChunk = true
 			if !yield(art, nil) {
