@@ -34,10 +34,15 @@ lint:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=6 ./bench/ | tee bench.out
 
-# The fuzz targets of the parsers of untrusted replies, briefly: CI runs this.
+# The fuzz targets of the parsers of untrusted replies (the conformance
+# suite's SSE, JSON-RPC and A2A object decoders among them), briefly: CI
+# runs this.
 fuzz-short:
 	$(GO) test -run='^$$' -fuzz=FuzzParseReply -fuzztime=10s ./translation/
 	$(GO) test -run='^$$' -fuzz=FuzzFromRaw -fuzztime=10s ./a2aclient/
+	$(GO) test -run='^$$' -fuzz='^FuzzSSE$$' -fuzztime=10s ./conformance/
+	$(GO) test -run='^$$' -fuzz='^FuzzEnvelope$$' -fuzztime=10s ./conformance/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeObject$$' -fuzztime=10s ./conformance/
 
 FUZZTIME ?= 30s
 fuzz:
@@ -47,3 +52,6 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzReportedUsage -fuzztime=$(FUZZTIME) ./a2aclient/
 	$(GO) test -run='^$$' -fuzz=FuzzParseTasks -fuzztime=$(FUZZTIME) ./domains/
 	$(GO) test -run='^$$' -fuzz=FuzzStep -fuzztime=$(FUZZTIME) ./refagent/
+	$(GO) test -run='^$$' -fuzz='^FuzzSSE$$' -fuzztime=$(FUZZTIME) ./conformance/
+	$(GO) test -run='^$$' -fuzz='^FuzzEnvelope$$' -fuzztime=$(FUZZTIME) ./conformance/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeObject$$' -fuzztime=$(FUZZTIME) ./conformance/
