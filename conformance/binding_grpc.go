@@ -109,13 +109,11 @@ func (c *grpcCaller) callContext(ctx context.Context, noAuth bool) context.Conte
 	return metadata.NewOutgoingContext(ctx, md)
 }
 
-var marshaler = protojson.MarshalOptions{}
-
 func protoText(m proto.Message) string {
 	if m == nil {
 		return ""
 	}
-	b, err := marshaler.Marshal(m)
+	b, err := protojson.Marshal(m)
 	if err != nil {
 		return "(unprintable: " + err.Error() + ")"
 	}
