@@ -122,6 +122,12 @@ func protoText(m proto.Message) string {
 
 // unary makes one call and decodes its answer.
 func (c *grpcCaller) unary(ctx context.Context, method string, req proto.Message, noAuth bool, call func(context.Context) (proto.Message, error)) reply {
+	return c.unaryWithin(ctx, c.p.reqTimeout, method, req, noAuth, call)
+}
+
+// unaryWithin is unary with its own time limit.
+func (c *grpcCaller) unaryWithin(ctx context.Context, timeout time.Duration, method string, req proto.Message, noAuth bool,
+	call func(context.Context) (proto.Message, error)) reply {
 	r := reply{isGRPC: true, ex: Exchange{Transport: c.in.Name,
 		Request: fmt.Sprintf("gRPC /%s/%s at %s\n%s", c.service(), method, c.in.URL, truncateText(protoText(req), maxExchangeText))}}
 	if noAuth {
@@ -131,7 +137,7 @@ func (c *grpcCaller) unary(ctx context.Context, method string, req proto.Message
 		r.fail, r.ex.Status = err, "not sent: "+err.Error()
 		return r
 	}
-	ctx, cancel := context.WithTimeout(c.callContext(ctx, noAuth), c.p.reqTimeout)
+	ctx, cancel := context.WithTimeout(c.callContext(ctx, noAuth), timeout)
 	defer cancel()
 	resp, err := call(ctx)
 	if err != nil {
@@ -180,10 +186,10 @@ func v0Message(m outMessage) *pb0.Message {
 func (c *grpcCaller) send(ctx context.Context, m outMessage, blocking bool) reply {
 	if c.in.ProtocolVersion == version03 {
 		req := &pb0.SendMessageRequest{Request: v0Message(m), Configuration: &pb0.SendMessageConfiguration{Blocking: blocking}}
-		return c.unary(ctx, "SendMessage", req, false, func(ctx context.Context) (proto.Message, error) { return c.v0.SendMessage(ctx, req) })
+		return c.unaryWithin(ctx, c.p.timeout(blocking), "SendMessage", req, false, func(ctx context.Context) (proto.Message, error) { return c.v0.SendMessage(ctx, req) })
 	}
 	req := &pb1.SendMessageRequest{Message: v1Message(m), Configuration: &pb1.SendMessageConfiguration{ReturnImmediately: !blocking}}
-	return c.unary(ctx, "SendMessage", req, false, func(ctx context.Context) (proto.Message, error) { return c.v1.SendMessage(ctx, req) })
+	return c.unaryWithin(ctx, c.p.timeout(blocking), "SendMessage", req, false, func(ctx context.Context) (proto.Message, error) { return c.v1.SendMessage(ctx, req) })
 }
 
 func (c *grpcCaller) getTask(ctx context.Context, id string, historyLength *int, noAuth bool) reply {

@@ -103,13 +103,15 @@ func rpcBody(id, method string, params any) []byte {
 
 func (c *jsonrpcCaller) call(ctx context.Context, method string, params any, noAuth bool) reply {
 	id := c.nextID()
-	return c.post(ctx, rpcBody(id, method, params), id, false, noAuth)
+	return c.post(ctx, httpRequest{body: rpcBody(id, method, params), noAuth: noAuth}, id, false)
 }
 
-// post sends a body and decodes the answer. wantID is the id the answer
-// must echo; nullOK accepts null instead (the request's id was unreadable).
-func (c *jsonrpcCaller) post(ctx context.Context, body []byte, wantID string, nullOK, noAuth bool) reply {
-	ans, ex, err := c.p.do(ctx, c.in.Name, httpRequest{method: http.MethodPost, url: c.in.URL, body: body, version: c.in.ProtocolVersion, noAuth: noAuth})
+// post sends a request (its body, credentials and patience) and decodes
+// the answer. wantID is the id the answer must echo; nullOK accepts null
+// instead (the request's id was unreadable).
+func (c *jsonrpcCaller) post(ctx context.Context, hr httpRequest, wantID string, nullOK bool) reply {
+	hr.method, hr.url, hr.version = http.MethodPost, c.in.URL, c.in.ProtocolVersion
+	ans, ex, err := c.p.do(ctx, c.in.Name, hr)
 	r := reply{ex: ex}
 	if ans != nil {
 		r.status, r.header = ans.Status, ans.Header
@@ -154,7 +156,9 @@ func (c *jsonrpcCaller) decode(r reply, body []byte, wantID string, nullOK bool)
 }
 
 func (c *jsonrpcCaller) send(ctx context.Context, m outMessage, blocking bool) reply {
-	return c.call(ctx, methodsFor(c.in.ProtocolVersion).send, sendParams(c.in.ProtocolVersion, m, blocking), false)
+	id := c.nextID()
+	body := rpcBody(id, methodsFor(c.in.ProtocolVersion).send, sendParams(c.in.ProtocolVersion, m, blocking))
+	return c.post(ctx, httpRequest{body: body, long: blocking}, id, false)
 }
 
 func (c *jsonrpcCaller) get(ctx context.Context, id string, historyLength *int) reply {
@@ -209,7 +213,7 @@ func (c *jsonrpcCaller) openStream(ctx context.Context, method string, params an
 
 // raw posts a hand-made body (the error probes).
 func (c *jsonrpcCaller) raw(ctx context.Context, body []byte, wantID string, nullOK bool) reply {
-	return c.post(ctx, body, wantID, nullOK, false)
+	return c.post(ctx, httpRequest{body: body}, wantID, nullOK)
 }
 
 func (c *jsonrpcCaller) close() {}

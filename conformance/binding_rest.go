@@ -55,7 +55,12 @@ func (c *restCaller) sendBody(m outMessage, blocking bool) []byte {
 }
 
 func (c *restCaller) do(ctx context.Context, method, path string, body []byte, noAuth bool) reply {
-	ans, ex, err := c.p.do(ctx, c.in.Name, httpRequest{method: method, url: c.path(path), body: body, version: c.in.ProtocolVersion, noAuth: noAuth})
+	return c.doRequest(ctx, httpRequest{method: method, url: c.path(path), body: body, noAuth: noAuth})
+}
+
+func (c *restCaller) doRequest(ctx context.Context, hr httpRequest) reply {
+	hr.version = c.in.ProtocolVersion
+	ans, ex, err := c.p.do(ctx, c.in.Name, hr)
 	r := reply{ex: ex}
 	if ans != nil {
 		r.status, r.header = ans.Status, ans.Header
@@ -115,7 +120,7 @@ func restErrorText(body []byte) string {
 }
 
 func (c *restCaller) send(ctx context.Context, m outMessage, blocking bool) reply {
-	return c.do(ctx, http.MethodPost, "/message:send", c.sendBody(m, blocking), false)
+	return c.doRequest(ctx, httpRequest{method: http.MethodPost, url: c.path("/message:send"), body: c.sendBody(m, blocking), long: blocking})
 }
 
 func (c *restCaller) get(ctx context.Context, id string, historyLength *int) reply {

@@ -111,8 +111,8 @@ func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout =
 // WithRequestTimeout bounds each request (default DefaultRequestTimeout).
 func WithRequestTimeout(d time.Duration) Option { return func(o *options) { o.requestTimeout = d } }
 
-// WithTaskTimeout bounds the wait for a task or a stream to end (default
-// DefaultTaskTimeout).
+// WithTaskTimeout bounds the wait for a task or a stream to end, blocking
+// sends included (default DefaultTaskTimeout).
 func WithTaskTimeout(d time.Duration) Option { return func(o *options) { o.taskTimeout = d } }
 
 // WithMaxResponseBytes bounds each answer, and each stream as a whole

@@ -20,10 +20,12 @@ const maxExchangeText = 4 << 10
 // prober makes the run's HTTP requests: every one bounded in time and
 // size, counted, and recorded as an Exchange.
 type prober struct {
-	http        *http.Client
-	token       string
-	maxBytes    int64
-	reqTimeout  time.Duration
+	http       *http.Client
+	token      string
+	maxBytes   int64
+	reqTimeout time.Duration
+	// longTimeout bounds requests that wait for a task: blocking sends.
+	longTimeout time.Duration
 	requests    atomic.Int64
 	maxRequests int64
 }
@@ -34,7 +36,7 @@ var errRequestBudget = errors.New("request budget exhausted")
 func newProber(o *options) *prober {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxIdleConnsPerHost = 4
-	base.ResponseHeaderTimeout = o.requestTimeout
+	base.ResponseHeaderTimeout = max(o.requestTimeout, o.taskTimeout)
 	if o.dialControl != nil {
 		d := &net.Dialer{Timeout: 10 * time.Second, Control: o.dialControl}
 		base.DialContext = d.DialContext
@@ -50,7 +52,8 @@ func newProber(o *options) *prober {
 				return nil
 			},
 		},
-		token: o.token, maxBytes: o.maxResponseBytes, reqTimeout: o.requestTimeout, maxRequests: int64(o.maxRequests),
+		token: o.token, maxBytes: o.maxResponseBytes, reqTimeout: o.requestTimeout, longTimeout: max(o.requestTimeout, o.taskTimeout),
+		maxRequests: int64(o.maxRequests),
 	}
 }
 
@@ -80,6 +83,16 @@ type httpRequest struct {
 	version string // A2A-Version header, "" for none
 	accept  string
 	noAuth  bool // leave the credentials out
+	// long: the agent may take the task's time to answer (a blocking send).
+	long bool
+}
+
+// timeout is how long a request may take.
+func (p *prober) timeout(long bool) time.Duration {
+	if long {
+		return p.longTimeout
+	}
+	return p.reqTimeout
 }
 
 func (p *prober) newRequest(ctx context.Context, r httpRequest) (*http.Request, error) {
@@ -117,7 +130,7 @@ func (p *prober) do(ctx context.Context, transport string, r httpRequest) (*http
 		ex.Status = "not sent: " + err.Error()
 		return nil, ex, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.reqTimeout)
+	ctx, cancel := context.WithTimeout(ctx, p.timeout(r.long))
 	defer cancel()
 	req, err := p.newRequest(ctx, r)
 	if err != nil {
