@@ -34,12 +34,17 @@ lint:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=6 ./bench/ | tee bench.out
 
-# The fuzz targets of the parsers of untrusted replies, briefly: CI runs this.
+# The fuzz targets of the parsers of untrusted replies (the conformance
+# suite's SSE, JSON-RPC and A2A object decoders among them), briefly: CI
+# runs this.
 fuzz-short:
 	$(GO) test -run='^$$' -fuzz=FuzzParseReply -fuzztime=10s ./translation/
 	$(GO) test -run='^$$' -fuzz=FuzzFromRaw -fuzztime=10s ./a2aclient/
 	$(GO) test -run='^$$' -fuzz=FuzzProviderReply -fuzztime=10s ./llm/
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeReply -fuzztime=10s ./llm/openai/
+	$(GO) test -run='^$$' -fuzz='^FuzzSSE$$' -fuzztime=10s ./conformance/
+	$(GO) test -run='^$$' -fuzz='^FuzzEnvelope$$' -fuzztime=10s ./conformance/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeObject$$' -fuzztime=10s ./conformance/
 
 FUZZTIME ?= 30s
 fuzz:
@@ -52,3 +57,6 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzStep -fuzztime=$(FUZZTIME) ./refagent/
 	$(GO) test -run='^$$' -fuzz=FuzzProviderReply -fuzztime=$(FUZZTIME) ./llm/
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeReply -fuzztime=$(FUZZTIME) ./llm/openai/
+	$(GO) test -run='^$$' -fuzz='^FuzzSSE$$' -fuzztime=$(FUZZTIME) ./conformance/
+	$(GO) test -run='^$$' -fuzz='^FuzzEnvelope$$' -fuzztime=$(FUZZTIME) ./conformance/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeObject$$' -fuzztime=$(FUZZTIME) ./conformance/

@@ -75,6 +75,19 @@ func Card(cardURL, grpcAddr string) *a2a.AgentCard {
 				},
 				InputModes: io, OutputModes: io,
 			},
+			{
+				ID: SkillCheckConformance, Name: "Check A2A conformance",
+				Description: "Check the agent at agent_url against the A2A specification (1.0 and 0.3) on every interface its card " +
+					"declares: card, task lifecycle, streaming, errors, authentication, transport equivalence. Returns a task that " +
+					"ends with an artifact named ConformanceReport (a Markdown summary and the report JSON); its level is full, " +
+					"partial, minimal or non-conformant.",
+				Tags: []string{"a2a", "conformance", "interoperability"},
+				Examples: []string{
+					`{"skill": "check_conformance", "params": {"agent_url": "https://agent.example.com"}}`,
+					`{"skill": "check_conformance", "params": {"agent_url": "https://agent.example.com", "protocol": "1.0", "transport": "jsonrpc"}}`,
+				},
+				InputModes: io, OutputModes: io,
+			},
 		},
 	}
 }

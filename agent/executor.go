@@ -45,6 +45,8 @@ type activeRun struct {
 	mu       sync.Mutex
 	evalID   string
 	canceled bool
+	// what names a run that is not an evaluation ("conformance check").
+	what string
 }
 
 func (r *activeRun) setEval(id string) {
@@ -91,6 +93,8 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 			yield(e.getResults(ctx, ec, req.results), nil)
 		case SkillRunEvaluation:
 			e.runEvaluation(ctx, ec, req.run, yield)
+		case SkillCheckConformance:
+			e.checkConformance(ctx, ec, req.conformance, yield)
 		}
 	}
 }
@@ -282,6 +286,9 @@ func (e *executor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.
 		}
 		text := "Canceled before the evaluation started."
 		data := map[string]any{}
+		if active.what != "" {
+			text = "Canceled: the " + active.what + " stopped."
+		}
 		if id := active.eval(); id != "" {
 			text = fmt.Sprintf("Canceled. Evaluation %s keeps its finished simulations; resume it with run_evaluation {\"resume\": %q}.", id, id)
 			data["evaluation_id"] = id
@@ -367,6 +374,7 @@ func helpText(said string) string {
   More params: task_ids, num_tasks, transport (jsonrpc|rest|grpc), protocol (1.0|0.3), profile (agentbeats|tau2-a2a|structured), max_steps, concurrency, timeout ("30m"), headers, resume, include_transcripts.
 - List the domains: {"skill": "list_domains"}
 - Read results: {"skill": "get_results", "params": {"id": "<evaluation id>"}} or {"skill": "get_results", "params": {"domain": "mock", "limit": 10}}
+- Check an agent against the A2A specification: {"skill": "check_conformance", "params": {"agent_url": "https://your-agent.example.com"}}
 - An AgentBeats assessment: {"participants": {"agent": "https://your-agent.example.com"}, "config": {"domain": "mock", "num_trials": 1}}
 
 run_evaluation answers with a task that reports progress and ends with an artifact named "Result" (a Markdown summary and the results JSON).`

@@ -341,7 +341,10 @@ func TestHostileRequests(t *testing.T) {
 	}{
 		{"truncated JSON", "", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{`, want{rpcCode: -32700}},
 		{"empty body", "", ``, want{rpcCode: -32700}},
-		{"not an object", "", `[1,2,3]`, want{rpcCode: -32602}},
+		// JSON-RPC 2.0 §7: an array that is no batch of requests is an
+		// invalid request (a2a-go itself says -32602; internal/a2afix).
+		{"not an object", "", `[1,2,3]`, want{rpcCode: -32600}},
+		{"method of the wrong type", "", `{"jsonrpc": "2.0", "method": 1, "params": "bar"}`, want{rpcCode: -32600}},
 		{"unknown method", "", `{"jsonrpc":"2.0","id":1,"method":"Dance","params":{}}`, want{rpcCode: -32601}},
 		{"wrong jsonrpc version", "", `{"jsonrpc":"1.0","id":1,"method":"SendMessage","params":{}}`, want{rpcCode: -32600}},
 		{"message of the wrong type", "", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":5}}`, want{rpcCode: -32602}},

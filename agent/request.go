@@ -18,6 +18,9 @@ const (
 	SkillRunEvaluation = "run_evaluation"
 	SkillListDomains   = "list_domains"
 	SkillGetResults    = "get_results"
+	// SkillCheckConformance checks an agent against the A2A specification
+	// (package conformance).
+	SkillCheckConformance = "check_conformance"
 )
 
 // request is what a message asks for.
@@ -25,7 +28,9 @@ type request struct {
 	kind    string // a Skill*, or "" for free text
 	run     *runParams
 	results *tools.ResultsRequest
-	text    string // the free text
+	// conformance is check_conformance's parameters.
+	conformance *tools.ConformanceRequest
+	text        string // the free text
 }
 
 // runParams are run_evaluation's parameters: an evaluation request plus
@@ -156,8 +161,15 @@ func parseSkill(head map[string]json.RawMessage) (request, error) {
 			return request{}, invalid("params: list_domains takes none: %v", err)
 		}
 		return request{kind: skill}, nil
+	case SkillCheckConformance:
+		var p tools.ConformanceRequest
+		if err := strictDecode(params, &p); err != nil {
+			return request{}, invalid("params: %v", err)
+		}
+		return request{kind: skill, conformance: &p}, nil
 	}
-	return request{}, invalid("unknown skill %q: want %s, %s or %s", truncate(skill, 60), SkillRunEvaluation, SkillListDomains, SkillGetResults)
+	return request{}, invalid("unknown skill %q: want %s, %s, %s or %s", truncate(skill, 60),
+		SkillRunEvaluation, SkillListDomains, SkillGetResults, SkillCheckConformance)
 }
 
 func parseAssessment(raw []byte) (request, error) {

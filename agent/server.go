@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/proctor-eval/proctor/internal/a2afix"
 	"github.com/proctor-eval/proctor/tools"
 )
 
@@ -141,15 +142,18 @@ func New(cfg Config, svc *tools.Service) (*Server, error) {
 	if cfg.TaskStore != nil {
 		opts = append(opts, a2asrv.WithTaskStore(cfg.TaskStore))
 	}
-	handler := immediate{a2asrv.NewHandler(s.executor, opts...)}
+	// a2afix answers what a2a-go answers wrongly (see its doc); blocking
+	// SendMessage calls wait for the task to end, as the specification
+	// says: clients that poll ask to return immediately.
+	handler := a2afix.Handler(a2asrv.NewHandler(s.executor, opts...))
 
 	mux := http.NewServeMux()
 	mux.Handle(a2asrv.WellKnownAgentCardPath, cardHandler(s.card))
 	mux.HandleFunc(PathHealth, s.health)
 	guard := func(h http.Handler) http.Handler { return s.limit(s.authenticate(h)) }
-	mux.Handle(PathJSONRPC, guard(a2asrv.NewJSONRPCHandler(handler)))
+	mux.Handle(PathJSONRPC, guard(a2afix.JSONRPC(a2asrv.NewJSONRPCHandler(handler))))
 	mux.Handle(PathREST+"/", guard(http.StripPrefix(PathREST, a2asrv.NewRESTHandler(handler))))
-	mux.Handle(PathJSONRPC03, guard(a2av0.NewJSONRPCHandler(handler)))
+	mux.Handle(PathJSONRPC03, guard(a2afix.JSONRPC(a2av0.NewJSONRPCHandler(handler))))
 	mux.Handle(PathREST03+"/", guard(http.StripPrefix(PathREST03, a2av0.NewRESTHandler(handler))))
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 
@@ -330,24 +334,4 @@ func (s *Server) grpcAuth(ctx context.Context) error {
 		}
 	}
 	return status.Error(codes.Unauthenticated, "a valid bearer token is required")
-}
-
-// immediate makes a blocking SendMessage return at the first task event: an
-// evaluation answers with a working task at once, and clients that do not
-// stream poll it with GetTask. Replies that are messages are unaffected.
-type immediate struct{ a2asrv.RequestHandler }
-
-// SendMessage implements a2asrv.RequestHandler.
-func (h immediate) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
-	if req != nil {
-		r := *req
-		cfg := a2a.SendMessageConfig{}
-		if r.Config != nil {
-			cfg = *r.Config
-		}
-		cfg.ReturnImmediately = true
-		r.Config = &cfg
-		req = &r
-	}
-	return h.RequestHandler.SendMessage(ctx, req)
 }

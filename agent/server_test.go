@@ -71,7 +71,10 @@ func skill(name string, params any) *a2a.SendMessageRequest {
 	if params != nil {
 		body["params"] = params
 	}
-	return &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewDataPart(body))}
+	// Like every client that polls, ask for the task at once: a blocking
+	// send waits for the evaluation to end.
+	return &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewDataPart(body)),
+		Config: &a2a.SendMessageConfig{ReturnImmediately: true}}
 }
 
 func text(parts []*a2a.Part) string {

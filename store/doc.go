@@ -9,18 +9,21 @@
 //
 // # Layout
 //
-// Schema version 1 uses five top-level buckets:
+// Schema version 1 uses six top-level buckets:
 //
 //	meta         "schema_version" -> "1"
 //	evaluations  evaluation id -> JSON of Evaluation
 //	simulations  evaluation id -> nested bucket: simulation id -> JSON (Simulation without Requests)
 //	requests     evaluation id -> nested bucket: simulation id -> JSON of Simulation.Requests
 //	a2a_tasks    A2A task id -> JSON {"version", "user", "updated_at", "task"}
+//	conformance  conformance run id -> JSON {"id", "agent_url", "level", "created_at", "data"}
 //
 // a2a_tasks holds the tasks of `proctor serve` (see TaskStore, an a2a-go
 // taskstore.Store). It was added to version 1 without a version bump: a
 // writable Open creates it when missing, readers treat a missing bucket as
-// empty, and older proctors ignore it.
+// empty, and older proctors ignore it. conformance holds the reports of
+// `proctor conformance` and the check_conformance skill (PutConformance,
+// GetConformance, ListConformance); it was added the same way.
 //
 // Evaluation ids from NewID are UUIDv7 strings, so the evaluations bucket is
 // ordered by creation time and ListEvaluations pages newest-first with a

@@ -65,8 +65,9 @@ const defaultMaxRecordSize = 64 << 20
 //	simulations  evaluation id -> nested bucket: simulation id -> JSON (Simulation without Requests)
 //	requests     evaluation id -> nested bucket: simulation id -> JSON (Simulation.Requests)
 //	a2a_tasks    A2A task id -> JSON {version, user, updated_at, task} (see a2atasks.go)
+//	conformance  conformance run id -> JSON of ConformanceRun (see conformance.go)
 //
-// a2a_tasks was added without bumping SchemaVersion: the change is purely
+// a2a_tasks and conformance were added without bumping SchemaVersion: the change is purely
 // additive. A read-write Open creates a missing bucket (checkSchema reports
 // it as needing initialization), readers treat a missing bucket as empty
 // (a read-only handle on an older file), and an older proctor opening a
@@ -79,9 +80,10 @@ var (
 	bucketSimulations = []byte("simulations")
 	bucketRequests    = []byte("requests")
 	bucketA2ATasks    = []byte("a2a_tasks")
+	bucketConformance = []byte("conformance")
 	keySchemaVersion  = []byte("schema_version")
 
-	allBuckets = [][]byte{bucketMeta, bucketEvaluations, bucketSimulations, bucketRequests, bucketA2ATasks}
+	allBuckets = [][]byte{bucketMeta, bucketEvaluations, bucketSimulations, bucketRequests, bucketA2ATasks, bucketConformance}
 )
 
 // DB is an open proctor database. It is safe for concurrent use by multiple

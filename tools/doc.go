@@ -1,6 +1,6 @@
 /*
-Package tools carries out proctor's three skills, run_evaluation,
-list_domains and get_results, for every front end: the proctor command line,
+Package tools carries out proctor's skills, run_evaluation, list_domains,
+get_results and check_conformance, for every front end: the proctor command line,
 the A2A server (package agent) and, as ADK function tools, its chat front
 door. One code path per skill means an evaluation asked for over A2A is the
 same evaluation as one run from a terminal.

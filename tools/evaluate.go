@@ -17,6 +17,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/builtin"
 	"github.com/proctor-eval/proctor/llm"
@@ -66,6 +67,9 @@ type Service struct {
 	// UserModel and JudgeModel are the model specs used when a request
 	// names none. Without a judge model the user model judges.
 	UserModel, JudgeModel string
+	// ConformanceOptions are added to every conformance run (for example
+	// conformance.WithDenyPrivateTargets on a shared service).
+	ConformanceOptions []conformance.Option
 
 	once     sync.Once
 	validate *validator.Validate

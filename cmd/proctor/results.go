@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proctor-eval/proctor/bench"
+	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/builtin"
 	"github.com/proctor-eval/proctor/report"
@@ -20,24 +21,40 @@ import (
 func newResultsCmd() *cobra.Command {
 	var dbPath, format, domain, agent, out string
 	var limit int
+	var conformanceRuns bool
 	cmd := &cobra.Command{
 		Use:   "results [ID]",
 		Short: "List stored evaluations, or show one",
 		Example: `  proctor results
   proctor results --domain mock --limit 5
   proctor results 01970d1c --format markdown
-  proctor results 01970d1c --format tau2 --out results.json`,
+  proctor results 01970d1c --format tau2 --out results.json
+  proctor results --conformance
+  proctor results 01970e2a --format junit --out conformance.xml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if format != "table" && format != "json" && format != "markdown" && format != report.Tau2 {
-				return usageErr("--format %q: want table, json, markdown or tau2", format)
-			}
-			if len(args) == 0 && (format == report.Tau2 || out != "") {
-				return usageErr("--format tau2 and --out show one evaluation: give its ID")
+			if format != "table" && format != "json" && format != "markdown" && format != report.Tau2 && format != conformance.FormatJUnit {
+				return usageErr("--format %q: want table, json, markdown, tau2 or junit", format)
 			}
 			if limit < 1 {
 				return usageErr("--limit must be at least 1")
+			}
+			if conformanceRuns && len(args) == 0 {
+				if format != "table" && format != "json" {
+					return usageErr("--conformance lists runs as table or json; give an ID for other formats")
+				}
+				db, _, err := openDBForReading(dbPath)
+				if err != nil {
+					return failErr(err)
+				}
+				if db != nil {
+					defer db.Close()
+				}
+				return listConformance(ctx, db, cmd.OutOrStdout(), format, agent, limit)
+			}
+			if len(args) == 0 && (format == report.Tau2 || format == conformance.FormatJUnit || out != "") {
+				return usageErr("--format tau2, --format junit and --out show one evaluation or conformance run: give its ID")
 			}
 			db, path, err := openDBForReading(dbPath)
 			if err != nil {
@@ -52,8 +69,14 @@ func newResultsCmd() *cobra.Command {
 			defer db.Close()
 			if len(args) == 1 {
 				eval, err := bench.Load(ctx, db, args[0])
+				if conformanceRuns || (errors.Is(err, store.ErrNotFound) && conformanceExists(ctx, db, args[0])) {
+					return showConformance(ctx, db, cmd.OutOrStdout(), args[0], out, format)
+				}
 				if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
 					return usageErr("%v", err)
+				}
+				if format == conformance.FormatJUnit {
+					return usageErr("--format junit is for conformance reports; %s is an evaluation", eval.ID)
 				}
 				if err != nil {
 					return failErr(err)
@@ -110,6 +133,7 @@ func newResultsCmd() *cobra.Command {
 	fl.StringVar(&domain, "domain", "", "list only evaluations of this domain")
 	fl.StringVar(&agent, "agent-url", "", `list only evaluations of this agent (its URL, card URL, or "builtin")`)
 	fl.IntVar(&limit, "limit", 20, "list at most this many evaluations, newest first")
+	fl.BoolVar(&conformanceRuns, "conformance", false, "list conformance runs (proctor conformance, check_conformance) instead of evaluations")
 	return cmd
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/llm"
+	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/tools"
 )
@@ -144,6 +145,7 @@ func service(reg tools.DomainSource, db *store.DB, denyPrivate bool) *tools.Serv
 	svc := &tools.Service{Domains: reg, Store: db}
 	if denyPrivate {
 		svc.ClientOptions = []a2aclient.Option{a2aclient.WithDenyPrivateTargets()}
+		svc.ConformanceOptions = []conformance.Option{conformance.WithDenyPrivateTargets()}
 	}
 	return svc
 }

@@ -57,8 +57,11 @@ func a2aClient(ctx context.Context, t *testing.T, base string) *sdkclient.Client
 }
 
 func skillRequest(name string, params map[string]any) *a2a.SendMessageRequest {
+	// A client that polls asks for the task at once; a blocking send
+	// would wait for the evaluation to end.
 	return &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser,
-		a2a.NewDataPart(map[string]any{"skill": name, "params": params}))}
+		a2a.NewDataPart(map[string]any{"skill": name, "params": params})),
+		Config: &a2a.SendMessageConfig{ReturnImmediately: true}}
 }
 
 func dataOf(parts []*a2a.Part) map[string]any {

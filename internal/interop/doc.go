@@ -53,5 +53,19 @@ stream|poll, --request JSON (sent as a data part) or --text TEXT (a text
 part), --auth-token, --timeout and --interval, follows the task to a terminal
 state and prints one JSON line: the states seen, the final task or message,
 the artifact names, the data part of the Result artifact and the status text.
+
+The conformance suite (package conformance) checks these SDKs' servers too:
+a2a-go's (agenttest's lifecycle agent and the scripted peers) and
+@a2a-js/sdk's (testdata/jspeer/conformance.mjs, a lifecycle agent that
+completes, works slowly until canceled, or asks for input, served on
+JSON-RPC, HTTP+JSON and gRPC at once, at 1.0, 0.3 or both; and server.mjs).
+Each SDK's deviations from the specification are listed in
+conformance_test.go with the section they break and the code at fault, and
+asserted exactly: when an SDK fixes one, or grows another, the test fails.
+
+	node conformance.mjs --protocol both
+	# READY http://127.0.0.1:43211
+	proctor conformance http://127.0.0.1:43211 --message hello \
+		--slow-message "please work slowly on this" --multi-turn-message "please ask me something"
 */
 package interop

@@ -120,11 +120,17 @@ func (b *syncBuffer) String() string {
 // exits by itself when its stdin, held by this process, closes.
 func startJSPeer(t *testing.T, transport, protocol string, extra ...string) (baseURL string) {
 	t.Helper()
-	node := requireJSPeer(t)
-	args := append([]string{"server.mjs",
+	return startJSScript(t, append([]string{"server.mjs",
 		"--transport", transport, "--protocol", protocol,
 		"--port", "0", "--host", "127.0.0.1",
-	}, extra...)
+	}, extra...)...)
+}
+
+// startJSScript runs a script of testdata/jspeer (args[0]) with node as
+// startJSPeer describes, and returns the base URL of its READY line.
+func startJSScript(t *testing.T, args ...string) (baseURL string) {
+	t.Helper()
+	node := requireJSPeer(t)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, node, args...)

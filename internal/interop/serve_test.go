@@ -516,6 +516,11 @@ func goSend(t *testing.T, c *sdkclient.Client, mode string, request any) outcome
 		part = a2a.NewDataPart(request)
 	}
 	req := &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, part)}
+	if mode == modePoll {
+		// Polling means asking for the task at once: a blocking send
+		// waits for it to end.
+		req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), taskTimeout)
 	defer cancel()
 	var (
