@@ -630,19 +630,26 @@ func grantedPermissions(p *AppPermissions) []string {
 	return out
 }
 
+// appPermissionArgs reads the app name and the permission (lower-cased) of
+// the permission tools.
+func appPermissionArgs(tool string, args domains.Args) (name, perm string, err error) {
+	if err := params(tool, args, []string{"app_name", "permission"}); err != nil {
+		return "", "", err
+	}
+	if name, err = str(args, "app_name"); err != nil {
+		return "", "", err
+	}
+	if perm, err = str(args, "permission"); err != nil {
+		return "", "", err
+	}
+	return name, strings.ToLower(perm), nil
+}
+
 func grantAppPermission(db *UserDB, args domains.Args) (any, error) {
-	if err := params("grant_app_permission", args, []string{"app_name", "permission"}); err != nil {
-		return nil, err
-	}
-	name, err := str(args, "app_name")
+	name, perm, err := appPermissionArgs("grant_app_permission", args)
 	if err != nil {
 		return nil, err
 	}
-	perm, err := str(args, "permission")
-	if err != nil {
-		return nil, err
-	}
-	perm = strings.ToLower(perm)
 	a, ok := db.Device.AppStatuses.Get(name)
 	var msg string
 	switch p, known := a.permission(perm); {
@@ -752,18 +759,10 @@ func breakVPN(db *UserDB, args domains.Args) (any, error) {
 }
 
 func removeAppPermission(db *UserDB, args domains.Args) (any, error) {
-	if err := params("remove_app_permission", args, []string{"app_name", "permission"}); err != nil {
-		return nil, err
-	}
-	name, err := str(args, "app_name")
+	name, perm, err := appPermissionArgs("remove_app_permission", args)
 	if err != nil {
 		return nil, err
 	}
-	perm, err := str(args, "permission")
-	if err != nil {
-		return nil, err
-	}
-	perm = strings.ToLower(perm)
 	a, ok := db.Device.AppStatuses.Get(name)
 	if !ok {
 		return out([]any{"False", fmt.Sprintf("App '%s' not found. Cannot remove permission.", name)})
