@@ -10,8 +10,8 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/agent"
-	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/conformance"
+	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/store"
 	"github.com/proctor-eval/proctor/tools"
 )
