@@ -753,6 +753,17 @@ func (r *run) checkMultiTurn(ctx context.Context, c caller, in Interface, lc lif
 		return
 	}
 	f := c.send(ctx, outMessage{ID: newID(), ContextID: waiting.ContextID, TaskID: waiting.ID, Text: r.o.messages.FollowUp}, true)
+	// A server can report input-required a moment before its previous turn
+	// has wound down (a2a-go answers "task execution is already in
+	// progress" then), notably when the send was not blocking: an error
+	// answer is retried twice, a quarter second apart, before it counts.
+	for retry := 0; retry < 2 && f.isError() && ctx.Err() == nil; retry++ {
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+		f = c.send(ctx, outMessage{ID: newID(), ContextID: waiting.ContextID, TaskID: waiting.ID, Text: r.o.messages.FollowUp}, true)
+	}
 	switch {
 	case f.obj == nil:
 		r.fail(ReqMultiTurn, tr, "task "+jsonString(waiting.ID)+" continued", f.describe(), f.ex)
