@@ -330,36 +330,12 @@ func (e *Encoder) stringObject(m map[string]string) error {
 	return nil
 }
 
-func (e *Encoder) array(a []any) error {
-	if a == nil {
-		e.buf = append(e.buf, "null"...)
-		return nil
-	}
-	if len(a) == 0 {
-		e.buf = append(e.buf, "[]"...)
-		return nil
-	}
-	if err := e.enter(); err != nil {
-		return err
-	}
-	e.buf = append(e.buf, '[')
-	for i, v := range a {
-		if i > 0 {
-			e.buf = append(e.buf, ", "...)
-		}
-		if err := e.value(v); err != nil {
-			return within(err, idxSeg(i))
-		}
-		if err := e.maybeFlush(); err != nil {
-			return err
-		}
-	}
-	e.buf = append(e.buf, ']')
-	e.depth--
-	return nil
-}
+func (e *Encoder) array(a []any) error { return encodeArray(e, a, e.value) }
 
-func (e *Encoder) objectArray(a []map[string]any) error {
+func (e *Encoder) objectArray(a []map[string]any) error { return encodeArray(e, a, e.object) }
+
+// encodeArray writes a list, each element with elem.
+func encodeArray[T any](e *Encoder, a []T, elem func(T) error) error {
 	if a == nil {
 		e.buf = append(e.buf, "null"...)
 		return nil
@@ -376,7 +352,7 @@ func (e *Encoder) objectArray(a []map[string]any) error {
 		if i > 0 {
 			e.buf = append(e.buf, ", "...)
 		}
-		if err := e.object(v); err != nil {
+		if err := elem(v); err != nil {
 			return within(err, idxSeg(i))
 		}
 		if err := e.maybeFlush(); err != nil {
