@@ -230,40 +230,26 @@ func params(tool string, args domains.Args, names ...string) ([]any, error) {
 // Lookups, with tau2's messages. A key of another type than string is simply
 // not found, except a list or an object, which Python cannot hash.
 
-func (db *DB) getUser(id any) (*User, error) {
-	if err := hashable(id); err != nil {
-		return nil, err
-	}
-	if s, ok := id.(string); ok {
-		if u, ok := db.users[s]; ok {
-			return u, nil
-		}
-	}
-	return nil, fmt.Errorf("User %s not found", pyStr(id))
-}
+func (db *DB) getUser(id any) (*User, error) { return lookup(db.users, id, "User") }
 
 func (db *DB) getReservation(id any) (*Reservation, error) {
-	if err := hashable(id); err != nil {
-		return nil, err
-	}
-	if s, ok := id.(string); ok {
-		if r, ok := db.reservations[s]; ok {
-			return r, nil
-		}
-	}
-	return nil, fmt.Errorf("Reservation %s not found", pyStr(id))
+	return lookup(db.reservations, id, "Reservation")
 }
 
-func (db *DB) getFlight(number any) (*Flight, error) {
-	if err := hashable(number); err != nil {
+func (db *DB) getFlight(number any) (*Flight, error) { return lookup(db.flights, number, "Flight") }
+
+// lookup finds a record by key, failing as tau2 does: "<Kind> <key> not
+// found".
+func lookup[T any](m map[string]*T, key any, kind string) (*T, error) {
+	if err := hashable(key); err != nil {
 		return nil, err
 	}
-	if s, ok := number.(string); ok {
-		if f, ok := db.flights[s]; ok {
-			return f, nil
+	if s, ok := key.(string); ok {
+		if v, ok := m[s]; ok {
+			return v, nil
 		}
 	}
-	return nil, fmt.Errorf("Flight %s not found", pyStr(number))
+	return nil, fmt.Errorf("%s %s not found", kind, pyStr(key))
 }
 
 func (db *DB) getFlightDate(number, date any) (*Flight, FlightDate, error) {
