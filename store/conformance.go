@@ -1,11 +1,9 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -66,36 +64,12 @@ func (db *DB) GetConformance(ctx context.Context, id string) (ConformanceRun, er
 		if b == nil {
 			return fmt.Errorf("%w: conformance run %q", ErrNotFound, id)
 		}
-		key := []byte(id)
-		if v := b.Get(key); v != nil {
-			var err error
-			out, err = decodeConformance(key, v)
+		k, v, err := resolveID(b, id, "conformance run", "conformance runs")
+		if err != nil {
 			return err
 		}
-		if len(id) < minPrefixLen {
-			return fmt.Errorf("%w: conformance run %q (an id prefix needs at least %d characters)", ErrNotFound, id, minPrefixLen)
-		}
-		var matches []string
-		var firstKey, firstVal []byte
-		c := b.Cursor()
-		for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
-			if len(matches) == 0 {
-				firstKey, firstVal = k, v
-			}
-			matches = append(matches, string(k))
-			if len(matches) > 5 {
-				break
-			}
-		}
-		switch len(matches) {
-		case 0:
-			return fmt.Errorf("%w: conformance run %q", ErrNotFound, id)
-		case 1:
-			var err error
-			out, err = decodeConformance(firstKey, firstVal)
-			return err
-		}
-		return fmt.Errorf("%w: %q matches several conformance runs: %s; give more characters", ErrAmbiguous, id, strings.Join(matches[:min(len(matches), 5)], ", "))
+		out, err = decodeConformance(k, v)
+		return err
 	})
 	if err != nil {
 		return ConformanceRun{}, err

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -108,46 +107,12 @@ func (db *DB) GetEvaluation(ctx context.Context, id string) (Evaluation, error) 
 		if b == nil {
 			return fmt.Errorf("%w: evaluation %q", ErrNotFound, id)
 		}
-		key := []byte(id)
-		if v := b.Get(key); v != nil {
-			var err error
-			out, err = decodeEvaluation(key, v)
+		k, v, err := resolveID(b, id, "evaluation", "evaluations")
+		if err != nil {
 			return err
 		}
-		if len(id) < minPrefixLen {
-			return fmt.Errorf("%w: evaluation %q (an id prefix needs at least %d characters)", ErrNotFound, id, minPrefixLen)
-		}
-		const show = 5
-		var (
-			n          int
-			candidates []string
-			firstKey   []byte
-			firstVal   []byte
-		)
-		c := b.Cursor()
-		for k, v := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, v = c.Next() {
-			if n == 0 {
-				firstKey, firstVal = k, v
-			}
-			if n < show {
-				candidates = append(candidates, string(k))
-			}
-			n++
-		}
-		switch n {
-		case 0:
-			return fmt.Errorf("%w: evaluation %q", ErrNotFound, id)
-		case 1:
-			var err error
-			out, err = decodeEvaluation(firstKey, firstVal)
-			return err
-		}
-		more := ""
-		if n > show {
-			more = fmt.Sprintf(" and %d more", n-show)
-		}
-		return fmt.Errorf("%w: %q matches %d evaluations: %s%s; give more characters",
-			ErrAmbiguous, id, n, strings.Join(candidates, ", "), more)
+		out, err = decodeEvaluation(k, v)
+		return err
 	})
 	if err != nil {
 		return Evaluation{}, err

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -468,4 +469,44 @@ func truncate(b []byte, n int) string {
 		return string(b)
 	}
 	return string(b[:n]) + "..."
+}
+
+// resolveID finds a record by its id or, from minPrefixLen characters on, a
+// unique prefix of it. kind and kinds name the record in errors:
+// ErrNotFound, or ErrAmbiguous listing the first few matches.
+func resolveID(b *bbolt.Bucket, id, kind, kinds string) (key, val []byte, err error) {
+	prefix := []byte(id)
+	if v := b.Get(prefix); v != nil {
+		return prefix, v, nil
+	}
+	if len(id) < minPrefixLen {
+		return nil, nil, fmt.Errorf("%w: %s %q (an id prefix needs at least %d characters)", ErrNotFound, kind, id, minPrefixLen)
+	}
+	const show = 5
+	var (
+		n          int
+		candidates []string
+	)
+	c := b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if n == 0 {
+			key, val = k, v
+		}
+		if n < show {
+			candidates = append(candidates, string(k))
+		}
+		n++
+	}
+	switch n {
+	case 0:
+		return nil, nil, fmt.Errorf("%w: %s %q", ErrNotFound, kind, id)
+	case 1:
+		return key, val, nil
+	}
+	more := ""
+	if n > show {
+		more = fmt.Sprintf(" and %d more", n-show)
+	}
+	return nil, nil, fmt.Errorf("%w: %q matches %d %s: %s%s; give more characters",
+		ErrAmbiguous, id, n, kinds, strings.Join(candidates, ", "), more)
 }
