@@ -2,12 +2,15 @@ package tau2test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/proctor-eval/proctor/domains"
 )
 
 // Replay is a domain's expected_replay.json: for every task, what tau2's own
@@ -88,4 +91,43 @@ func DecodeLiterals(s string) (any, error) {
 		return nil, bytes.ErrTooLarge
 	}
 	return v, nil
+}
+
+// ReplayCount is what ReplayActions compared.
+type ReplayCount struct {
+	// Actions were run; Exact of them gave byte-identical output.
+	Actions, Exact int
+	// OK is true when every action matched tau2's error flag and output.
+	OK bool
+}
+
+// ReplayActions runs a task's gold actions on env, in order, and compares
+// each with tau2's replay of it: the same action and requestor (fatal when
+// the fixture is out of step with the task), the same error flag, and the
+// same output by same. Differences are test errors.
+func ReplayActions(t testing.TB, env domains.Env, gold []domains.Action, want []ReplayAction, same func(got, want string) bool) ReplayCount {
+	t.Helper()
+	if len(gold) != len(want) {
+		t.Fatalf("%d gold actions, fixture has %d", len(gold), len(want))
+	}
+	c := ReplayCount{OK: true}
+	for i, a := range gold {
+		w := want[i]
+		if a.ActionID != w.ActionID || a.Name != w.Name || cmp.Or(a.Requestor, domains.RequestorAssistant) != w.Requestor {
+			t.Fatalf("action %d is %s/%s/%s, fixture has %s/%s/%s", i, a.ActionID, a.Name, a.Requestor, w.ActionID, w.Name, w.Requestor)
+		}
+		res := env.Call(domains.ToolCall{Name: a.Name, Arguments: a.Arguments, Requestor: a.Requestor})
+		c.Actions++
+		switch {
+		case res.Error != w.Error:
+			c.OK = false
+			t.Errorf("%s %s: error = %v (%s), tau2 error = %v (%s)", a.ActionID, a.Name, res.Error, res.Content, w.Error, w.Content)
+		case res.Content == w.Content:
+			c.Exact++
+		case !same(res.Content, w.Content):
+			c.OK = false
+			t.Errorf("%s %s: output differs\n got: %q\nwant: %q", a.ActionID, a.Name, res.Content, w.Content)
+		}
+	}
+	return c
 }

@@ -91,31 +91,13 @@ func TestGoldReplay(t *testing.T) {
 			if task.EvaluationCriteria != nil {
 				gold = task.EvaluationCriteria.Actions
 			}
-			if len(gold) != len(wt.Actions) {
-				t.Fatalf("%d gold actions, fixture has %d", len(gold), len(wt.Actions))
-			}
 			env, err := d.NewEnv(task)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ok = true
-			for i, a := range gold {
-				w := wt.Actions[i]
-				if a.ActionID != w.ActionID || a.Name != w.Name {
-					t.Fatalf("action %d is %s/%s, fixture has %s/%s", i, a.ActionID, a.Name, w.ActionID, w.Name)
-				}
-				res := env.Call(domains.ToolCall{Name: a.Name, Arguments: a.Arguments, Requestor: a.Requestor})
-				actions++
-				if res.Error != w.Error {
-					ok = false
-					t.Errorf("%s %s: error = %v (%s), tau2 error = %v (%s)", a.ActionID, a.Name, res.Error, res.Content, w.Error, w.Content)
-					continue
-				}
-				if !res.Error && !tau2test.SameLiterals(res.Content, w.Content) {
-					ok = false
-					t.Errorf("%s %s: output differs\n got: %s\nwant: %s", a.ActionID, a.Name, res.Content, w.Content)
-				}
-			}
+			c := tau2test.ReplayActions(t, env, gold, wt.Actions, tau2test.SameLiterals)
+			actions += c.Actions
+			ok = c.OK
 			got, err := env.Hash()
 			if err != nil {
 				t.Fatal(err)

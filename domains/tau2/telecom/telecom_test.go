@@ -137,33 +137,15 @@ func TestGoldReplay(t *testing.T) {
 			if !ok {
 				t.Fatalf("task %s not in split base", wt.TaskID)
 			}
-			gold := task.EvaluationCriteria.Actions
-			if len(gold) != len(wt.Actions) {
-				t.Fatalf("%d gold actions, fixture has %d", len(gold), len(wt.Actions))
-			}
 			env, err := d.NewEnv(task)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ok = true
-			for i, a := range gold {
-				w := wt.Actions[i]
-				if a.ActionID != w.ActionID || a.Name != w.Name || cmpReq(a.Requestor) != w.Requestor {
-					t.Fatalf("action %d is %s/%s/%s, fixture has %s/%s/%s", i, a.ActionID, a.Name, a.Requestor, w.ActionID, w.Name, w.Requestor)
-				}
-				res := env.Call(domains.ToolCall{Name: a.Name, Arguments: a.Arguments, Requestor: a.Requestor})
-				actions++
-				switch {
-				case res.Error != w.Error:
-					ok = false
-					t.Errorf("%s %s: error = %v (%s), tau2 error = %v (%s)", a.ActionID, a.Name, res.Error, res.Content, w.Error, w.Content)
-				case res.Content != w.Content:
-					ok = false
-					t.Errorf("%s %s: output differs\n got: %q\nwant: %q", a.ActionID, a.Name, res.Content, w.Content)
-				default:
-					exact++
-				}
-			}
+			// Outputs must be byte-identical here: same is string equality.
+			c := tau2test.ReplayActions(t, env, task.EvaluationCriteria.Actions, wt.Actions, func(got, want string) bool { return got == want })
+			actions += c.Actions
+			exact += c.Exact
+			ok = c.OK
 			agent, user, err := domains.SideHashes(env)
 			if err != nil {
 				t.Fatal(err)
@@ -208,14 +190,6 @@ func TestGoldReplay(t *testing.T) {
 	if matched != len(want.Tasks) {
 		t.Errorf("%d of %d tasks differ from tau2", len(want.Tasks)-matched, len(want.Tasks))
 	}
-}
-
-// cmpReq is a gold action's requestor as the fixture writes it.
-func cmpReq(r string) string {
-	if r == "" {
-		return domains.RequestorAssistant
-	}
-	return r
 }
 
 // wantBases is the fixture's reward basis of a task.
