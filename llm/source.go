@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"google.golang.org/adk/model"
@@ -62,12 +61,4 @@ func (s *Source) Model(ctx context.Context, spec, role string) (model.LLM, error
 	}
 	s.models[key] = m
 	return m, nil
-}
-
-// String describes the source for logs, without credentials.
-func (s *Source) String() string {
-	if s.Cassette != nil {
-		return fmt.Sprintf("models with cassette %s (%s)", s.Cassette.path, s.Cassette.mode)
-	}
-	return "models"
 }

@@ -132,3 +132,14 @@ func (f *llmFlags) source() (*llm.Source, error) {
 	}
 	return src, nil
 }
+
+// saveCassette writes a recording cassette when the command ends; a failure
+// is reported, not fatal: the results are stored already.
+func saveCassette(cmd *cobra.Command, src *llm.Source) {
+	if src.Cassette == nil {
+		return
+	}
+	if err := src.Cassette.Save(); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %v\n", err)
+	}
+}

@@ -252,13 +252,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	if models.Cassette != nil {
-		defer func() {
-			if err := models.Cassette.Save(); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %v\n", err)
-			}
-		}()
-	}
+	defer saveCassette(cmd, models)
 	headers, err := f.requestHeaders() // from flags on resume too: never stored
 	if err != nil {
 		return usageErr("%v", err)

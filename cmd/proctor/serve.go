@@ -58,13 +58,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			if err != nil {
 				return err
 			}
-			if models.Cassette != nil {
-				defer func() {
-					if err := models.Cassette.Save(); err != nil {
-						fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %v\n", err)
-					}
-				}()
-			}
+			defer saveCassette(cmd, models)
 			var chat model.LLM
 			if chatModel != "" {
 				if chat, err = models.Model(ctx, chatModel, llm.RoleChat); err != nil {
