@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"iter"
-	"sort"
 	"sync"
 	"time"
 
@@ -111,13 +110,8 @@ func MergeUsage(a, b map[string]Usage) map[string]Usage {
 	}
 	out := make(map[string]Usage, len(a)+len(b))
 	for _, m := range []map[string]Usage{a, b} {
-		roles := make([]string, 0, len(m))
-		for r := range m {
-			roles = append(roles, r)
-		}
-		sort.Strings(roles)
-		for _, r := range roles {
-			out[r] = out[r].Add(m[r])
+		for r, u := range m {
+			out[r] = out[r].Add(u)
 		}
 	}
 	return out
