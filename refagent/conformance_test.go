@@ -56,7 +56,13 @@ func TestListTasksWithoutCredentials(t *testing.T) {
 		Error  *map[string]any `json:"error"`
 	}) {
 		t.Helper()
-		resp, err := http.Post(srv.URL+"/", "application/json", strings.NewReader(body))
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("A2A-Version", "1.0")
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
