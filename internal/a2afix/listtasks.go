@@ -97,60 +97,90 @@ func jsonrpcListTasksViolation(params json.RawMessage) *violation {
 	if kind(params) != '{' || json.Unmarshal(params, &m) != nil {
 		return &violation{"params", "must be a ListTasksRequest object"}
 	}
-	for _, f := range []string{"tenant", "contextId", "pageToken"} {
-		if raw, ok := present(m, f); ok && kind(raw) != '"' {
-			return &violation{f, "must be a string"}
+	// Go's decoder matches member names case-insensitively: so does this.
+	for key, raw := range m {
+		if kind(raw) == 'n' {
+			continue
 		}
-	}
-	if raw, ok := present(m, "status"); ok {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return &violation{"status", "must be a task state name, such as " + string(a2a.TaskStateWorking)}
+		for _, field := range listTasksFields {
+			if strings.EqualFold(key, field.name) {
+				if v := field.check(raw); v != nil {
+					return v
+				}
+			}
 		}
-		if s != "TASK_STATE_UNSPECIFIED" && !validState(a2a.TaskState(s)) {
-			return statusViolation(s)
-		}
-	}
-	if raw, ok := present(m, "pageSize"); ok {
-		n, err := jsonInteger(raw)
-		if err != nil {
-			return &violation{"pageSize", err.Error()}
-		}
-		if n < minPageSize || n > maxPageSize {
-			return pageSizeViolation(n)
-		}
-	}
-	if raw, ok := present(m, "historyLength"); ok {
-		n, err := jsonInteger(raw)
-		if err != nil {
-			return &violation{"historyLength", err.Error()}
-		}
-		if n < 0 {
-			return &violation{"historyLength", fmt.Sprintf("must be 0 or more, got %d", n)}
-		}
-	}
-	if raw, ok := present(m, "statusTimestampAfter"); ok {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return &violation{"statusTimestampAfter", "must be an RFC 3339 timestamp string, such as 2026-01-02T15:04:05Z"}
-		}
-		if v := timestampViolation(s); v != nil {
-			return v
-		}
-	}
-	if raw, ok := present(m, "includeArtifacts"); ok && kind(raw) != 'b' {
-		return &violation{"includeArtifacts", "must be true or false"}
 	}
 	return nil
 }
 
-// present returns a member of m unless it is absent or null.
-func present(m map[string]json.RawMessage, key string) (json.RawMessage, bool) {
-	raw, ok := m[key]
-	if !ok || kind(raw) == 'n' {
-		return nil, false
+// listTasksFields are ListTasks' params and their checks.
+var listTasksFields = []struct {
+	name  string
+	check func(json.RawMessage) *violation
+}{
+	{"tenant", stringParam("tenant")},
+	{"contextId", stringParam("contextId")},
+	{"pageToken", stringParam("pageToken")},
+	{"status", checkStatusParam},
+	{"pageSize", checkPageSizeParam},
+	{"historyLength", checkHistoryParam},
+	{"statusTimestampAfter", checkTimestampParam},
+	{"includeArtifacts", func(raw json.RawMessage) *violation {
+		if kind(raw) != 'b' {
+			return &violation{"includeArtifacts", "must be true or false"}
+		}
+		return nil
+	}},
+}
+
+func stringParam(name string) func(json.RawMessage) *violation {
+	return func(raw json.RawMessage) *violation {
+		if kind(raw) != '"' {
+			return &violation{name, "must be a string"}
+		}
+		return nil
 	}
-	return raw, true
+}
+
+func checkStatusParam(raw json.RawMessage) *violation {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return &violation{"status", "must be a task state name, such as " + string(a2a.TaskStateWorking)}
+	}
+	if s != "TASK_STATE_UNSPECIFIED" && !validState(a2a.TaskState(s)) {
+		return statusViolation(s)
+	}
+	return nil
+}
+
+func checkPageSizeParam(raw json.RawMessage) *violation {
+	n, err := jsonInteger(raw)
+	if err != nil {
+		return &violation{"pageSize", err.Error()}
+	}
+	if n < minPageSize || n > maxPageSize {
+		return pageSizeViolation(n)
+	}
+	return nil
+}
+
+func checkHistoryParam(raw json.RawMessage) *violation {
+	n, err := jsonInteger(raw)
+	if err != nil {
+		return &violation{"historyLength", err.Error()}
+	}
+	if n < 0 {
+		return &violation{"historyLength", fmt.Sprintf("must be 0 or more, got %d", n)}
+	}
+	return nil
+}
+
+func checkTimestampParam(raw json.RawMessage) *violation {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return &violation{"statusTimestampAfter", "must be an RFC 3339 timestamp string, such as 2026-01-02T15:04:05Z"}
+	}
+	return timestampViolation(s)
 }
 
 // jsonInteger reads a 32-bit integer written as a JSON number or, as

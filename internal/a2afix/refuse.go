@@ -39,6 +39,7 @@ func refusal(ctx context.Context) error {
 //   - ListTasks parameters are validated (A2A 1.0 §3.3.2: servers MUST
 //     validate all input parameters) and invalid ones answered
 //     InvalidParamsError, a bad page token included;
+//   - an empty ListTasks page lists tasks as [] rather than null;
 //   - SubscribeToTask on a task in a terminal state is refused with
 //     UnsupportedOperationError.
 func Handler(h a2asrv.RequestHandler) a2asrv.RequestHandler { return handler{h} }
@@ -78,6 +79,11 @@ func (h handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a
 			field = "pageToken"
 		}
 		return nil, violation{field, err.Error()}.err()
+	}
+	if resp != nil && resp.Tasks == nil {
+		// tasks is a required array (a2a.proto ListTasksResponse):
+		// a2a-go's store writes null when nothing matches.
+		resp.Tasks = []*a2a.Task{}
 	}
 	return resp, err
 }
