@@ -165,6 +165,18 @@ func TestBrokenAgents(t *testing.T) {
 		{name: "baseline on HTTP+JSON", transports: []string{"rest"}},
 		{name: "baseline on gRPC", transports: []string{"grpc"}},
 		{name: "baseline with every interface", transports: []string{"jsonrpc", "rest", "grpc"}},
+		// skills is required but may be empty (1.0 §8.4.1): both card
+		// checks agree.
+		{name: "no skills", card: func(c *a2a.AgentCard) { c.Skills = []a2a.AgentSkill{} }},
+		{name: "gRPC URL with a scheme", transports: []string{"grpc"},
+			card: func(c *a2a.AgentCard) {
+				for _, in := range c.SupportedInterfaces {
+					if in.ProtocolBinding == a2a.TransportProtocolGRPC {
+						in.URL = "http://" + in.URL
+					}
+				}
+			},
+			want: []string{conformance.ReqInterfaceURLs}, level: conformance.LevelMinimal},
 		{name: "unknown method answered -32603",
 			middleware: onRPC(rpcPath, func(w http.ResponseWriter, _ *http.Request, c rpcCall, _ http.Handler) bool {
 				if strings.Contains(c.Method, "noSuchMethod") {
@@ -238,7 +250,9 @@ func TestBrokenAgents(t *testing.T) {
 				}
 				get, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.ID, "method": "GetTask", "params": c.Params})
 				rec := httptest.NewRecorder()
-				next.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, rpcPath, bytes.NewReader(get)))
+				req := httptest.NewRequest(http.MethodPost, rpcPath, bytes.NewReader(get))
+				req.Header.Set("A2A-Version", "1.0")
+				next.ServeHTTP(rec, req)
 				if !strings.Contains(rec.Body.String(), "TASK_STATE_COMPLETED") {
 					return false // running: cancel it for real
 				}
@@ -481,7 +495,7 @@ func TestBrokenAgents(t *testing.T) {
 			if tc.name == "baseline with every interface" {
 				// Everything but the auth checks (no security) ran.
 				for _, r := range rep.Results {
-					if r.Status == conformance.Skip && !strings.HasPrefix(r.ID, "auth-") && r.ID != conformance.ReqCardSecurity {
+					if r.Status == conformance.Skip && !strings.HasPrefix(r.ID, "auth-") && r.ID != conformance.ReqCardSecurity && r.ID != conformance.ReqCardDefaults {
 						t.Errorf("%s [%s] skipped: %s", r.ID, strings.Join(r.Transports, ", "), r.Message)
 					}
 				}
