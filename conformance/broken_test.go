@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -261,6 +263,35 @@ func TestBrokenAgents(t *testing.T) {
 				return true
 			}),
 			want: []string{conformance.ReqCancelTerminal}},
+		// The slow task "completes" as the cancel arrives, and the cancel
+		// is answered with an odd error: cancel-running looks the task up
+		// and skips (issue 12), whatever the code.
+		{name: "task completed before the cancel",
+			card: func(c *a2a.AgentCard) { c.Capabilities.Streaming = false },
+			middleware: func() func(http.Handler) http.Handler {
+				var mu sync.Mutex
+				ended := map[string]bool{}
+				return onRPC(rpcPath, func(w http.ResponseWriter, r *http.Request, c rpcCall, next http.Handler) bool {
+					id, _ := c.Params["id"].(string)
+					mu.Lock()
+					defer mu.Unlock()
+					switch {
+					case c.Method == "CancelTask":
+						ended[id] = true
+						w.Header().Set("Content-Type", "application/json")
+						_, _ = fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"too late"}}`, c.ID)
+						return true
+					case c.Method == "GetTask" && ended[id]:
+						rewrite(w, r, next, func(b []byte) []byte {
+							b = bytes.ReplaceAll(b, []byte("TASK_STATE_SUBMITTED"), []byte("TASK_STATE_COMPLETED"))
+							return bytes.ReplaceAll(b, []byte("TASK_STATE_WORKING"), []byte("TASK_STATE_COMPLETED"))
+						})
+						return true
+					}
+					return false
+				})
+			}(),
+			want: []string{conformance.ReqNotCancelable}},
 		{name: "cancel of a completed task answered -32603",
 			middleware: onRPC(rpcPath, func(w http.ResponseWriter, r *http.Request, c rpcCall, next http.Handler) bool {
 				if c.Method != "CancelTask" {
