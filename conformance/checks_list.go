@@ -209,7 +209,11 @@ func (r *run) checkListTasks(ctx context.Context, info *cardInfo, c caller, in I
 		}
 		r.fail(ReqListTasks, tr, expected, problem, first.ex)
 		skipRest("ListTasks gave no page", ReqListPagination, ReqListOrder, ReqListFilters)
-		r.checkListInvalidParams(ctx, c, in)
+		if refusedForAuth(first) {
+			skipRest("ListTasks is refused for lack of credentials: its parameters cannot be judged", ReqListInvalidParams)
+		} else {
+			r.checkListInvalidParams(ctx, c, in)
+		}
 		return
 	}
 	mine := r.createdOn(c)

@@ -73,9 +73,29 @@ func (r *run) checkVersions(ctx context.Context, info *cardInfo, c caller, in In
 	}
 
 	// No header means 0.3.
-	none := probe("")
+	if in.ProtocolVersion != version03 && served(version03) {
+		r.skip(ReqVersionDefault, tr, "the URL also serves 0.3: a request without A2A-Version is a 0.3 request, checked on the 0.3 interface")
+	} else {
+		r.checkVersionDefault(ctx, c, in, servedAs, asBase)
+	}
+
+	// A patch number changes nothing.
+	patched := in.ProtocolVersion + ".1"
+	if rep := probe(patched); servedAs(rep) {
+		r.pass(ReqVersionPatch, tr, "A2A-Version "+patched+" is served as "+in.ProtocolVersion)
+	} else {
+		r.fail(ReqVersionPatch, tr, asBase, rep.describe()+" for A2A-Version "+patched, rep.ex)
+	}
+}
+
+// checkVersionDefault sends the request without A2A-Version: a 0.3
+// interface serves it, another refuses it.
+func (r *run) checkVersionDefault(ctx context.Context, c caller, in Interface, servedAs func(reply) bool, asBase string) {
+	tr := []string{in.Name}
+	refused := errVersionNotSupported()
+	none := c.get(withVersion(ctx, ""), unknownTaskID(), nil)
 	switch {
-	case in.ProtocolVersion == version03 || served(version03):
+	case in.ProtocolVersion == version03:
 		if servedAs(none) {
 			r.pass(ReqVersionDefault, tr, "a request without A2A-Version is served as 0.3")
 		} else {
@@ -86,14 +106,6 @@ func (r *run) checkVersions(ctx context.Context, info *cardInfo, c caller, in In
 	default:
 		r.fail(ReqVersionDefault, tr, refused.describe(in.ProtocolBinding)+": no A2A-Version means 0.3, which the interface does not serve",
 			none.describe()+" without A2A-Version", none.ex)
-	}
-
-	// A patch number changes nothing.
-	patched := in.ProtocolVersion + ".1"
-	if rep := probe(patched); servedAs(rep) {
-		r.pass(ReqVersionPatch, tr, "A2A-Version "+patched+" is served as "+in.ProtocolVersion)
-	} else {
-		r.fail(ReqVersionPatch, tr, asBase, rep.describe()+" for A2A-Version "+patched, rep.ex)
 	}
 }
 
