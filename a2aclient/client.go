@@ -48,6 +48,9 @@ type options struct {
 	// guardExempt lets tests, which have only loopback servers, exempt some
 	// addresses from WithDenyPrivateTargets. Nothing else sets it.
 	guardExempt func(netip.AddrPort) bool
+	// dial, when set, opens the connections of the pool Dial makes, in
+	// place of a plain dialer. Only tests set it, to break connections.
+	dial dialFunc
 }
 
 // Transport is an A2A transport (protocol binding), named as --transport
@@ -187,7 +190,15 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		base.MaxIdleConns = 0
 		base.MaxIdleConnsPerHost = max(o.maxConns, 2)
+		if o.dial != nil {
+			base.DialContext = o.dial
+		}
 		hc = &http.Client{Transport: base}
+	}
+	if c.ownsPool {
+		// A pool of proctor's own: its connections remember failed
+		// writes, so that requests the agent never read are sent again.
+		watchWrites(hc.Transport.(*http.Transport))
 	}
 	c.http = &http.Client{
 		Transport:     &recordingTransport{base: transportOf(hc), headers: o.headers, maxBytes: o.maxResponseBytes},

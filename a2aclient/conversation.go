@@ -121,6 +121,7 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	status, sent, received, _, tooLarge := ex.snapshot()
 	resp.Metrics.HTTPStatus, resp.Metrics.BytesSent, resp.Metrics.BytesReceived = status, sent, received
 	resp.Metrics.GRPCCode = ex.code()
+	resp.Metrics.Resends = ex.resent()
 	if err == nil && bindingName(c.endpoint.ProtocolBinding) == TransportGRPC {
 		// A stream is left as soon as its final event arrives, before gRPC
 		// reports its status: a complete turn is an OK call.

@@ -43,7 +43,12 @@ type RequestMetrics struct {
 	// over gRPC.
 	GRPCCode string `json:"grpc_code,omitempty"`
 	// Retries counts transient failures that were retried within the call.
-	Retries       int   `json:"retries,omitempty"`
+	Retries int `json:"retries,omitempty"`
+	// Resends counts requests of the call sent again at once because the
+	// agent had closed the kept-alive connection they were written to
+	// before it could read them: the agent never saw those requests, so
+	// they are neither errors nor retries.
+	Resends       int   `json:"resends,omitempty"`
 	BytesSent     int64 `json:"bytes_sent"`
 	BytesReceived int64 `json:"bytes_received"`
 	InputTokens   int64 `json:"input_tokens"`
@@ -72,6 +77,9 @@ type exchange struct {
 	// notes are deviations from the protocol read tolerantly on the way
 	// (kindFixer's).
 	notes []string
+	// resends counts requests sent again because the agent had closed the
+	// connection before it could read them (see connTrace.unread).
+	resends int
 }
 
 // newBodyPool returns a pool for the copies of response bodies kept for
@@ -117,6 +125,14 @@ func (ex *exchange) snapshot() (status int, sent, received int64, body []byte, t
 		body = ex.lastBody.Bytes()
 	}
 	return ex.status, ex.sent, ex.received, body, ex.tooLarge
+}
+
+// resent returns how many requests of the call were sent again because the
+// agent had never read them.
+func (ex *exchange) resent() int {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.resends
 }
 
 // code returns the gRPC status code name of the latest call, "" for HTTP.
@@ -178,7 +194,7 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		ex.dropBodyLocked()
 		ex.mu.Unlock()
 	}
-	resp, err := t.base.RoundTrip(req)
+	resp, err := t.send(req, ex)
 	if err != nil || ex == nil {
 		return resp, err
 	}

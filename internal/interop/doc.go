@@ -31,8 +31,9 @@ A peer can also be run by hand:
 
 It takes --transport jsonrpc|rest|grpc, --protocol 1.0|0.3|both, --port,
 --host, --reply message|task (reply with a completed Task whose artifact
-carries the text instead of a Message) and --streaming true|false (what its
-card declares). It prints one line, READY and the base URL of its agent card,
+carries the text instead of a Message), --streaming true|false (what its
+card declares) and --keep-alive-ms N (how long its HTTP server keeps an idle
+connection open; node's default is 5 s). It prints one line, READY and the base URL of its agent card,
 and exits on SIGTERM or when its stdin closes.
 
 The other direction is tested too: proctor serve (package agent), started in
