@@ -74,7 +74,8 @@ func buildTRPCPeer(t *testing.T) string {
 		return cmd.CombinedOutput()
 	}
 	if out, err := goCmd("mod", "download"); err != nil {
-		unavailable("the tRPC-Agent-Go peer's modules are unavailable (run `cd internal/interop/testdata/trpcpeer && go mod download` with network access): %v\n%s", err, out)
+		unavailable("the tRPC-Agent-Go peer's modules cannot be downloaded (%s); run `cd internal/interop/testdata/trpcpeer && go mod download` with access to the Go module proxy",
+			strings.TrimSpace(string(out)))
 	}
 	bin := filepath.Join(t.TempDir(), "trpcpeer")
 	if out, err := goCmd("build", "-o", bin, "."); err != nil {
