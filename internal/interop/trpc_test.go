@@ -43,7 +43,7 @@ const (
 )
 
 // trpcCardNote is what proctor records about the peer's card: server/a2a
-// publishes url alone, and A2A 0.3 (§5.6, AgentCard.preferredTransport and
+// publishes url alone, and A2A 0.3 (§5.5, AgentCard.preferredTransport and
 // protocolVersion) says the agent then speaks JSON-RPC at url, protocol
 // 0.3.0.
 const trpcCardNote = "card has no preferredTransport; assumed JSONRPC at url, protocol 0.3.0"
