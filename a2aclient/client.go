@@ -118,7 +118,8 @@ type Option func(*options)
 // Its Transport is wrapped to record per-request metrics; its Timeout should
 // be zero (requests are bounded by WithRequestTimeout instead). With
 // WithDenyPrivateTargets, only a nil Transport or an *http.Transport without
-// dial functions of its own is accepted, and it is cloned (see there).
+// dial functions of its own is accepted, and it is cloned (see there). Its
+// Jar, when set, replaces the cookies each conversation keeps of its own.
 func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpClient = c } }
 
 // WithRequestTimeout bounds each request to the agent, including the time the
@@ -258,9 +259,16 @@ func (c *Client) Close() error {
 	return c.sdk.Destroy()
 }
 
-// NewConversation starts a dialogue with its own A2A context id.
+// NewConversation starts a dialogue with its own A2A context id and its own
+// cookies: what the agent sets over HTTP during the conversation is sent
+// back on its later requests (see conversationJar), unless the HTTP client
+// given with WithHTTPClient has a Jar, which then keeps all cookies.
 func (c *Client) NewConversation() *Conversation {
-	return &Conversation{client: c, contextID: uuid.NewString()}
+	cv := &Conversation{client: c, contextID: uuid.NewString()}
+	if c.http.Jar == nil {
+		cv.jar = newConversationJar()
+	}
+	return cv
 }
 
 // CardNotes returns the agent card's deviations from the protocol that the

@@ -35,6 +35,9 @@ type Conversation struct {
 	// messages earlier replies reported.
 	sent string
 	seen map[string]bool
+	// jar keeps the cookies the agent sets (see conversationJar); nil
+	// when the client's HTTP client has its own jar.
+	jar *conversationJar
 }
 
 func (cv *Conversation) turnStart() turnStart { return turnStart{sent: cv.sent, seen: cv.seen} }
@@ -90,6 +93,7 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	defer cancel()
 	ctx, ex := withExchange(ctx, c.bodies)
 	defer ex.release()
+	ex.jar = cv.jar
 
 	msg := a2a.NewMessage(a2a.MessageRoleUser, parts...)
 	msg.ContextID = cv.contextID

@@ -80,6 +80,9 @@ type exchange struct {
 	// resends counts requests sent again because the agent had closed the
 	// connection before it could read them (see connTrace.unread).
 	resends int
+	// jar holds the conversation's cookies; nil when the caller's HTTP
+	// client has a jar of its own.
+	jar *conversationJar
 }
 
 // newBodyPool returns a pool for the copies of response bodies kept for
@@ -173,7 +176,12 @@ type recordingTransport struct {
 }
 
 func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
+	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
+	var jar *conversationJar
+	if ex != nil {
+		jar = ex.jar
+	}
+	if len(t.headers) > 0 || jar != nil {
 		req = req.Clone(req.Context()) // a RoundTripper must not modify its request
 		for k, vs := range t.headers {
 			req.Header.Del(k)
@@ -181,8 +189,10 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 				req.Header.Add(k, v)
 			}
 		}
+		if jar != nil {
+			jar.addTo(req)
+		}
 	}
-	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
 	if ex != nil {
 		ex.mu.Lock()
 		if req.ContentLength > 0 {
@@ -197,6 +207,9 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	resp, err := t.send(req, ex)
 	if err != nil || ex == nil {
 		return resp, err
+	}
+	if jar != nil {
+		jar.keep(req.URL, resp)
 	}
 	ex.mu.Lock()
 	ex.status = resp.StatusCode

@@ -36,6 +36,25 @@ card declares) and --keep-alive-ms N (how long its HTTP server keeps an idle
 connection open; node's default is 5 s). It prints one line, READY and the base URL of its agent card,
 and exits on SIGTERM or when its stdin closes.
 
+The tRPC-Agent-Go peer lives in testdata/trpcpeer, a Go module of its own
+(so that the framework stays out of proctor's go.mod): an LLM agent of
+tRPC-Agent-Go v1.11.2 behind its server/a2a, whose model is a scripted
+model.Model. Its card is the one server/a2a builds, with url alone, so
+proctor evaluates it over JSON-RPC at protocol 0.3 as A2A 0.3 says. It
+refuses every turn (--mode refuse), or calls the agent's tool
+find_user_by_email on the first turn, which the framework sends as a data
+part and leaves to the caller, then answers in text (--mode toolcall). The
+test builds it with the go command (the Go build cache makes that quick
+after the first time) and skips when its modules cannot be downloaded,
+unless CI is set:
+
+	cd internal/interop/testdata/trpcpeer && go mod download
+	go test -run TRPC ./internal/interop/
+
+	cd internal/interop/testdata/trpcpeer
+	go run . --mode toolcall
+	# READY http://127.0.0.1:43211
+
 The other direction is tested too: proctor serve (package agent), started in
 process, is the server, and clients we did not write talk to it on every
 interface its card lists (JSON-RPC and REST at 1.0 and 0.3, gRPC at 1.0),

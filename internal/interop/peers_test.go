@@ -115,15 +115,36 @@ func startJSPeer(t *testing.T, transport, protocol string, extra ...string) (bas
 func startJSScript(t *testing.T, args ...string) (baseURL string) {
 	t.Helper()
 	node := requireJSPeer(t)
+	return launchPeer(t, "JavaScript peer", jsPeerDir, node, args...).wait(t)
+}
 
+// launchedPeer is a peer process started by launchPeer, not yet known to
+// be ready.
+type launchedPeer struct {
+	what   string // names the peer in failures
+	ready  chan string
+	exited chan struct{}
+	// waitErr is cmd.Wait's error, set before exited closes.
+	waitErr error
+	stderr  *agenttest.Buffer
+}
+
+// launchPeer starts program with args in dir as a peer process: in its own
+// process group, which t.Cleanup stops (SIGTERM, then SIGKILL after
+// stopTimeout), with its stdin held open by this process (peers exit when
+// it closes) and its stdout scanned for the line "READY <base URL>". It
+// does not wait for that line: wait does, so that several peers can start
+// at once.
+func launchPeer(t *testing.T, what, dir, program string, args ...string) *launchedPeer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, node, args...)
-	cmd.Dir = jsPeerDir
+	cmd := exec.CommandContext(ctx, program, args...)
+	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = stopTimeout
-	stderr := &agenttest.Buffer{}
-	cmd.Stderr = stderr
+	p := &launchedPeer{what: what + " (" + strings.Join(args, " ") + ")", ready: make(chan string, 1), exited: make(chan struct{}), stderr: &agenttest.Buffer{}}
+	cmd.Stderr = p.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		cancel()
@@ -142,36 +163,32 @@ func startJSScript(t *testing.T, args ...string) (baseURL string) {
 	if err != nil {
 		stdout.Close()
 		cancel()
-		t.Fatalf("start node %s: %v", strings.Join(args, " "), err)
+		t.Fatalf("start %s: %v", p.what, err)
 	}
-	exited := make(chan struct{})
-	var waitErr error
 	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
+		p.waitErr = cmd.Wait()
+		close(p.exited)
 	}()
 	t.Cleanup(func() {
 		_ = stdin.Close()
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		select {
-		case <-exited:
+		case <-p.exited:
 		case <-time.After(stopTimeout):
-			t.Errorf("JavaScript peer (%s) ignored SIGTERM for %s; killing its process group", strings.Join(args, " "), stopTimeout)
+			t.Errorf("%s ignored SIGTERM for %s; killing its process group", p.what, stopTimeout)
 		}
-		cancel() // SIGKILLs the process group if node is still running
-		<-exited
-		// node starts no children, but should anything have been left in
-		// its group, it goes too (ESRCH when the group is empty).
+		cancel() // SIGKILLs the process group if the peer is still running
+		<-p.exited
+		// Peers start no children, but should anything have been left in
+		// their group, it goes too (ESRCH when the group is empty).
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	})
-
-	ready := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			if line, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
 				select {
-				case ready <- strings.TrimSpace(line):
+				case p.ready <- strings.TrimSpace(line):
 				default:
 				}
 			}
@@ -179,19 +196,25 @@ func startJSScript(t *testing.T, args ...string) (baseURL string) {
 		_, _ = io.Copy(io.Discard, stdout)
 		stdout.Close()
 	}()
+	return p
+}
 
+// wait returns the base URL of the peer's READY line, failing the test when
+// the peer exits first or prints none within readyTimeout.
+func (p *launchedPeer) wait(t *testing.T) string {
+	t.Helper()
 	timer := time.NewTimer(readyTimeout)
 	defer timer.Stop()
 	select {
-	case base := <-ready:
+	case base := <-p.ready:
 		if u, err := url.Parse(base); err != nil || u.Scheme != "http" || u.Host == "" {
-			t.Fatalf("JavaScript peer printed READY %q: not an http:// URL\nstderr:\n%s", base, stderr)
+			t.Fatalf("%s printed READY %q: not an http:// URL\nstderr:\n%s", p.what, base, p.stderr)
 		}
 		return base
-	case <-exited:
-		t.Fatalf("JavaScript peer (%s) exited before it was ready: %v\nstderr:\n%s", strings.Join(args, " "), waitErr, stderr)
+	case <-p.exited:
+		t.Fatalf("%s exited before it was ready: %v\nstderr:\n%s", p.what, p.waitErr, p.stderr)
 	case <-timer.C:
-		t.Fatalf("JavaScript peer (%s) printed no READY line within %s\nstderr:\n%s", strings.Join(args, " "), readyTimeout, stderr)
+		t.Fatalf("%s printed no READY line within %s\nstderr:\n%s", p.what, readyTimeout, p.stderr)
 	}
 	return ""
 }
