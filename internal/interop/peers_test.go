@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -65,9 +67,28 @@ func inCI() bool {
 	return v != "" && v != "0" && !strings.EqualFold(v, "false")
 }
 
+// nodeProject is an npm project under testdata whose scripts are run as
+// peers: its directory and the package whose installed version must be the
+// one its package-lock.json pins.
+type nodeProject struct {
+	dir, pkg, version string
+}
+
+// jsPeerProject is testdata/jspeer, the @a2a-js/sdk peers.
+func jsPeerProject() nodeProject {
+	return nodeProject{dir: jsPeerDir, pkg: "@a2a-js/sdk", version: jsSDKVersion}
+}
+
 // requireJSPeer returns the path of node, or skips the test (fails it under
 // CI) when node or the peer's installed dependencies are missing.
 func requireJSPeer(t *testing.T) string {
+	t.Helper()
+	return requireNodeProject(t, jsPeerProject())
+}
+
+// requireNodeProject returns the path of node, or skips the test (fails it
+// under CI) when node or the project's installed dependencies are missing.
+func requireNodeProject(t *testing.T, p nodeProject) string {
 	t.Helper()
 	unavailable := func(format string, args ...any) {
 		t.Helper()
@@ -81,18 +102,19 @@ func requireJSPeer(t *testing.T) string {
 	if err != nil {
 		unavailable("node is not on PATH (Node.js 20 or later is needed)")
 	}
-	manifest := filepath.Join(jsPeerDir, "node_modules", "@a2a-js", "sdk", "package.json")
+	install := "npm ci --prefix internal/interop/" + filepath.ToSlash(p.dir)
+	manifest := filepath.Join(p.dir, "node_modules", filepath.FromSlash(p.pkg), "package.json")
 	b, err := os.ReadFile(manifest)
 	if err != nil {
-		unavailable("%s is missing: run `npm ci --prefix internal/interop/testdata/jspeer`", manifest)
+		unavailable("%s is missing: run `%s`", manifest, install)
 	}
 	var pkg struct {
 		Version string `json:"version"`
 	}
-	if err := json.Unmarshal(b, &pkg); err != nil || pkg.Version != jsSDKVersion {
-		// A stale install would test another SDK than the one pinned.
-		t.Fatalf("%s: installed @a2a-js/sdk is %q, package-lock.json pins %s: run `npm ci --prefix internal/interop/testdata/jspeer`",
-			manifest, pkg.Version, jsSDKVersion)
+	if err := json.Unmarshal(b, &pkg); err != nil || pkg.Version != p.version {
+		// A stale install would test another version than the one pinned.
+		t.Fatalf("%s: installed %s is %q, package-lock.json pins %s: run `%s`",
+			manifest, p.pkg, pkg.Version, p.version, install)
 	}
 	return node
 }
@@ -115,26 +137,59 @@ func startJSPeer(t *testing.T, transport, protocol string, extra ...string) (bas
 func startJSScript(t *testing.T, args ...string) (baseURL string) {
 	t.Helper()
 	node := requireJSPeer(t)
+	base, err := launchNode(t, node, jsPeerDir, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base
+}
 
+// startNodePeers runs node once per argument list, all at once, in the
+// directory of project p, waits for every READY line and returns their
+// URLs in the order of argLists. Each peer runs in its own process group,
+// which t.Cleanup stops.
+func startNodePeers(t *testing.T, p nodeProject, argLists ...[]string) []string {
+	t.Helper()
+	node := requireNodeProject(t, p)
+	urls := make([]string, len(argLists))
+	errs := make([]error, len(argLists))
+	var wg sync.WaitGroup
+	for i, args := range argLists {
+		wg.Go(func() { urls[i], errs[i] = launchNode(t, node, p.dir, args...) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	return urls
+}
+
+// launchNode runs node with args in dir, in a process group of its own that
+// t.Cleanup stops (SIGTERM, then SIGKILL; the peer also exits when its stdin,
+// held by this process, closes), and returns the http:// URL of the READY
+// line it prints. It may be called from any goroutine: it reports failure
+// as an error, with the peer's stderr.
+func launchNode(t *testing.T, node, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, node, args...)
-	cmd.Dir = jsPeerDir
+	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = stopTimeout
 	stderr := &agenttest.Buffer{}
 	cmd.Stderr = stderr
+	name := fmt.Sprintf("node peer (%s in %s)", strings.Join(args, " "), dir)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		cancel()
-		t.Fatal(err)
+		return "", err
 	}
 	// A plain pipe rather than StdoutPipe: Wait must not close it under the
 	// reader before the READY line is read.
 	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
 		cancel()
-		t.Fatal(err)
+		return "", err
 	}
 	cmd.Stdout = stdoutW
 	err = cmd.Start()
@@ -142,7 +197,7 @@ func startJSScript(t *testing.T, args ...string) (baseURL string) {
 	if err != nil {
 		stdout.Close()
 		cancel()
-		t.Fatalf("start node %s: %v", strings.Join(args, " "), err)
+		return "", fmt.Errorf("start %s: %w", name, err)
 	}
 	exited := make(chan struct{})
 	var waitErr error
@@ -156,7 +211,7 @@ func startJSScript(t *testing.T, args ...string) (baseURL string) {
 		select {
 		case <-exited:
 		case <-time.After(stopTimeout):
-			t.Errorf("JavaScript peer (%s) ignored SIGTERM for %s; killing its process group", strings.Join(args, " "), stopTimeout)
+			t.Errorf("%s ignored SIGTERM for %s; killing its process group", name, stopTimeout)
 		}
 		cancel() // SIGKILLs the process group if node is still running
 		<-exited
@@ -164,7 +219,12 @@ func startJSScript(t *testing.T, args ...string) (baseURL string) {
 		// its group, it goes too (ESRCH when the group is empty).
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	})
+	return awaitReady(name, stdout, exited, &waitErr, stderr)
+}
 
+// awaitReady reads the peer's stdout until its READY line, and returns the
+// URL the line names.
+func awaitReady(name string, stdout *os.File, exited <-chan struct{}, waitErr *error, stderr *agenttest.Buffer) (string, error) {
 	ready := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -179,21 +239,19 @@ func startJSScript(t *testing.T, args ...string) (baseURL string) {
 		_, _ = io.Copy(io.Discard, stdout)
 		stdout.Close()
 	}()
-
 	timer := time.NewTimer(readyTimeout)
 	defer timer.Stop()
 	select {
 	case base := <-ready:
 		if u, err := url.Parse(base); err != nil || u.Scheme != "http" || u.Host == "" {
-			t.Fatalf("JavaScript peer printed READY %q: not an http:// URL\nstderr:\n%s", base, stderr)
+			return "", fmt.Errorf("%s printed READY %q: not an http:// URL\nstderr:\n%s", name, base, stderr)
 		}
-		return base
+		return base, nil
 	case <-exited:
-		t.Fatalf("JavaScript peer (%s) exited before it was ready: %v\nstderr:\n%s", strings.Join(args, " "), waitErr, stderr)
+		return "", fmt.Errorf("%s exited before it was ready: %v\nstderr:\n%s", name, *waitErr, stderr)
 	case <-timer.C:
-		t.Fatalf("JavaScript peer (%s) printed no READY line within %s\nstderr:\n%s", strings.Join(args, " "), readyTimeout, stderr)
+		return "", fmt.Errorf("%s printed no READY line within %s\nstderr:\n%s", name, readyTimeout, stderr)
 	}
-	return ""
 }
 
 // declaredInterface is one entry of a 1.0 card's supportedInterfaces.
