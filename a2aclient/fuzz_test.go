@@ -1,7 +1,9 @@
 package a2aclient
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -143,6 +145,39 @@ func FuzzReportedUsage(f *testing.F) {
 		// Decoding is deterministic.
 		if u2, ok2 := ReportedUsage(meta); u2 != u || !ok2 {
 			t.Fatalf("second read %+v, %v differs from %+v", u2, ok2, u)
+		}
+	})
+}
+
+// FuzzStreamFixer feeds arbitrary event streams through streamFixer, as
+// agents' streams reach a2a-go: it must never panic, must hand on every
+// line that needs no repair unchanged, and must leave no data line whose
+// value starts with a record separator.
+func FuzzStreamFixer(f *testing.F) {
+	for _, s := range []string{
+		"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"id\":\"t\",\"status\":{\"state\":\"working\"}}}\n\n",
+		"data: \x1e{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":\"task\",\"id\":\"t\",\"status\":{}}}\n\n",
+		"data:\x1e\x1e{\"taskId\":\"t\",\"artifact\":{}}\r\n\r\n",
+		"event: x\ndata: \x1e\n: comment \x1e\ndata: [1,2]\n",
+		"data: \x1e",
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, stream []byte, kinds bool) {
+		ex := &exchange{}
+		out, err := io.ReadAll(newStreamFixer(io.NopCloser(bytes.NewReader(stream)), ex, kinds))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !kinds && !bytes.Contains(stream, []byte{recordSeparator}) && !bytes.Equal(out, stream) {
+			t.Fatalf("changed a stream that needs no repair:\n in %q\nout %q", stream, out)
+		}
+		for line := range bytes.Lines(out) {
+			value, ok := bytes.CutPrefix(line, []byte("data:"))
+			if ok && len(bytes.TrimPrefix(value, []byte(" "))) > 0 && bytes.TrimPrefix(value, []byte(" "))[0] == recordSeparator {
+				t.Fatalf("data line %q still starts with a record separator", line)
+			}
 		}
 	})
 }

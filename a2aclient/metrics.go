@@ -70,7 +70,7 @@ type exchange struct {
 	// response body failed with: the connection broke mid-body.
 	readErr error
 	// notes are deviations from the protocol read tolerantly on the way
-	// (kindFixer's).
+	// (streamFixer's).
 	notes []string
 }
 
@@ -152,7 +152,7 @@ type recordingTransport struct {
 	headers  http.Header
 	maxBytes int64
 	// fixKinds gives 0.3 stream events without a kind their kind (see
-	// kindFixer). Dial sets it for a 0.3 interface, before any call.
+	// streamFixer). Dial sets it for a 0.3 interface, before any call.
 	fixKinds bool
 }
 
@@ -194,10 +194,7 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if isEventStream(req.Header.Get("Accept")) || isEventStream(resp.Header.Get("Content-Type")) {
 		// An event stream is read as it arrives (it may never end), and
 		// it is never decoded tolerantly, so no copy of it is kept.
-		resp.Body = &recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes}
-		if t.fixKinds {
-			resp.Body = newKindFixer(resp.Body, ex)
-		}
+		resp.Body = newStreamFixer(&recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes}, ex, t.fixKinds)
 		return resp, nil
 	}
 	resp.Body = readWhole(ex, resp, t.maxBytes)

@@ -35,7 +35,7 @@ func TestMastra(t *testing.T) {
 		for _, streaming := range []a2aclient.StreamingMode{a2aclient.StreamingOff, a2aclient.StreamingOn} {
 			cell := frameworkCell{
 				mode: mode, transport: string(a2aclient.TransportJSONRPC), protocol: string(a2aclient.Protocol03),
-				streaming: streaming, wantNotes: []string{cardNote},
+				streaming: streaming, cardNote: cardNote,
 			}
 			t.Run(fmt.Sprintf("%s/jsonrpc-0.3/streaming-%s", mode, streaming), func(t *testing.T) {
 				t.Parallel()
