@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/conformance"
 )
 
 // voltAgentProject is testdata/voltagent: agents built with VoltAgent
@@ -18,10 +19,33 @@ func voltAgentProject() nodeProject {
 	return nodeProject{dir: "testdata/voltagent", pkg: "@voltagent/core", version: "2.10.0"}
 }
 
+// VoltAgent's deviations from the A2A specification (@voltagent/core 2.10.0,
+// @voltagent/a2a-server 2.0.3, @voltagent/server-hono 2.0.14 with
+// @voltagent/server-core 2.1.20).
+func voltAgentDeviations() []deviation {
+	bareTask := "A2A 0.3 §6.1 Task: kind is \"task\" (the discriminator of every result object); @voltagent/a2a-server's " +
+		"task records (createTaskRecord) carry no kind, in replies, GetTask answers and stream events alike"
+	return []deviation{
+		{conformance.ReqCardRequiredFields, "HTTP", "A2A 0.3 §5.5 AgentCard: protocolVersion is required, and so is skills; " +
+			"@voltagent/a2a-server's buildAgentCard sets no protocolVersion, and builds skills from the agent's tools, so an " +
+			"agent without tools publishes \"skills\": [] (whether an empty list fails is issue 12's open checker question)", false},
+		{conformance.ReqSendMessage, "JSONRPC 0.3", bareTask, false},
+		{conformance.ReqTaskGet, "JSONRPC 0.3", bareTask, false},
+		{conformance.ReqHistoryLength, "JSONRPC 0.3", "A2A 0.3 §7.3 tasks/get: historyLength limits the history returned; " +
+			"@voltagent/a2a-server's handleTaskGet ignores it (and its history holds the user's message twice)", false},
+		{conformance.ReqStreamFirstEvent, "JSONRPC 0.3", "A2A 0.3 §7.2 and the SSE specification: each event's data is the " +
+			"JSON-RPC response; @voltagent/server-hono's A2A route writes a record separator byte (0x1E) before it " +
+			"(\"data: \\x1e{...}\"), so no event is JSON", false},
+		{conformance.ReqInvalidRequest, "JSONRPC 0.3", "JSON-RPC 2.0 §5.1: a body that is not a request is -32600; server-core's " +
+			"parseJsonRpcRequest throws its own copy of VoltA2AError, which the @voltagent/a2a-server normalizeError that " +
+			"server-hono calls does not recognise (instanceof fails across the two classes), so it answers -32603", false},
+	}
+}
+
 // TestVoltAgent evaluates both VoltAgent agents from their own, unmodified
 // cards (0.3 style, with only url and no protocolVersion: JSON-RPC 0.3 by
 // A2A 0.3's defaults), on every interface the card declares, streaming off
-// and on.
+// and on, and checks each with proctor's conformance checker.
 func TestVoltAgent(t *testing.T) {
 	t.Parallel()
 	peers := startFrameworkPeers(t, voltAgentProject())
@@ -55,5 +79,15 @@ func TestVoltAgent(t *testing.T) {
 				runFrameworkCell(t, peers, cell)
 			})
 		}
+	}
+	for _, mode := range scriptModes {
+		t.Run("conformance/"+mode, func(t *testing.T) {
+			t.Parallel()
+			rep, err := conformance.Run(t.Context(), peers[mode])
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertDeviations(t, rep, voltAgentDeviations())
+		})
 	}
 }
