@@ -70,7 +70,7 @@ type exchange struct {
 	// response body failed with: the connection broke mid-body.
 	readErr error
 	// notes are deviations from the protocol read tolerantly on the way
-	// (streamFixer's).
+	// (kindFixer's and rsFilter's).
 	notes []string
 }
 
@@ -152,7 +152,7 @@ type recordingTransport struct {
 	headers  http.Header
 	maxBytes int64
 	// fixKinds gives 0.3 stream events without a kind their kind (see
-	// streamFixer). Dial sets it for a 0.3 interface, before any call.
+	// kindFixer). Dial sets it for a 0.3 interface, before any call.
 	fixKinds bool
 }
 
@@ -194,7 +194,10 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if isEventStream(req.Header.Get("Accept")) || isEventStream(resp.Header.Get("Content-Type")) {
 		// An event stream is read as it arrives (it may never end), and
 		// it is never decoded tolerantly, so no copy of it is kept.
-		resp.Body = newStreamFixer(&recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes}, ex, t.fixKinds)
+		resp.Body = newRSFilter(&recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes}, ex)
+		if t.fixKinds {
+			resp.Body = newKindFixer(resp.Body, ex)
+		}
 		return resp, nil
 	}
 	resp.Body = readWhole(ex, resp, t.maxBytes)

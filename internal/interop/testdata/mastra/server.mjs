@@ -29,17 +29,6 @@
 
 import { parseArgs } from 'node:util';
 
-// Nothing may leave loopback: Mastra reports usage to PostHog unless told
-// not to, so the environment is set before the framework is imported.
-process.env.MASTRA_TELEMETRY_DISABLED = '1';
-const { serve } = await import('@hono/node-server');
-const { Hono } = await import('hono');
-const { Agent } = await import('@mastra/core/agent');
-const { Mastra } = await import('@mastra/core/mastra');
-const { MastraServer } = await import('@mastra/hono');
-const { InMemoryTaskStore } = await import('@mastra/server/a2a/store');
-const { MockLanguageModelV3, simulateReadableStream } = await import('ai/test');
-
 const REFUSAL = "I'm sorry, but I can't help with Taskly accounts.";
 const TOOL_CALL = JSON.stringify({
   name: 'find_user_by_email',
@@ -71,6 +60,17 @@ try {
 if (!['refuse', 'toolcall'].includes(flags.mode)) usage(`--mode must be refuse or toolcall, not ${JSON.stringify(flags.mode)}`);
 const port = Number(flags.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) usage(`bad --port ${JSON.stringify(flags.port)}`);
+
+// Nothing may leave loopback: Mastra reports usage to PostHog unless told
+// not to, so the environment is set before the framework is imported.
+process.env.MASTRA_TELEMETRY_DISABLED = '1';
+const { serve } = await import('@hono/node-server');
+const { Hono } = await import('hono');
+const { Agent } = await import('@mastra/core/agent');
+const { Mastra } = await import('@mastra/core/mastra');
+const { MastraServer } = await import('@mastra/hono');
+const { InMemoryTaskStore } = await import('@mastra/server/a2a/store');
+const { MockLanguageModelV3, simulateReadableStream } = await import('ai/test');
 
 // ---------------------------------------------------------------- the model
 

@@ -33,16 +33,6 @@
 
 import { parseArgs } from 'node:util';
 
-// Nothing may leave loopback: outside production, @voltagent/core refreshes
-// its model registry from models.dev as it loads, so the environment is set
-// before the framework is imported.
-process.env.NODE_ENV = 'production';
-const { serve } = await import('@hono/node-server');
-const { Agent, VoltAgent } = await import('@voltagent/core');
-const { A2AServer } = await import('@voltagent/a2a-server');
-const { createVoltAgentApp } = await import('@voltagent/server-hono');
-const { MockLanguageModelV3, simulateReadableStream } = await import('ai/test');
-
 const REFUSAL = "I'm sorry, but I can't help with Taskly accounts.";
 const TOOL_CALL = JSON.stringify({
   name: 'find_user_by_email',
@@ -74,6 +64,16 @@ try {
 if (!['refuse', 'toolcall'].includes(flags.mode)) usage(`--mode must be refuse or toolcall, not ${JSON.stringify(flags.mode)}`);
 const port = Number(flags.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) usage(`bad --port ${JSON.stringify(flags.port)}`);
+
+// Nothing may leave loopback: outside production, @voltagent/core refreshes
+// its model registry from models.dev as it loads, so the environment is set
+// before the framework is imported.
+process.env.NODE_ENV = 'production';
+const { serve } = await import('@hono/node-server');
+const { Agent, VoltAgent } = await import('@voltagent/core');
+const { A2AServer } = await import('@voltagent/a2a-server');
+const { createVoltAgentApp } = await import('@voltagent/server-hono');
+const { MockLanguageModelV3, simulateReadableStream } = await import('ai/test');
 
 // ---------------------------------------------------------------- the model
 
