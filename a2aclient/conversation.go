@@ -247,11 +247,28 @@ func readTolerantly(ctx context.Context, ex *exchange, err error) (out extracted
 	if !ok {
 		return extracted{}, "", false
 	}
+	if kind := missingKind(result); kind != "" {
+		return out, "a " + kind + " reply has no kind; read as one", true
+	}
 	why := "it decoded to an empty task"
 	if err != nil {
 		why = firstLine(err.Error())
 	}
 	return out, fmt.Sprintf("reply rejected by the A2A types (%v); read tolerantly", why), true
+}
+
+// missingKind returns the kind a 0.3 result object's members show when it
+// lacks its "kind" discriminator (which a2a-go's 0.3 decoder refuses as
+// "unknown event kind"), and "" otherwise.
+func missingKind(result json.RawMessage) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(result, &obj) != nil {
+		return ""
+	}
+	if _, ok := obj["kind"]; ok {
+		return ""
+	}
+	return eventKind(obj)
 }
 
 // poll follows a task the agent has not finished with GetTask and backoff.

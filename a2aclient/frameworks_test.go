@@ -321,7 +321,7 @@ func TestEventWithoutKind(t *testing.T) {
 			if resp.State != a2a.TaskStateInputRequired || resp.TaskID != "t1" {
 				t.Errorf("state %s task %q, want input-required t1", resp.State, resp.TaskID)
 			}
-			want := "read tolerantly"
+			want := "a task reply has no kind; read as one"
 			if mode == StreamingOn {
 				want = "a streamed task event has no kind; read as one"
 			}
@@ -441,5 +441,44 @@ func TestConversationJarBounds(t *testing.T) {
 	}
 	if j.holds(u, "extra") {
 		t.Error("a new cookie was kept although the jar was full")
+	}
+}
+
+// VoltAgent's SSE writer puts a record separator byte (0x1E, the framing of
+// RFC 7464 JSON text sequences) before the JSON of every event. The byte is
+// dropped and the deviation recorded, on both protocol versions, so that
+// the tool call streamed in appended chunks still reads whole.
+func TestRecordSeparatorBeforeEventData(t *testing.T) {
+	for _, v := range []ProtocolVersion{Protocol10, Protocol03} {
+		for _, tc := range []struct {
+			name, prefix, wantNote string
+		}{
+			{"plain", "", ""},
+			{"record separator", "\x1e", noteRecordSeparator},
+			{"two record separators", "\x1e\x1e", noteRecordSeparator},
+		} {
+			t.Run(string(v)+"/"+tc.name, func(t *testing.T) {
+				w := wire{v}
+				peer := startFramedSSEPeer(t, v, tc.prefix, func(r peerRequest) []string {
+					return []string{
+						w.task("t1", r.ContextID, "working", w.message(r.MessageID, "user", "hi")),
+						w.artifact("t1", r.ContextID, "a1", `{"name":"list_tasks",`, ""),
+						w.artifact("t1", r.ContextID, "a1", `"arguments":{}}`, "true"),
+						w.status("t1", r.ContextID, "completed", "", true),
+					}
+				}, nil)
+				resp, err := say(t, dial(t, peer.URL, WithStreaming(StreamingOn)).NewConversation(), "hi")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := texts(resp.Parts); !slices.Equal(got, []string{`{"name":"list_tasks","arguments":{}}`}) {
+					t.Errorf("parts = %q", got)
+				}
+				checkTurn(t, resp.Parts)
+				if resp.NonConformant != tc.wantNote {
+					t.Errorf("NonConformant = %q, want %q", resp.NonConformant, tc.wantNote)
+				}
+			})
+		}
 	}
 }

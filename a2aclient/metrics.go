@@ -75,7 +75,7 @@ type exchange struct {
 	// response body failed with: the connection broke mid-body.
 	readErr error
 	// notes are deviations from the protocol read tolerantly on the way
-	// (kindFixer's).
+	// (kindFixer's and rsFilter's).
 	notes []string
 	// resends counts requests sent again because the agent had closed the
 	// connection before it could read them (see connTrace.unread).
@@ -223,7 +223,7 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if isEventStream(req.Header.Get("Accept")) || isEventStream(resp.Header.Get("Content-Type")) {
 		// An event stream is read as it arrives (it may never end), and
 		// it is never decoded tolerantly, so no copy of it is kept.
-		resp.Body = &recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes}
+		resp.Body = newRSFilter(&recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes}, ex)
 		if t.fixKinds {
 			resp.Body = newKindFixer(resp.Body, ex)
 		}

@@ -55,6 +55,23 @@ unless CI is set:
 	go run . --mode toolcall
 	# READY http://127.0.0.1:43211
 
+Agents built with frameworks nobody on the team wrote live beside it, one
+npm project each with an exact package-lock.json: testdata/mastra (Mastra,
+@mastra/core 1.71.0 with its Hono server adapter and an explicit task store)
+and testdata/voltagent (VoltAgent, @voltagent/core 2.10.0 with
+@voltagent/a2a-server 2.0.3 through @voltagent/server-hono 2.0.14). Their
+model is the AI SDK's scripted mock (ai/test). Each server.mjs takes
+--mode refuse|toolcall, --port and --host, prints READY and the URL of its
+agent card, and exits on SIGTERM or when its stdin closes; TestMastra and
+TestVoltAgent start both agents once, in parallel, evaluate them from their
+own cards streamed and not, assert every transcript exactly, and run the
+conformance checker against them (aisdkpeers_test.go holds the script).
+
+	npm ci --prefix internal/interop/testdata/mastra
+	cd internal/interop/testdata/mastra && node server.mjs --mode toolcall
+	# READY http://127.0.0.1:43211/api/.well-known/toolcall/agent-card.json
+	proctor run --domain mock --task-ids mock-01 --agent http://127.0.0.1:43211/api/.well-known/toolcall/agent-card.json
+
 The other direction is tested too: proctor serve (package agent), started in
 process, is the server, and clients we did not write talk to it on every
 interface its card lists (JSON-RPC and REST at 1.0 and 0.3, gRPC at 1.0),

@@ -65,9 +65,28 @@ func inCI() bool {
 	return v != "" && v != "0" && !strings.EqualFold(v, "false")
 }
 
+// nodeProject is an npm project under testdata whose scripts are run as
+// peers: its directory and the package whose installed version must be the
+// one its package-lock.json pins.
+type nodeProject struct {
+	dir, pkg, version string
+}
+
+// jsPeerProject is testdata/jspeer, the @a2a-js/sdk peers.
+func jsPeerProject() nodeProject {
+	return nodeProject{dir: jsPeerDir, pkg: "@a2a-js/sdk", version: jsSDKVersion}
+}
+
 // requireJSPeer returns the path of node, or skips the test (fails it under
 // CI) when node or the peer's installed dependencies are missing.
 func requireJSPeer(t *testing.T) string {
+	t.Helper()
+	return requireNodeProject(t, jsPeerProject())
+}
+
+// requireNodeProject returns the path of node, or skips the test (fails it
+// under CI) when node or the project's installed dependencies are missing.
+func requireNodeProject(t *testing.T, p nodeProject) string {
 	t.Helper()
 	unavailable := func(format string, args ...any) {
 		t.Helper()
@@ -81,18 +100,19 @@ func requireJSPeer(t *testing.T) string {
 	if err != nil {
 		unavailable("node is not on PATH (Node.js 20 or later is needed)")
 	}
-	manifest := filepath.Join(jsPeerDir, "node_modules", "@a2a-js", "sdk", "package.json")
+	install := "npm ci --prefix internal/interop/" + filepath.ToSlash(p.dir)
+	manifest := filepath.Join(p.dir, "node_modules", filepath.FromSlash(p.pkg), "package.json")
 	b, err := os.ReadFile(manifest)
 	if err != nil {
-		unavailable("%s is missing: run `npm ci --prefix internal/interop/testdata/jspeer`", manifest)
+		unavailable("%s is missing: run `%s`", manifest, install)
 	}
 	var pkg struct {
 		Version string `json:"version"`
 	}
-	if err := json.Unmarshal(b, &pkg); err != nil || pkg.Version != jsSDKVersion {
-		// A stale install would test another SDK than the one pinned.
-		t.Fatalf("%s: installed @a2a-js/sdk is %q, package-lock.json pins %s: run `npm ci --prefix internal/interop/testdata/jspeer`",
-			manifest, pkg.Version, jsSDKVersion)
+	if err := json.Unmarshal(b, &pkg); err != nil || pkg.Version != p.version {
+		// A stale install would test another version than the one pinned.
+		t.Fatalf("%s: installed %s is %q, package-lock.json pins %s: run `%s`",
+			manifest, p.pkg, pkg.Version, p.version, install)
 	}
 	return node
 }
@@ -116,6 +136,24 @@ func startJSScript(t *testing.T, args ...string) (baseURL string) {
 	t.Helper()
 	node := requireJSPeer(t)
 	return launchPeer(t, "JavaScript peer", jsPeerDir, node, args...).wait(t)
+}
+
+// startNodePeers runs node once per argument list, all at once, in the
+// directory of project p, waits for every READY line and returns their
+// URLs in the order of argLists. Each peer runs in its own process group,
+// which t.Cleanup stops.
+func startNodePeers(t *testing.T, p nodeProject, argLists ...[]string) []string {
+	t.Helper()
+	node := requireNodeProject(t, p)
+	peers := make([]*launchedPeer, len(argLists))
+	for i, args := range argLists {
+		peers[i] = launchPeer(t, "node peer in "+p.dir, p.dir, node, args...)
+	}
+	urls := make([]string, len(peers))
+	for i, peer := range peers {
+		urls[i] = peer.wait(t)
+	}
+	return urls
 }
 
 // launchedPeer is a peer process started by launchPeer, not yet known to
