@@ -94,6 +94,7 @@ type options struct {
 	maxResponseBytes int64
 	maxRequests      int
 	dialControl      func(network, address string, c syscall.RawConn) error
+	onDenied         func(error) // set by stopOnDenial
 	messages         Messages
 }
 

@@ -83,9 +83,11 @@ func sendSkill(t *testing.T, srv *Server, binding, token, skill string, params m
 // an agent on loopback are rejected as bad requests on every binding
 // (issue 13: check_conformance used to complete as a stored
 // "non-conformant" run); the agent sees no connection, and nothing is
-// stored. The address forms the guard refuses are in internal/agentdial's
-// TestGuardAddresses, redirects and cards in a2aclient's and conformance's
-// guard tests.
+// stored; so for its other spellings (localhost, IPv6, IPv4-mapped, NAT64,
+// decimal, hexadecimal, octal, shortened) and for private, link-local and
+// carrier-grade NAT addresses. The guard's address ranges are in
+// internal/agentdial's TestGuardAddresses, redirects and cards in
+// a2aclient's and conformance's guard tests.
 func TestPrivateTargetsRefused(t *testing.T) {
 	var conns atomic.Int64
 	agent := httptest.NewUnstartedServer(nil)
@@ -118,22 +120,35 @@ func TestPrivateTargetsRefused(t *testing.T) {
 	go func() { _ = srv.Serve(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; _ = db.Close() })
 
-	requests := []struct {
-		skill  string
-		params map[string]any
-	}{
-		{string(SkillRunEvaluation), map[string]any{"domain": "mock", "agent_url": agent.URL, "num_tasks": 1}},
-		{string(SkillCheckConformance), map[string]any{"agent_url": agent.URL}},
-	}
-	for _, binding := range bindings {
-		for _, r := range requests {
-			t.Run(binding+" "+r.skill, func(t *testing.T) {
-				answer := sendSkill(t, srv, binding, testToken, r.skill, r.params)
-				rejected := strings.Contains(answer, "TASK_STATE_REJECTED") || strings.Contains(answer, `"state":"rejected"`)
-				if !rejected || !strings.Contains(answer, "refusing to connect to 127.0.0.1") || !strings.Contains(answer, "--deny-private-targets") {
-					t.Fatalf("answer %s; want the task rejected, saying the guard refused the agent", clip([]byte(answer)))
-				}
-			})
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(agent.URL, "http://"))
+	// The agent's own address on every binding; its other spellings, and
+	// private addresses (refused before connect(2): no packet leaves), on
+	// one.
+	hosts := []string{"127.0.0.1", "localhost", "[::1]", "[::ffff:127.0.0.1]", "[64:ff9b::7f00:1]",
+		"2130706433", "0x7f000001", "0x7f.1", "0177.0.0.1", "127.1",
+		"10.0.0.1", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "[fe80::1]", "[fd00::1]", "[::ffff:10.0.0.1]"}
+	for i, host := range hosts {
+		url := "http://" + net.JoinHostPort(strings.Trim(host, "[]"), port)
+		on := bindings
+		if i > 0 {
+			on = bindings[:1]
+		}
+		for _, binding := range on {
+			for _, r := range []struct {
+				skill  string
+				params map[string]any
+			}{
+				{string(SkillRunEvaluation), map[string]any{"domain": "mock", "agent_url": url, "num_tasks": 1}},
+				{string(SkillCheckConformance), map[string]any{"agent_url": url}},
+			} {
+				t.Run(binding+" "+r.skill+" "+host, func(t *testing.T) {
+					answer := sendSkill(t, srv, binding, testToken, r.skill, r.params)
+					rejected := strings.Contains(answer, "TASK_STATE_REJECTED") || strings.Contains(answer, `"state":"rejected"`)
+					if !rejected || !strings.Contains(answer, "refusing to connect to ") || !strings.Contains(answer, "--deny-private-targets") {
+						t.Fatalf("answer %s; want the task rejected, saying the guard refused the agent", clip([]byte(answer)))
+					}
+				})
+			}
 		}
 	}
 	if n := conns.Load(); n != 0 {
