@@ -1,23 +1,31 @@
 # proctor: the two commands a newcomer needs are `make run` and `make test`.
 GO ?= go
 
-.PHONY: run test build lint bench fuzz fuzz-short
+.PHONY: run test build lint bench fuzz fuzz-short peers
 
 # Evaluate the built-in reference agent on the built-in mock domain.
 run:
 	$(GO) run ./cmd/proctor run --domain mock --agent builtin
 
-JSPEER := internal/interop/testdata/jspeer
+# The interoperability tests' peers: npm projects (the @a2a-js/sdk peer and
+# agents built with other frameworks, each pinned by its lock file) and the
+# tRPC-Agent-Go agent, a Go module of its own. Without npm, or offline, their
+# tests are skipped, and say so.
+INTEROP := internal/interop/testdata
+NODE_PEERS := $(addprefix $(INTEROP)/,jspeer mastra voltagent)
+TRPCPEER := $(INTEROP)/trpcpeer
 
-# The interoperability tests' JavaScript peers (@a2a-js/sdk, pinned by the
-# lock file). Without npm they are skipped, and the tests say so.
-$(JSPEER)/node_modules/.package-lock.json: $(JSPEER)/package-lock.json
-	@if command -v npm >/dev/null; then npm ci --prefix $(JSPEER) --no-audit --no-fund; \
-	else echo "npm not found: the interoperability tests against @a2a-js/sdk will be skipped"; fi
+%/node_modules/.package-lock.json: %/package-lock.json
+	@if command -v npm >/dev/null; then npm ci --prefix $* --no-audit --no-fund; \
+	else echo "npm not found: the interoperability tests against $(notdir $*) will be skipped"; fi
+
+peers: $(addsuffix /node_modules/.package-lock.json,$(NODE_PEERS))
+	@cd $(TRPCPEER) && $(GO) mod download && $(GO) build -o /dev/null . \
+	|| echo "the tRPC-Agent-Go peer cannot be built (no module proxy?): its interop tests will be skipped"
 
 # Everything CI runs: vet, the whole test suite with the race detector, and
 # each benchmark once so they keep compiling and working.
-test: $(JSPEER)/node_modules/.package-lock.json
+test: peers
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	$(GO) test -run='^$$' -bench=. -benchtime=1x ./...
@@ -29,6 +37,7 @@ lint:
 	gofmt -l . | (! grep .)
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+	cd $(TRPCPEER) && $(GO) vet . && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 .
 
 # The issue's performance figures (see README "Performance").
 bench:
@@ -40,6 +49,8 @@ bench:
 fuzz-short:
 	$(GO) test -run='^$$' -fuzz=FuzzParseReply -fuzztime=10s ./translation/
 	$(GO) test -run='^$$' -fuzz=FuzzFromRaw -fuzztime=10s ./a2aclient/
+	$(GO) test -run='^$$' -fuzz=FuzzRSFilter -fuzztime=10s ./a2aclient/
+	$(GO) test -run='^$$' -fuzz=FuzzLegacyIPv4 -fuzztime=10s ./internal/agentdial/
 	$(GO) test -run='^$$' -fuzz=FuzzProviderReply -fuzztime=10s ./llm/
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeReply -fuzztime=10s ./llm/openai/
 	$(GO) test -run='^$$' -fuzz='^FuzzSSE$$' -fuzztime=10s ./conformance/
@@ -52,6 +63,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzStoredEvaluation -fuzztime=$(FUZZTIME) ./store/
 	$(GO) test -run='^$$' -fuzz=FuzzFromRaw -fuzztime=$(FUZZTIME) ./a2aclient/
 	$(GO) test -run='^$$' -fuzz=FuzzReportedUsage -fuzztime=$(FUZZTIME) ./a2aclient/
+	$(GO) test -run='^$$' -fuzz=FuzzRSFilter -fuzztime=$(FUZZTIME) ./a2aclient/
+	$(GO) test -run='^$$' -fuzz=FuzzLegacyIPv4 -fuzztime=$(FUZZTIME) ./internal/agentdial/
 	$(GO) test -run='^$$' -fuzz=FuzzParseTasks -fuzztime=$(FUZZTIME) ./domains/
 	$(GO) test -run='^$$' -fuzz=FuzzTOMLDatabase -fuzztime=$(FUZZTIME) ./domains/tau2/telecom/
 	$(GO) test -run='^$$' -fuzz=FuzzStep -fuzztime=$(FUZZTIME) ./refagent/

@@ -48,6 +48,9 @@ type options struct {
 	// guardExempt lets tests, which have only loopback servers, exempt some
 	// addresses from WithDenyPrivateTargets. Nothing else sets it.
 	guardExempt func(netip.AddrPort) bool
+	// dial, when set, opens the connections of the pool Dial makes, in
+	// place of a plain dialer. Only tests set it, to break connections.
+	dial dialFunc
 }
 
 // Transport is an A2A transport (protocol binding), named as --transport
@@ -115,7 +118,8 @@ type Option func(*options)
 // Its Transport is wrapped to record per-request metrics; its Timeout should
 // be zero (requests are bounded by WithRequestTimeout instead). With
 // WithDenyPrivateTargets, only a nil Transport or an *http.Transport without
-// dial functions of its own is accepted, and it is cloned (see there).
+// dial functions of its own is accepted, and it is cloned (see there). Its
+// Jar, when set, replaces the cookies each conversation keeps of its own.
 func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.httpClient = c } }
 
 // WithRequestTimeout bounds each request to the agent, including the time the
@@ -187,7 +191,15 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		base.MaxIdleConns = 0
 		base.MaxIdleConnsPerHost = max(o.maxConns, 2)
+		if o.dial != nil {
+			base.DialContext = o.dial
+		}
 		hc = &http.Client{Transport: base}
+	}
+	if c.ownsPool {
+		// A pool of proctor's own: its connections remember failed
+		// writes, so that requests the agent never read are sent again.
+		watchWrites(hc.Transport.(*http.Transport))
 	}
 	c.http = &http.Client{
 		Transport:     &recordingTransport{base: transportOf(hc), headers: o.headers, maxBytes: o.maxResponseBytes},
@@ -247,9 +259,16 @@ func (c *Client) Close() error {
 	return c.sdk.Destroy()
 }
 
-// NewConversation starts a dialogue with its own A2A context id.
+// NewConversation starts a dialogue with its own A2A context id and its own
+// cookies: what the agent sets over HTTP during the conversation is sent
+// back on its later requests (see conversationJar), unless the HTTP client
+// given with WithHTTPClient has a Jar, which then keeps all cookies.
 func (c *Client) NewConversation() *Conversation {
-	return &Conversation{client: c, contextID: uuid.NewString()}
+	cv := &Conversation{client: c, contextID: uuid.NewString()}
+	if c.http.Jar == nil {
+		cv.jar = newConversationJar()
+	}
+	return cv
 }
 
 // CardNotes returns the agent card's deviations from the protocol that the

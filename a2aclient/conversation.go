@@ -35,6 +35,9 @@ type Conversation struct {
 	// messages earlier replies reported.
 	sent string
 	seen map[string]bool
+	// jar keeps the cookies the agent sets (see conversationJar); nil
+	// when the client's HTTP client has its own jar.
+	jar *conversationJar
 }
 
 func (cv *Conversation) turnStart() turnStart { return turnStart{sent: cv.sent, seen: cv.seen} }
@@ -90,6 +93,7 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	defer cancel()
 	ctx, ex := withExchange(ctx, c.bodies)
 	defer ex.release()
+	ex.jar = cv.jar
 
 	msg := a2a.NewMessage(a2a.MessageRoleUser, parts...)
 	msg.ContextID = cv.contextID
@@ -121,6 +125,7 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	status, sent, received, _, tooLarge := ex.snapshot()
 	resp.Metrics.HTTPStatus, resp.Metrics.BytesSent, resp.Metrics.BytesReceived = status, sent, received
 	resp.Metrics.GRPCCode = ex.code()
+	resp.Metrics.Resends = ex.resent()
 	if err == nil && bindingName(c.endpoint.ProtocolBinding) == TransportGRPC {
 		// A stream is left as soon as its final event arrives, before gRPC
 		// reports its status: a complete turn is an OK call.
@@ -242,11 +247,28 @@ func readTolerantly(ctx context.Context, ex *exchange, err error) (out extracted
 	if !ok {
 		return extracted{}, "", false
 	}
+	if kind := missingKind(result); kind != "" {
+		return out, "a " + kind + " reply has no kind; read as one", true
+	}
 	why := "it decoded to an empty task"
 	if err != nil {
 		why = firstLine(err.Error())
 	}
 	return out, fmt.Sprintf("reply rejected by the A2A types (%v); read tolerantly", why), true
+}
+
+// missingKind returns the kind a 0.3 result object's members show when it
+// lacks its "kind" discriminator (which a2a-go's 0.3 decoder refuses as
+// "unknown event kind"), and "" otherwise.
+func missingKind(result json.RawMessage) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(result, &obj) != nil {
+		return ""
+	}
+	if _, ok := obj["kind"]; ok {
+		return ""
+	}
+	return eventKind(obj)
 }
 
 // poll follows a task the agent has not finished with GetTask and backoff.

@@ -19,6 +19,9 @@ sends with SendMessage, or SendStreamingMessage when the card declares
 streaming (WithStreaming), retries transient failures (refused or reset
 connections, HTTP 502/503/504, gRPC UNAVAILABLE) with jittered backoff
 (WithRetries), and polls a task the agent has not finished with GetTask.
+A request that provably never reached the agent (written to a kept-alive
+connection the agent had just closed) is sent again at once and counted
+in RequestMetrics.Resends, not as a failure.
 WithDenyPrivateTargets refuses connections to non-public addresses, for
 agent URLs that come from someone else.
 

@@ -4,14 +4,18 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/translation"
@@ -317,7 +321,7 @@ func TestEventWithoutKind(t *testing.T) {
 			if resp.State != a2a.TaskStateInputRequired || resp.TaskID != "t1" {
 				t.Errorf("state %s task %q, want input-required t1", resp.State, resp.TaskID)
 			}
-			want := "read tolerantly"
+			want := "a task reply has no kind; read as one"
 			if mode == StreamingOn {
 				want = "a streamed task event has no kind; read as one"
 			}
@@ -325,5 +329,156 @@ func TestEventWithoutKind(t *testing.T) {
 				t.Errorf("NonConformant = %q, want it to say %q", resp.NonConformant, want)
 			}
 		})
+	}
+}
+
+// cookieVisitors wraps an agent's handler like tRPC-Agent-Go's server/a2a
+// does without a user header: a request without the visitor cookie gets a
+// new one, and the Cookie header of every request is recorded in order.
+type cookieVisitors struct {
+	next http.Handler
+	mu   sync.Mutex
+	seen []string
+	n    int
+}
+
+func (v *cookieVisitors) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	v.mu.Lock()
+	v.seen = append(v.seen, r.Header.Get("Cookie"))
+	if _, err := r.Cookie("visitor"); err != nil {
+		v.n++
+		http.SetCookie(w, &http.Cookie{Name: "visitor", Value: fmt.Sprint(v.n), Path: "/", HttpOnly: true})
+	}
+	v.mu.Unlock()
+	v.next.ServeHTTP(w, r)
+}
+
+func (v *cookieVisitors) cookies() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Clone(v.seen)
+}
+
+// A conversation sends back the cookies the agent set on its earlier
+// turns, and only its own: tRPC-Agent-Go's server/a2a keys sessions by
+// context id and an anonymous-user cookie, so a client that drops the
+// cookie meets an agent that forgot every earlier turn.
+func TestConversationCookies(t *testing.T) {
+	for _, mode := range []StreamingMode{StreamingOff, StreamingOn} {
+		t.Run(string(mode), func(t *testing.T) {
+			v := &cookieVisitors{next: a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(agenttest.Executor(
+				func(_ context.Context, _, text string) string { return "ok: " + text })))}
+			srv := serveRPC(t, v)
+			c := dial(t, srv.URL, WithStreaming(mode))
+			a, b := c.NewConversation(), c.NewConversation()
+			for _, turn := range []struct {
+				conv *Conversation
+				text string
+			}{{a, "a1"}, {b, "b1"}, {a, "a2"}, {b, "b2"}, {a, "a3"}} {
+				resp, err := say(t, turn.conv, turn.text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := partsText(resp.Parts); got != "ok: "+turn.text {
+					t.Errorf("reply %q, want %q", got, "ok: "+turn.text)
+				}
+			}
+			want := []string{"", "", "visitor=1", "visitor=2", "visitor=1"}
+			if diff := cmp.Diff(want, v.cookies()); diff != "" {
+				t.Errorf("Cookie headers the agent received (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// An HTTP client with a Jar of its own keeps the cookies instead: every
+// conversation then shares them.
+func TestConversationCookiesCallerJar(t *testing.T) {
+	v := &cookieVisitors{next: a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(agenttest.Executor(
+		func(_ context.Context, _, text string) string { return text })))}
+	srv := serveRPC(t, v)
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, srv.URL, WithHTTPClient(&http.Client{Jar: jar}))
+	for _, conv := range []*Conversation{c.NewConversation(), c.NewConversation()} {
+		if _, err := say(t, conv, "hi"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff([]string{"", "visitor=1"}, v.cookies()); diff != "" {
+		t.Errorf("Cookie headers the agent received (-want +got):\n%s", diff)
+	}
+}
+
+// What an agent may store in a conversation's cookies is bounded.
+func TestConversationJarBounds(t *testing.T) {
+	u, err := url.Parse("http://127.0.0.1:9/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := newConversationJar()
+	resp := &http.Response{Header: http.Header{}}
+	resp.Header.Add("Set-Cookie", "huge="+strings.Repeat("x", maxCookieBytes))
+	for i := range maxCookies + 10 {
+		resp.Header.Add("Set-Cookie", fmt.Sprintf("c%02d=%d", i, i))
+	}
+	j.keep(u, resp)
+	got := j.jar.Cookies(u)
+	if len(got) != maxCookies {
+		t.Errorf("%d cookies kept, want %d", len(got), maxCookies)
+	}
+	if j.holds(u, "huge") {
+		t.Error("a cookie over maxCookieBytes was kept")
+	}
+	// With the jar full, a cookie it holds can still change.
+	j.keep(u, &http.Response{Header: http.Header{"Set-Cookie": {"c00=new", "extra=1"}}})
+	req := httptest.NewRequest(http.MethodGet, u.String(), nil)
+	j.addTo(req)
+	if c, err := req.Cookie("c00"); err != nil || c.Value != "new" {
+		t.Errorf("c00 = %v (%v), want the new value", c, err)
+	}
+	if j.holds(u, "extra") {
+		t.Error("a new cookie was kept although the jar was full")
+	}
+}
+
+// VoltAgent's SSE writer puts a record separator byte (0x1E, the framing of
+// RFC 7464 JSON text sequences) before the JSON of every event. The byte is
+// dropped and the deviation recorded, on both protocol versions, so that
+// the tool call streamed in appended chunks still reads whole.
+func TestRecordSeparatorBeforeEventData(t *testing.T) {
+	for _, v := range []ProtocolVersion{Protocol10, Protocol03} {
+		for _, tc := range []struct {
+			name, prefix, wantNote string
+		}{
+			{"plain", "", ""},
+			{"record separator", "\x1e", noteRecordSeparator},
+			{"two record separators", "\x1e\x1e", noteRecordSeparator},
+		} {
+			t.Run(string(v)+"/"+tc.name, func(t *testing.T) {
+				w := wire{v}
+				peer := startFramedSSEPeer(t, v, tc.prefix, func(r peerRequest) []string {
+					return []string{
+						w.task("t1", r.ContextID, "working", w.message(r.MessageID, "user", "hi")),
+						w.artifact("t1", r.ContextID, "a1", `{"name":"list_tasks",`, ""),
+						w.artifact("t1", r.ContextID, "a1", `"arguments":{}}`, "true"),
+						w.status("t1", r.ContextID, "completed", "", true),
+					}
+				}, nil)
+				resp, err := say(t, dial(t, peer.URL, WithStreaming(StreamingOn)).NewConversation(), "hi")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := texts(resp.Parts); !slices.Equal(got, []string{`{"name":"list_tasks","arguments":{}}`}) {
+					t.Errorf("parts = %q", got)
+				}
+				checkTurn(t, resp.Parts)
+				if resp.NonConformant != tc.wantNote {
+					t.Errorf("NonConformant = %q, want %q", resp.NonConformant, tc.wantNote)
+				}
+			})
+		}
 	}
 }

@@ -1,9 +1,12 @@
 package a2aclient
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -143,6 +146,49 @@ func FuzzReportedUsage(f *testing.F) {
 		// Decoding is deterministic.
 		if u2, ok2 := ReportedUsage(meta); u2 != u || !ok2 {
 			t.Fatalf("second read %+v, %v differs from %+v", u2, ok2, u)
+		}
+	})
+}
+
+// FuzzRSFilter feeds arbitrary event streams through rsFilter, in one
+// read and byte by byte: it must never panic, must give the same bytes
+// either way, must drop nothing but record separators, must change no
+// stream without them, and must leave no data line whose value starts with
+// one.
+func FuzzRSFilter(f *testing.F) {
+	for _, s := range []string{
+		"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"id\":\"t\",\"status\":{\"state\":\"working\"}}}\n\n",
+		"data: \x1e{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":\"task\",\"id\":\"t\",\"status\":{}}}\n\n",
+		"data:\x1e\x1e{\"taskId\":\"t\",\"artifact\":{}}\r\n\r\n",
+		"event: x\ndata: \x1e\n: comment \x1e\ndata: [1,2]\rdata:  \x1e\n",
+		"data: \x1e", "dat\x1ea: \x1e", "\x1e\x1e\x1e",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		read := func(r io.Reader) []byte {
+			out, err := io.ReadAll(newRSFilter(io.NopCloser(r), &exchange{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		out := read(bytes.NewReader(stream))
+		if bytewise := read(iotest.OneByteReader(bytes.NewReader(stream))); !bytes.Equal(bytewise, out) {
+			t.Fatalf("read byte by byte %q, at once %q", bytewise, out)
+		}
+		rs := string(rune(recordSeparator))
+		if !bytes.Equal(bytes.ReplaceAll(out, []byte(rs), nil), bytes.ReplaceAll(stream, []byte(rs), nil)) {
+			t.Fatalf("dropped more than record separators:\n in %q\nout %q", stream, out)
+		}
+		if !bytes.Contains(stream, []byte(rs)) && !bytes.Equal(out, stream) {
+			t.Fatalf("changed a stream without record separators:\n in %q\nout %q", stream, out)
+		}
+		for line := range bytes.Lines(out) {
+			value, ok := bytes.CutPrefix(line, []byte("data:"))
+			if ok && bytes.HasPrefix(bytes.TrimPrefix(value, []byte(" ")), []byte(rs)) {
+				t.Fatalf("data line %q still starts with a record separator", line)
+			}
 		}
 	})
 }

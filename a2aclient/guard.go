@@ -97,6 +97,9 @@ func newGuard(exempt func(netip.AddrPort) bool) *guard {
 // *DeniedTargetError itself rather than wrapped in a *net.OpError, so that
 // it reads once and is not mistaken for a dial failure worth retrying.
 func (g *guard) dialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	if err := agentdial.CheckHost(address); err != nil {
+		return nil, err // a legacy IPv4 spelling: refused before any resolution
+	}
 	conn, err := g.dialer.DialContext(ctx, network, address)
 	var denied *DeniedTargetError
 	if err != nil && errors.As(err, &denied) {

@@ -43,7 +43,12 @@ type RequestMetrics struct {
 	// over gRPC.
 	GRPCCode string `json:"grpc_code,omitempty"`
 	// Retries counts transient failures that were retried within the call.
-	Retries       int   `json:"retries,omitempty"`
+	Retries int `json:"retries,omitempty"`
+	// Resends counts requests of the call sent again at once because the
+	// agent had closed the kept-alive connection they were written to
+	// before it could read them: the agent never saw those requests, so
+	// they are neither errors nor retries.
+	Resends       int   `json:"resends,omitempty"`
 	BytesSent     int64 `json:"bytes_sent"`
 	BytesReceived int64 `json:"bytes_received"`
 	InputTokens   int64 `json:"input_tokens"`
@@ -70,8 +75,14 @@ type exchange struct {
 	// response body failed with: the connection broke mid-body.
 	readErr error
 	// notes are deviations from the protocol read tolerantly on the way
-	// (kindFixer's).
+	// (kindFixer's and rsFilter's).
 	notes []string
+	// resends counts requests sent again because the agent had closed the
+	// connection before it could read them (see connTrace.unread).
+	resends int
+	// jar holds the conversation's cookies; nil when the caller's HTTP
+	// client has a jar of its own.
+	jar *conversationJar
 }
 
 // newBodyPool returns a pool for the copies of response bodies kept for
@@ -119,6 +130,14 @@ func (ex *exchange) snapshot() (status int, sent, received int64, body []byte, t
 	return ex.status, ex.sent, ex.received, body, ex.tooLarge
 }
 
+// resent returns how many requests of the call were sent again because the
+// agent had never read them.
+func (ex *exchange) resent() int {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.resends
+}
+
 // code returns the gRPC status code name of the latest call, "" for HTTP.
 func (ex *exchange) code() string {
 	ex.mu.Lock()
@@ -157,7 +176,12 @@ type recordingTransport struct {
 }
 
 func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
+	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
+	var jar *conversationJar
+	if ex != nil {
+		jar = ex.jar
+	}
+	if len(t.headers) > 0 || jar != nil {
 		req = req.Clone(req.Context()) // a RoundTripper must not modify its request
 		for k, vs := range t.headers {
 			req.Header.Del(k)
@@ -165,8 +189,10 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 				req.Header.Add(k, v)
 			}
 		}
+		if jar != nil {
+			jar.addTo(req)
+		}
 	}
-	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
 	if ex != nil {
 		ex.mu.Lock()
 		if req.ContentLength > 0 {
@@ -178,9 +204,12 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		ex.dropBodyLocked()
 		ex.mu.Unlock()
 	}
-	resp, err := t.base.RoundTrip(req)
+	resp, err := t.send(req, ex)
 	if err != nil || ex == nil {
 		return resp, err
+	}
+	if jar != nil {
+		jar.keep(req.URL, resp)
 	}
 	ex.mu.Lock()
 	ex.status = resp.StatusCode
@@ -194,7 +223,7 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if isEventStream(req.Header.Get("Accept")) || isEventStream(resp.Header.Get("Content-Type")) {
 		// An event stream is read as it arrives (it may never end), and
 		// it is never decoded tolerantly, so no copy of it is kept.
-		resp.Body = &recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes}
+		resp.Body = newRSFilter(&recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes}, ex)
 		if t.fixKinds {
 			resp.Body = newKindFixer(resp.Body, ex)
 		}

@@ -110,6 +110,13 @@ type peerRequest struct {
 
 func startSSEPeer(t *testing.T, v ProtocolVersion, stream func(req peerRequest) []string, unary func(req peerRequest) string) *ssePeer {
 	t.Helper()
+	return startFramedSSEPeer(t, v, "", stream, unary)
+}
+
+// startFramedSSEPeer is startSSEPeer whose event data starts with prefix,
+// before the JSON.
+func startFramedSSEPeer(t *testing.T, v ProtocolVersion, prefix string, stream func(req peerRequest) []string, unary func(req peerRequest) string) *ssePeer {
+	t.Helper()
 	p := &ssePeer{protocol: v}
 	mux := http.NewServeMux()
 	p.Server = httptest.NewServer(mux)
@@ -155,7 +162,7 @@ func startSSEPeer(t *testing.T, v ProtocolVersion, stream func(req peerRequest) 
 		case "SendStreamingMessage", "message/stream":
 			w.Header().Set("Content-Type", "text/event-stream")
 			for _, ev := range stream(pr) {
-				_, _ = fmt.Fprintf(w, "data: %s\n\n", envelope(ev))
+				_, _ = fmt.Fprintf(w, "data: %s%s\n\n", prefix, envelope(ev))
 				w.(http.Flusher).Flush()
 			}
 		default:

@@ -139,7 +139,7 @@ func transient(err error, ex *exchange) bool {
 		return true
 	case code == "Unavailable":
 		return true
-	case errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET):
+	case errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE):
 		return true
 	case status == 0 && code == "" && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		strings.Contains(err.Error(), "server closed idle connection")):

@@ -45,9 +45,8 @@ func newGRPCCaller(p *prober, o *options, in Interface, limits streamLimits, str
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(min(o.maxResponseBytes, 1<<30)))),
 	}
 	if o.dialControl != nil {
-		d := o.dialer()
 		dialOpts = append(dialOpts, agentdial.RouteGRPC(func(ctx context.Context, addr string) (net.Conn, error) {
-			return d.DialContext(ctx, "tcp", addr)
+			return o.dial(ctx, "tcp", addr)
 		})...)
 	}
 	conn, err := grpc.NewClient("passthrough:///"+target, dialOpts...)

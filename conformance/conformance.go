@@ -94,6 +94,7 @@ type options struct {
 	maxResponseBytes int64
 	maxRequests      int
 	dialControl      func(network, address string, c syscall.RawConn) error
+	onDenied         func(error) // set by stopOnDenial
 	messages         Messages
 }
 
@@ -155,8 +156,9 @@ func WithDialControl(control func(network, address string, c syscall.RawConn) er
 
 // Run checks the agent at target (its base URL, or the URL of its agent
 // card) against the A2A specification and returns the report. It fails
-// only when target or the options are unusable; an agent that cannot be
-// reached is a report whose card checks fail.
+// only when target or the options are unusable, or when the private-target
+// guard refuses a connection (ErrDeniedTarget: the run stops at once); an
+// agent that cannot be reached is a report whose card checks fail.
 func Run(ctx context.Context, target string, opts ...Option) (*Report, error) {
 	o := &options{
 		protocol: ProtocolAuto, timeout: DefaultTimeout, requestTimeout: DefaultRequestTimeout, taskTimeout: DefaultTaskTimeout,
@@ -181,10 +183,14 @@ func Run(ctx context.Context, target string, opts ...Option) (*Report, error) {
 
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
+	denied := o.stopOnDenial(cancel)
 	r := &run{o: o, p: newProber(o), rep: &Report{AgentURL: target, StartedAt: time.Now().UTC(), Protocol: o.protocol, Transport: o.transport}}
 	defer r.p.close()
 	r.check(ctx, u)
 	r.cleanup(context.WithoutCancel(ctx))
+	if err := denied(); err != nil {
+		return nil, err
+	}
 	r.rep.Requests = int(min(r.p.requests.Load(), int64(o.maxRequests)))
 	r.rep.DurationMS = float64(time.Since(r.rep.StartedAt).Microseconds()) / 1000
 	r.rep.finish()

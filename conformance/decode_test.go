@@ -103,6 +103,12 @@ func TestDecodeEnvelope(t *testing.T) {
 			t.Errorf("%q decoded", bad)
 		}
 	}
+	// VoltAgent's SSE writer frames each event as a JSON text sequence:
+	// the failure must name the byte.
+	_, err := decodeEnvelope([]byte("\x1e" + `{"jsonrpc":"2.0","id":"1","result":{}}`))
+	if err == nil || !strings.Contains(err.Error(), "record separator byte (0x1E") {
+		t.Errorf("a response after a record separator: error %v, want it to name the byte", err)
+	}
 }
 
 func TestDecodeObject(t *testing.T) {

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -48,11 +49,19 @@ func (e *rpcError) describe() string {
 	return fmt.Sprintf("error %d (%s)", e.Code, truncateText(e.Message, 80))
 }
 
+// recordSeparator starts each record of an RFC 7464 JSON text sequence: an
+// agent that frames its events so sends it before their JSON.
+const recordSeparator = 0x1E
+
 // decodeEnvelope decodes one JSON-RPC response. It fails only when body is
 // not a JSON object; everything else wrong is listed in Problems.
 func decodeEnvelope(body []byte) (rpcEnvelope, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
+		if bytes.HasPrefix(body, []byte{recordSeparator}) {
+			return rpcEnvelope{}, errors.New("not a JSON object: it starts with a record separator byte (0x1E, " +
+				"the framing of RFC 7464 JSON text sequences, not of JSON-RPC or server-sent events)")
+		}
 		return rpcEnvelope{}, fmt.Errorf("not a JSON object: %w", err)
 	}
 	if members == nil {

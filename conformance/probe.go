@@ -40,7 +40,7 @@ func newProber(o *options) *prober {
 	base.MaxIdleConnsPerHost = 4
 	base.ResponseHeaderTimeout = max(o.requestTimeout, o.taskTimeout)
 	if o.dialControl != nil {
-		agentdial.RouteHTTP(base, o.dialer().DialContext) // no proxy: through one the guard would see only the proxy
+		agentdial.RouteHTTP(base, o.dial) // no proxy: through one the guard would see only the proxy
 	}
 	return &prober{
 		http: &http.Client{

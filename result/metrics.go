@@ -36,6 +36,8 @@ func AggregateRequests(reqs []a2aclient.RequestMetrics) Metrics {
 
 func (m *Metrics) add(r a2aclient.RequestMetrics) {
 	m.Requests++
+	m.Retries += r.Retries
+	m.Resends += r.Resends
 	m.StatusCodes[statusKey(r)]++
 	if r.ErrorClass != "" {
 		m.Errors++
@@ -60,6 +62,8 @@ func MergeMetrics(sims []Simulation, latencies []float64) Metrics {
 		sm := s.Metrics
 		m.Requests += sm.Requests
 		m.Errors += sm.Errors
+		m.Retries += sm.Retries
+		m.Resends += sm.Resends
 		for k, v := range sm.StatusCodes {
 			m.StatusCodes[k] += v
 		}

@@ -117,8 +117,15 @@ func SimulationID(taskID string, trial int) string { return fmt.Sprintf("%s#%d",
 
 // Metrics aggregates request metrics over a simulation or an evaluation.
 type Metrics struct {
-	Requests        int            `json:"requests"`
-	Errors          int            `json:"errors"`
+	Requests int `json:"requests"`
+	Errors   int `json:"errors"`
+	// Retries counts requests retried after a transient failure (refused
+	// or reset connections, 502/503/504), which may have reached the agent.
+	Retries int `json:"retries,omitempty"`
+	// Resends counts requests sent again at once because the agent had
+	// closed the kept-alive connection they were written to before it could
+	// read them: it never saw them, so they are not charged to it.
+	Resends         int            `json:"resends,omitempty"`
 	StatusCodes     map[string]int `json:"status_codes"`
 	ErrorClasses    map[string]int `json:"error_classes,omitempty"`
 	LatencyMS       Latency        `json:"latency_ms"`

@@ -11,6 +11,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 )
 
@@ -38,18 +39,21 @@ func (s *Server) limit(next http.Handler) http.Handler {
 	})
 }
 
-// authenticate requires one of the configured bearer tokens. A request
-// without one gets 401 with a WWW-Authenticate challenge, and on JSON-RPC
-// paths the JSON-RPC error a2a-go uses for unauthenticated calls (-31401).
+// authenticate requires one of the configured bearer tokens, and marks
+// the connection of a request that has one authenticated (connLimits;
+// without tokens, every A2A request does). A request without one gets 401
+// with a WWW-Authenticate challenge, and on JSON-RPC paths the JSON-RPC
+// error a2a-go uses for unauthenticated calls (-31401); its connection is
+// closed after the answer.
 func (s *Server) authenticate(next http.Handler) http.Handler {
-	if len(s.cfg.AuthTokens) == 0 {
-		return next
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.tokenOK(r.Header.Get("Authorization")) {
+		if len(s.cfg.AuthTokens) == 0 || s.tokenOK(r.Header.Get("Authorization")) {
+			markAuthenticated(r.Context())
 			next.ServeHTTP(w, r)
 			return
 		}
+		// A refused caller's connection is not kept: it holds no slot.
+		w.Header().Set("Connection", "close")
 		w.Header().Set("WWW-Authenticate", `Bearer realm="proctor"`)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
@@ -85,16 +89,29 @@ func (s *Server) tokenOK(header string) bool {
 	return false
 }
 
-// grpcAuth requires one of the tokens in a gRPC call's metadata.
+// grpcAuth requires one of the tokens in a gRPC call's metadata. The
+// connection of a call that has one is authenticated (connLimits).
 func (s *Server) grpcAuth(ctx context.Context) error {
+	if !s.grpcTokenOK(ctx) {
+		return status.Error(codes.Unauthenticated, "a valid bearer token is required")
+	}
+	if p, ok := peer.FromContext(ctx); ok {
+		s.conns.authenticateAddrs(p.LocalAddr, p.Addr)
+	}
+	return nil
+}
+
+// grpcTokenOK reports whether a gRPC call's metadata holds one of the
+// tokens, or the server requires none.
+func (s *Server) grpcTokenOK(ctx context.Context) bool {
 	if len(s.cfg.AuthTokens) == 0 {
-		return nil
+		return true
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
 	for _, v := range md.Get("authorization") {
 		if s.tokenOK(v) {
-			return nil
+			return true
 		}
 	}
-	return status.Error(codes.Unauthenticated, "a valid bearer token is required")
+	return false
 }

@@ -19,7 +19,8 @@ const (
 	PathJSONRPC03 = "/a2a/v0.3/jsonrpc"
 	// PathREST03 prefixes HTTP+JSON at protocol 0.3.
 	PathREST03 = "/a2a/v0.3/rest"
-	// PathHealth answers {"status": "ok", "running": n, "queued": m},
+	// PathHealth answers {"status": "ok", "running": n, "queued": m,
+	// "connections": {"open": o, "unauthenticated": u}},
 	// without a token.
 	PathHealth = "/healthz"
 )

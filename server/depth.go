@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -81,12 +80,7 @@ func limitDepth(binding int, next http.Handler) http.Handler {
 		}
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				http.Error(w, fmt.Sprintf("request body larger than %d bytes", tooBig.Limit), http.StatusRequestEntityTooLarge)
-				return
-			}
-			http.Error(w, "reading the request: "+err.Error(), http.StatusBadRequest)
+			bodyError(w, err)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))

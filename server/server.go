@@ -19,6 +19,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/keepalive"
 
 	"github.com/proctor-eval/proctor/internal/a2afix"
 	"github.com/proctor-eval/proctor/skills"
@@ -72,6 +73,22 @@ type Config struct {
 	// ChatModel, when set, answers free-text requests: an ADK LLM agent
 	// whose tools are the skills. Without it free text gets help.
 	ChatModel model.LLM
+	// HeaderTimeout bounds the time a request's headers may take to arrive
+	// (and a gRPC connection's handshake).
+	HeaderTimeout time.Duration
+	// BodyTimeout bounds the time a request's body may take to arrive,
+	// from the end of its headers; a late body gets 408. Answers are not
+	// bounded: a stream lasts as long as its task.
+	BodyTimeout time.Duration
+	// IdleTimeout closes a kept-alive HTTP connection, or a gRPC
+	// connection, that has had no request for this long.
+	IdleTimeout time.Duration
+	// MaxConnections bounds the open connections, HTTP and gRPC together.
+	MaxConnections int
+	// MaxUnauthenticatedConnections bounds the connections whose caller
+	// has not yet sent a valid token (without tokens: a complete A2A
+	// request); one more evicts the oldest of them.
+	MaxUnauthenticatedConnections int
 }
 
 // Server is proctor as an A2A server: the agent card, the skills behind
@@ -86,12 +103,13 @@ type Server struct {
 	card     *a2a.AgentCard
 	baseURL  string
 	executor *executor
+	conns    *connLimits
 }
 
 // New binds the server's listeners and builds its handlers; Serve serves.
 func New(cfg Config, svc *skills.Service) (*Server, error) {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg}
+	s := &Server{cfg: cfg, conns: newConnLimits(cfg.MaxConnections, cfg.MaxUnauthenticatedConnections)}
 	grpcAddr, err := s.listen()
 	if err != nil {
 		return nil, err
@@ -130,7 +148,10 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	// SendMessage calls wait for the task to end, as the specification
 	// says: clients that poll ask to return immediately.
 	handler := a2afix.Handler(a2asrv.NewHandler(s.executor, opts...))
-	s.http = &http.Server{Handler: s.routes(handler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	// No ReadTimeout or WriteTimeout: they would cut streams short
+	// (bodyDeadline bounds bodies instead).
+	s.http = &http.Server{Handler: s.routes(handler), ReadHeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout,
+		ConnContext: withConn}
 	if s.grpcLn != nil {
 		s.grpc = s.grpcServer(handler)
 	}
@@ -163,6 +184,11 @@ func (cfg Config) withDefaults() Config {
 	if cfg.CancelWait <= 0 {
 		cfg.CancelWait = DefaultCancelWait
 	}
+	cfg.HeaderTimeout = orDefaultDuration(cfg.HeaderTimeout, DefaultHeaderTimeout)
+	cfg.BodyTimeout = orDefaultDuration(cfg.BodyTimeout, DefaultBodyTimeout)
+	cfg.IdleTimeout = orDefaultDuration(cfg.IdleTimeout, DefaultIdleTimeout)
+	cfg.MaxConnections = orDefault(cfg.MaxConnections, DefaultMaxConnections)
+	cfg.MaxUnauthenticatedConnections = min(orDefault(cfg.MaxUnauthenticatedConnections, DefaultMaxUnauthenticatedConnections), cfg.MaxConnections)
 	return cfg
 }
 
@@ -200,7 +226,7 @@ func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 	// Bodies are bounded in size, then (once the caller is known) in
 	// nesting depth, before anything decodes them.
 	guard := func(binding int, h http.Handler) http.Handler {
-		return s.limit(s.authenticate(limitDepth(binding, h)))
+		return s.bodyDeadline(s.limit(s.authenticate(limitDepth(binding, h))))
 	}
 	// Each interface serves one protocol version and refuses requests
 	// for another (a2afix.Version; no A2A-Version header means 0.3).
@@ -216,6 +242,8 @@ func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 func (s *Server) grpcServer(handler a2asrv.RequestHandler) *grpc.Server {
 	srv := grpc.NewServer(
 		grpc.MaxRecvMsgSize(int(s.cfg.MaxRequestBytes)),
+		grpc.ConnectionTimeout(s.cfg.HeaderTimeout),
+		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: s.cfg.IdleTimeout}),
 		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
 			if err := s.grpcAuth(ctx); err != nil {
 				return nil, err
@@ -232,6 +260,13 @@ func (s *Server) grpcServer(handler a2asrv.RequestHandler) *grpc.Server {
 	)
 	grpcv1.NewHandler(handler).RegisterWith(srv)
 	return srv
+}
+
+func orDefaultDuration(v, d time.Duration) time.Duration {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
 
 func orDefault(v, d int) int {
@@ -273,13 +308,15 @@ func (s *Server) GRPCAddr() string {
 func (s *Server) Serve(ctx context.Context) error {
 	errs := make(chan error, 2)
 	go func() {
-		if err := s.http.Serve(s.httpLn); !errors.Is(err, http.ErrServerClosed) {
+		ln := limitedListener{Listener: s.httpLn, limits: s.conns, refuse: refuseHTTP}
+		if err := s.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			errs <- err
 		}
 	}()
 	if s.grpc != nil {
 		go func() {
-			if err := s.grpc.Serve(s.grpcLn); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+			ln := limitedListener{Listener: s.grpcLn, limits: s.conns, refuse: refuseGRPC}
+			if err := s.grpc.Serve(ln); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 				errs <- err
 			}
 		}()
@@ -300,6 +337,8 @@ func (s *Server) Serve(ctx context.Context) error {
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 	running, waiting := s.executor.queue.stats()
+	open, unauthenticated := s.conns.stats()
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"status": "ok", "running": running, "queued": waiting})
+	_ = json.NewEncoder(w).Encode(map[string]any{"status": "ok", "running": running, "queued": waiting,
+		"connections": map[string]any{"open": open, "unauthenticated": unauthenticated}})
 }

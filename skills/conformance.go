@@ -66,8 +66,9 @@ func (s *Service) CheckConformanceRequest(req ConformanceRequest) error {
 // CheckConformance is the check_conformance skill: it checks the agent at
 // req.AgentURL against the A2A specification and stores the report (when
 // the service has a store) under a new id, which the report carries. A bad
-// request is an *InvalidRequestError; an agent that cannot be reached is a
-// report, not an error.
+// request is an *InvalidRequestError, and so is an agent the service's
+// private-target guard refuses to reach (nothing is stored); an agent that
+// cannot be reached is a report, not an error.
 func (s *Service) CheckConformance(ctx context.Context, req ConformanceRequest) (*conformance.Report, error) {
 	if err := s.CheckConformanceRequest(req); err != nil {
 		return nil, err
@@ -86,6 +87,9 @@ func (s *Service) CheckConformance(ctx context.Context, req ConformanceRequest) 
 	}
 	opts = append(opts, s.ConformanceOptions...)
 	rep, err := conformance.Run(ctx, req.AgentURL, opts...)
+	if errors.Is(err, conformance.ErrDeniedTarget) {
+		return nil, invalid("agent_url %q: %v", truncate(req.AgentURL, 100), err)
+	}
 	if err != nil {
 		return nil, invalid("%v", err)
 	}

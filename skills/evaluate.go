@@ -170,7 +170,8 @@ func (r *Run) Execute(ctx context.Context, onProgress func(evaluation.Progress))
 // Prepare checks a request, resolves its domain and tasks, reaches the agent
 // (starting the built-in one if asked) and records the evaluation as
 // running. A bad request is an *InvalidRequestError; a resume of an unknown
-// or completed evaluation too.
+// or completed evaluation too, and an agent the private-target guard
+// refuses to reach.
 func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, error) {
 	if err := req.check(s.validator()); err != nil {
 		return nil, err
@@ -276,6 +277,9 @@ func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain,
 	client, err := a2aclient.Dial(ctx, target, opts...)
 	if err != nil {
 		run.Close()
+		if errors.Is(err, a2aclient.ErrDeniedTarget) { // a request for what this service does not do
+			return invalid("agent_url %q: %v", truncate(target, 100), err)
+		}
 		return &AgentError{Target: target, Err: err}
 	}
 	run.client = client

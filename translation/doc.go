@@ -37,7 +37,7 @@
 //
 // Replies are parsed by [ParseReply], whatever the profile: it accepts bare
 // JSON, fenced code blocks, <json> tags, JSON embedded in prose and A2A data
-// parts, in the shapes name+arguments, name+kwargs, tool_call, tool_calls
+// parts, in the shapes name+arguments, name+kwargs, name+args, tool_call, tool_calls
 // (including OpenAI-style items) and arrays of calls. Anything it does not
 // recognise is plain text for the user. It is bounded in time and memory on
 // hostile input and never panics.

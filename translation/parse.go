@@ -35,7 +35,8 @@ const (
 // user. File, URL and raw parts are ignored. ParseReply never panics and its
 // work is roughly linear in the size of the reply.
 //
-// Recognised shapes are {"name": N, "arguments": {...}} (or "kwargs"),
+// Recognised shapes are {"name": N, "arguments": {...}} (or "kwargs" or
+// "args", as function-call data parts of tRPC-Agent-Go and ADK have it),
 // {"tool_call": {...}}, {"tool_calls": [...]} (including OpenAI-style items
 // {"id", "type": "function", "function": {"name", "arguments": "<json>"}}),
 // and a JSON array of calls. A call of the [RespondTool] pseudo-tool is not
@@ -157,7 +158,7 @@ func (p *parsed) addContent(m map[string]any) {
 }
 
 // addCall adds one call object. Outside a tool_call/tool_calls wrapper
-// (lenient false) the object must carry "arguments" or "kwargs" (or an
+// (lenient false) the object must carry "arguments", "kwargs" or "args" (or an
 // OpenAI "function"), so that ordinary JSON with a "name" field is not
 // mistaken for a call. An OpenAI "function" with "parameters" but no
 // arguments is a tool definition, as in the tools a profile lists, not a
@@ -168,9 +169,12 @@ func (p *parsed) addCall(m map[string]any, lenient bool) bool {
 	if isFunction {
 		src, lenient = fn, true
 	}
-	rawArgs, hasArgs := src["arguments"]
-	if !hasArgs {
-		rawArgs, hasArgs = src["kwargs"]
+	var rawArgs any
+	hasArgs := false
+	for _, key := range argumentKeys {
+		if rawArgs, hasArgs = src[key]; hasArgs {
+			break
+		}
 	}
 	if _, hasParams := src["parameters"]; isFunction && hasParams && !hasArgs {
 		return false
@@ -200,6 +204,12 @@ func (p *parsed) addCall(m map[string]any, lenient bool) bool {
 	p.calls = append(p.calls, domains.ToolCall{ID: callID(m), Name: name, Arguments: args})
 	return true
 }
+
+// argumentKeys name a call's arguments, by precedence: "arguments"
+// (OpenAI), "kwargs", and "args", which the function-call data parts of
+// tRPC-Agent-Go's server/a2a ({"id", "type": "function", "name", "args":
+// "<json>"}) and ADK's ({"id", "name", "args": {...}}) carry.
+var argumentKeys = []string{"arguments", "kwargs", "args"}
 
 // toArguments accepts an object, a JSON-encoded object, or nothing.
 func toArguments(v any) (map[string]any, bool) {

@@ -195,6 +195,22 @@ var parseCases = []parseCase{
 		Reply{ToolCalls: []domains.ToolCall{call("call-1", "get_user", map[string]any{"user_id": "u-1"})}, Format: "data_part"}},
 	{"data part kwargs", []*a2a.Part{a2a.NewDataPart(map[string]any{"name": "get_user", "kwargs": map[string]any{"user_id": "u-1"}})},
 		Reply{ToolCalls: []domains.ToolCall{call("call-1", "get_user", map[string]any{"user_id": "u-1"})}, Format: "data_part"}},
+	{"args", textParts(`{"name": "get_user", "args": {"user_id": "u-1"}}`),
+		Reply{ToolCalls: []domains.ToolCall{call("call-1", "get_user", map[string]any{"user_id": "u-1"})}, Format: "json"}},
+	{"arguments win over args", textParts(`{"name": "f", "args": {"b": 2}, "arguments": {"a": 1}}`),
+		Reply{ToolCalls: []domains.ToolCall{call("call-1", "f", map[string]any{"a": 1.0})}, Format: "json"}},
+	// tRPC-Agent-Go v1.11.2 server/a2a: a function call is a data part
+	// with the arguments JSON-encoded under "args"; a function response
+	// (the framework ran the tool itself) is not a call.
+	{"tRPC-Agent-Go function call", []*a2a.Part{a2a.NewDataPart(map[string]any{
+		"id": "call_1", "type": "function", "name": "find_user_by_email", "args": `{"email":"omar.haddad@example.com"}`,
+	})},
+		Reply{ToolCalls: []domains.ToolCall{call("call_1", "find_user_by_email", map[string]any{"email": "omar.haddad@example.com"})}, Format: "data_part"}},
+	{"tRPC-Agent-Go function response", []*a2a.Part{a2a.NewDataPart(map[string]any{"id": "call_1", "name": "find_user_by_email", "response": `{"user_id":"u-1002"}`}), a2a.NewTextPart("Found you.")},
+		Reply{Text: "Found you.", Format: "text"}},
+	// ADK: the arguments are an object under "args".
+	{"ADK function call", []*a2a.Part{a2a.NewDataPart(map[string]any{"id": "adk-1", "name": "list_tasks", "args": map[string]any{"user_id": "u-1002"}})},
+		Reply{ToolCalls: []domains.ToolCall{call("adk-1", "list_tasks", map[string]any{"user_id": "u-1002"})}, Format: "data_part"}},
 	{"data part tool_call", []*a2a.Part{a2a.NewDataPart(map[string]any{"tool_call": map[string]any{"name": "get_user"}})},
 		Reply{ToolCalls: []domains.ToolCall{call("call-1", "get_user", nil)}, Format: "data_part"}},
 	{"data part tool_calls", []*a2a.Part{a2a.NewDataPart(map[string]any{"tool_calls": []any{

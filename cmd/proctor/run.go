@@ -174,13 +174,14 @@ type output struct {
 
 // execute runs a prepared evaluation with a progress display, writes its
 // result, and turns an interruption into exit 130 with what to do next
-// (the end of the sentence "N simulations ...").
+// (the end of the sentence "N simulations ..."), which an error that stops
+// the evaluation (a full disk) says too.
 func execute(cmd *cobra.Command, e executable, o output, next string) (*result.Evaluation, error) {
 	prog := newProgress(cmd.ErrOrStderr(), o.progress)
 	runErr := e.Execute(cmd.Context(), prog.update)
 	prog.finish()
 	if runErr != nil {
-		return nil, failErr(runErr)
+		return nil, failErr(fmt.Errorf("%w\nproctor: the simulations stored before the error are %s", runErr, next))
 	}
 	eval := e.Evaluation()
 	if err := writeResult(cmd.OutOrStdout(), o.out, o.format, eval, o.cat); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"google.golang.org/adk/model"
@@ -32,6 +33,7 @@ func newServeCmd() *cobra.Command {
 		denyPrivate           bool
 		chatModel             string
 		lf                    llmFlags
+		limits                connFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -54,6 +56,9 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			}
 			if maxResponse < 1024 {
 				return usageErr("--max-response-bytes %d: want at least 1024", maxResponse)
+			}
+			if err := limits.validate(); err != nil {
+				return err
 			}
 			tokens, err := authTokens(tokens, os.Getenv(envAuthTokens))
 			if err != nil {
@@ -95,8 +100,10 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				// Tasks survive restarts. Callers are not told apart (a token
 				// grants the service, not an identity), so listing is open to
 				// whoever may call at all.
-				TaskStore: db.TaskStore(store.WithAnonymousTaskList()),
-				ChatModel: chat,
+				TaskStore:     db.TaskStore(store.WithAnonymousTaskList()),
+				ChatModel:     chat,
+				HeaderTimeout: limits.header, BodyTimeout: limits.body, IdleTimeout: limits.idle,
+				MaxConnections: limits.maxConns, MaxUnauthenticatedConnections: limits.maxUnauthenticated,
 			}, withModels(service(reg, db, denyPrivate, maxResponse), models, lf))
 			if err != nil {
 				return failErr(err)
@@ -129,6 +136,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 	addTau2Flag(cmd, &tau2Data)
 	fl.StringVar(&chatModel, "model", "", "model that answers free-text requests (the chat front door), e.g. openai:gpt-4.1; without it free text gets help")
 	addLLMFlags(cmd, &lf, true)
+	limits.add(cmd)
 	fl.BoolVar(&denyPrivate, "deny-private-targets", false, "refuse to evaluate agents on loopback, private, link-local and other non-public addresses (after DNS resolution); for servers untrusted callers can reach")
 	return cmd
 }
@@ -185,4 +193,38 @@ func orOff(addr string) string {
 		return "off"
 	}
 	return addr
+}
+
+// connFlags are proctor serve's bounds on its callers' connections.
+type connFlags struct {
+	header, body, idle           time.Duration
+	maxConns, maxUnauthenticated int
+}
+
+func (f *connFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.DurationVar(&f.header, "header-timeout", server.DefaultHeaderTimeout, "longest a request's headers may take to arrive (and a gRPC handshake)")
+	fl.DurationVar(&f.body, "body-timeout", server.DefaultBodyTimeout, "longest a request's body may take to arrive (408 after); answers and streams are not bounded")
+	fl.DurationVar(&f.idle, "idle-timeout", server.DefaultIdleTimeout, "closes a connection with no request for this long")
+	fl.IntVar(&f.maxConns, "max-connections", server.DefaultMaxConnections, "open connections at most (HTTP and gRPC); one more is refused with 503")
+	fl.IntVar(&f.maxUnauthenticated, "max-unauthenticated-connections", server.DefaultMaxUnauthenticatedConnections,
+		"connections at most whose caller has not yet sent a valid token; one more closes the oldest")
+}
+
+func (f *connFlags) validate() error {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"--header-timeout", f.header}, {"--body-timeout", f.body}, {"--idle-timeout", f.idle}} {
+		if d.v <= 0 {
+			return usageErr("%s %s: want a positive duration, e.g. 30s", d.name, d.v)
+		}
+	}
+	if f.maxConns < 1 {
+		return usageErr("--max-connections %d: want at least 1", f.maxConns)
+	}
+	if f.maxUnauthenticated < 1 || f.maxUnauthenticated > f.maxConns {
+		return usageErr("--max-unauthenticated-connections %d: want 1..--max-connections (%d)", f.maxUnauthenticated, f.maxConns)
+	}
+	return nil
 }

@@ -31,9 +31,46 @@ A peer can also be run by hand:
 
 It takes --transport jsonrpc|rest|grpc, --protocol 1.0|0.3|both, --port,
 --host, --reply message|task (reply with a completed Task whose artifact
-carries the text instead of a Message) and --streaming true|false (what its
-card declares). It prints one line, READY and the base URL of its agent card,
+carries the text instead of a Message), --streaming true|false (what its
+card declares) and --keep-alive-ms N (how long its HTTP server keeps an idle
+connection open; node's default is 5 s). It prints one line, READY and the base URL of its agent card,
 and exits on SIGTERM or when its stdin closes.
+
+The tRPC-Agent-Go peer lives in testdata/trpcpeer, a Go module of its own
+(so that the framework stays out of proctor's go.mod): an LLM agent of
+tRPC-Agent-Go v1.11.2 behind its server/a2a, whose model is a scripted
+model.Model. Its card is the one server/a2a builds, with url alone, so
+proctor evaluates it over JSON-RPC at protocol 0.3 as A2A 0.3 says. It
+refuses every turn (--mode refuse), or calls the agent's tool
+find_user_by_email on the first turn, which the framework sends as a data
+part and leaves to the caller, then answers in text (--mode toolcall). The
+test builds it with the go command (the Go build cache makes that quick
+after the first time) and skips when its modules cannot be downloaded,
+unless CI is set:
+
+	cd internal/interop/testdata/trpcpeer && go mod download
+	go test -run TRPC ./internal/interop/
+
+	cd internal/interop/testdata/trpcpeer
+	go run . --mode toolcall
+	# READY http://127.0.0.1:43211
+
+Agents built with frameworks nobody on the team wrote live beside it, one
+npm project each with an exact package-lock.json: testdata/mastra (Mastra,
+@mastra/core 1.71.0 with its Hono server adapter and an explicit task store)
+and testdata/voltagent (VoltAgent, @voltagent/core 2.10.0 with
+@voltagent/a2a-server 2.0.3 through @voltagent/server-hono 2.0.14). Their
+model is the AI SDK's scripted mock (ai/test). Each server.mjs takes
+--mode refuse|toolcall, --port and --host, prints READY and the URL of its
+agent card, and exits on SIGTERM or when its stdin closes; TestMastra and
+TestVoltAgent start both agents once, in parallel, evaluate them from their
+own cards streamed and not, assert every transcript exactly, and run the
+conformance checker against them (aisdkpeers_test.go holds the script).
+
+	npm ci --prefix internal/interop/testdata/mastra
+	cd internal/interop/testdata/mastra && node server.mjs --mode toolcall
+	# READY http://127.0.0.1:43211/api/.well-known/toolcall/agent-card.json
+	proctor run --domain mock --task-ids mock-01 --agent http://127.0.0.1:43211/api/.well-known/toolcall/agent-card.json
 
 The other direction is tested too: proctor serve (package agent), started in
 process, is the server, and clients we did not write talk to it on every

@@ -65,9 +65,28 @@ func inCI() bool {
 	return v != "" && v != "0" && !strings.EqualFold(v, "false")
 }
 
+// nodeProject is an npm project under testdata whose scripts are run as
+// peers: its directory and the package whose installed version must be the
+// one its package-lock.json pins.
+type nodeProject struct {
+	dir, pkg, version string
+}
+
+// jsPeerProject is testdata/jspeer, the @a2a-js/sdk peers.
+func jsPeerProject() nodeProject {
+	return nodeProject{dir: jsPeerDir, pkg: "@a2a-js/sdk", version: jsSDKVersion}
+}
+
 // requireJSPeer returns the path of node, or skips the test (fails it under
 // CI) when node or the peer's installed dependencies are missing.
 func requireJSPeer(t *testing.T) string {
+	t.Helper()
+	return requireNodeProject(t, jsPeerProject())
+}
+
+// requireNodeProject returns the path of node, or skips the test (fails it
+// under CI) when node or the project's installed dependencies are missing.
+func requireNodeProject(t *testing.T, p nodeProject) string {
 	t.Helper()
 	unavailable := func(format string, args ...any) {
 		t.Helper()
@@ -81,18 +100,19 @@ func requireJSPeer(t *testing.T) string {
 	if err != nil {
 		unavailable("node is not on PATH (Node.js 20 or later is needed)")
 	}
-	manifest := filepath.Join(jsPeerDir, "node_modules", "@a2a-js", "sdk", "package.json")
+	install := "npm ci --prefix internal/interop/" + filepath.ToSlash(p.dir)
+	manifest := filepath.Join(p.dir, "node_modules", filepath.FromSlash(p.pkg), "package.json")
 	b, err := os.ReadFile(manifest)
 	if err != nil {
-		unavailable("%s is missing: run `npm ci --prefix internal/interop/testdata/jspeer`", manifest)
+		unavailable("%s is missing: run `%s`", manifest, install)
 	}
 	var pkg struct {
 		Version string `json:"version"`
 	}
-	if err := json.Unmarshal(b, &pkg); err != nil || pkg.Version != jsSDKVersion {
-		// A stale install would test another SDK than the one pinned.
-		t.Fatalf("%s: installed @a2a-js/sdk is %q, package-lock.json pins %s: run `npm ci --prefix internal/interop/testdata/jspeer`",
-			manifest, pkg.Version, jsSDKVersion)
+	if err := json.Unmarshal(b, &pkg); err != nil || pkg.Version != p.version {
+		// A stale install would test another version than the one pinned.
+		t.Fatalf("%s: installed %s is %q, package-lock.json pins %s: run `%s`",
+			manifest, p.pkg, pkg.Version, p.version, install)
 	}
 	return node
 }
@@ -115,15 +135,54 @@ func startJSPeer(t *testing.T, transport, protocol string, extra ...string) (bas
 func startJSScript(t *testing.T, args ...string) (baseURL string) {
 	t.Helper()
 	node := requireJSPeer(t)
+	return launchPeer(t, "JavaScript peer", jsPeerDir, node, args...).wait(t)
+}
 
+// startNodePeers runs node once per argument list, all at once, in the
+// directory of project p, waits for every READY line and returns their
+// URLs in the order of argLists. Each peer runs in its own process group,
+// which t.Cleanup stops.
+func startNodePeers(t *testing.T, p nodeProject, argLists ...[]string) []string {
+	t.Helper()
+	node := requireNodeProject(t, p)
+	peers := make([]*launchedPeer, len(argLists))
+	for i, args := range argLists {
+		peers[i] = launchPeer(t, "node peer in "+p.dir, p.dir, node, args...)
+	}
+	urls := make([]string, len(peers))
+	for i, peer := range peers {
+		urls[i] = peer.wait(t)
+	}
+	return urls
+}
+
+// launchedPeer is a peer process started by launchPeer, not yet known to
+// be ready.
+type launchedPeer struct {
+	what   string // names the peer in failures
+	ready  chan string
+	exited chan struct{}
+	// waitErr is cmd.Wait's error, set before exited closes.
+	waitErr error
+	stderr  *agenttest.Buffer
+}
+
+// launchPeer starts program with args in dir as a peer process: in its own
+// process group, which t.Cleanup stops (SIGTERM, then SIGKILL after
+// stopTimeout), with its stdin held open by this process (peers exit when
+// it closes) and its stdout scanned for the line "READY <base URL>". It
+// does not wait for that line: wait does, so that several peers can start
+// at once.
+func launchPeer(t *testing.T, what, dir, program string, args ...string) *launchedPeer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, node, args...)
-	cmd.Dir = jsPeerDir
+	cmd := exec.CommandContext(ctx, program, args...)
+	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = stopTimeout
-	stderr := &agenttest.Buffer{}
-	cmd.Stderr = stderr
+	p := &launchedPeer{what: what + " (" + strings.Join(args, " ") + ")", ready: make(chan string, 1), exited: make(chan struct{}), stderr: &agenttest.Buffer{}}
+	cmd.Stderr = p.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		cancel()
@@ -142,36 +201,32 @@ func startJSScript(t *testing.T, args ...string) (baseURL string) {
 	if err != nil {
 		stdout.Close()
 		cancel()
-		t.Fatalf("start node %s: %v", strings.Join(args, " "), err)
+		t.Fatalf("start %s: %v", p.what, err)
 	}
-	exited := make(chan struct{})
-	var waitErr error
 	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
+		p.waitErr = cmd.Wait()
+		close(p.exited)
 	}()
 	t.Cleanup(func() {
 		_ = stdin.Close()
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		select {
-		case <-exited:
+		case <-p.exited:
 		case <-time.After(stopTimeout):
-			t.Errorf("JavaScript peer (%s) ignored SIGTERM for %s; killing its process group", strings.Join(args, " "), stopTimeout)
+			t.Errorf("%s ignored SIGTERM for %s; killing its process group", p.what, stopTimeout)
 		}
-		cancel() // SIGKILLs the process group if node is still running
-		<-exited
-		// node starts no children, but should anything have been left in
-		// its group, it goes too (ESRCH when the group is empty).
+		cancel() // SIGKILLs the process group if the peer is still running
+		<-p.exited
+		// Peers start no children, but should anything have been left in
+		// their group, it goes too (ESRCH when the group is empty).
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	})
-
-	ready := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			if line, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
 				select {
-				case ready <- strings.TrimSpace(line):
+				case p.ready <- strings.TrimSpace(line):
 				default:
 				}
 			}
@@ -179,19 +234,25 @@ func startJSScript(t *testing.T, args ...string) (baseURL string) {
 		_, _ = io.Copy(io.Discard, stdout)
 		stdout.Close()
 	}()
+	return p
+}
 
+// wait returns the base URL of the peer's READY line, failing the test when
+// the peer exits first or prints none within readyTimeout.
+func (p *launchedPeer) wait(t *testing.T) string {
+	t.Helper()
 	timer := time.NewTimer(readyTimeout)
 	defer timer.Stop()
 	select {
-	case base := <-ready:
+	case base := <-p.ready:
 		if u, err := url.Parse(base); err != nil || u.Scheme != "http" || u.Host == "" {
-			t.Fatalf("JavaScript peer printed READY %q: not an http:// URL\nstderr:\n%s", base, stderr)
+			t.Fatalf("%s printed READY %q: not an http:// URL\nstderr:\n%s", p.what, base, p.stderr)
 		}
 		return base
-	case <-exited:
-		t.Fatalf("JavaScript peer (%s) exited before it was ready: %v\nstderr:\n%s", strings.Join(args, " "), waitErr, stderr)
+	case <-p.exited:
+		t.Fatalf("%s exited before it was ready: %v\nstderr:\n%s", p.what, p.waitErr, p.stderr)
 	case <-timer.C:
-		t.Fatalf("JavaScript peer (%s) printed no READY line within %s\nstderr:\n%s", strings.Join(args, " "), readyTimeout, stderr)
+		t.Fatalf("%s printed no READY line within %s\nstderr:\n%s", p.what, readyTimeout, p.stderr)
 	}
 	return ""
 }

@@ -2,7 +2,7 @@
 // (@a2a-js/sdk), for proctor's interoperability tests.
 //
 //   node server.mjs --transport jsonrpc|rest|grpc --protocol 1.0|0.3|both \
-//                   [--port 0] [--host 127.0.0.1] [--reply message|task] [--streaming true|false]
+//                   [--port 0] [--host 127.0.0.1] [--reply message|task] [--streaming true|false] [--keep-alive-ms N]
 //
 // The agent card is served over HTTP at /.well-known/agent-card.json on
 // --port. JSON-RPC is mounted at /a2a/jsonrpc and HTTP+JSON (REST) at
@@ -55,7 +55,7 @@ function usage(msg) {
   process.stderr.write(
     `jspeer: ${msg}\n` +
       'usage: node server.mjs --transport jsonrpc|rest|grpc --protocol 1.0|0.3|both ' +
-      '[--port 0] [--host 127.0.0.1] [--reply message|task] [--streaming true|false]\n'
+      '[--port 0] [--host 127.0.0.1] [--reply message|task] [--streaming true|false] [--keep-alive-ms N]\n'
   );
   process.exit(2);
 }
@@ -70,6 +70,7 @@ try {
       host: { type: 'string', default: '127.0.0.1' },
       reply: { type: 'string', default: 'message' },
       streaming: { type: 'string', default: 'true' },
+      'keep-alive-ms': { type: 'string', default: '' },
     },
     strict: true,
   }).values;
@@ -87,6 +88,10 @@ if (!['true', 'false'].includes(flags.streaming)) usage('--streaming takes true 
 const port = Number(flags.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) usage(`bad --port ${JSON.stringify(flags.port)}`);
 const host = flags.host;
+const keepAliveMS = flags['keep-alive-ms'] === '' ? null : Number(flags['keep-alive-ms']);
+if (keepAliveMS !== null && !(Number.isInteger(keepAliveMS) && keepAliveMS >= 0)) {
+  usage(`bad --keep-alive-ms ${JSON.stringify(flags['keep-alive-ms'])}`);
+}
 const serves10 = versions.includes('1.0');
 const serves03 = versions.includes('0.3');
 const legacyCompat = { enabled: serves03 };
@@ -284,6 +289,10 @@ function hostPort(h, p) {
 }
 
 const httpServer = http.createServer(app);
+// --keep-alive-ms: how long an idle kept-alive connection stays open (node's
+// default is 5 s). A short one makes the race of a connection closed just as
+// the client reuses it frequent, for the load test.
+if (keepAliveMS !== null) httpServer.keepAliveTimeout = keepAliveMS;
 
 function listenHTTP() {
   return new Promise((resolve, reject) => {

@@ -1,0 +1,194 @@
+//go:build unix
+
+package interop
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/rollout"
+)
+
+// Framework peers: A2A agents built with frameworks nobody on the team
+// wrote (Mastra, VoltAgent), each an npm project under testdata whose
+// server.mjs drives the framework's agent with the AI SDK's scripted mock
+// model, in one of two modes:
+//
+//   - refuse: every turn answers scriptRefusal;
+//   - toolcall: the first turn answers scriptToolCall, a tool call as JSON
+//     text (what proctor's agentbeats profile asks for), every later turn
+//     scriptFinal.
+//
+// The texts here are the ones server.mjs sends, byte for byte.
+const (
+	scriptRefusal  = "I'm sorry, but I can't help with Taskly accounts."
+	scriptToolCall = `{"name":"find_user_by_email","arguments":{"email":"omar.haddad@example.com"}}`
+	scriptFinal    = "I looked up your account, but I cannot say more about your tasks."
+)
+
+// The two agents each framework peer plays.
+var scriptModes = []string{"refuse", "toolcall"}
+
+// frameworkPeers are one framework's running agents, by mode: the URL of
+// each one's agent card.
+type frameworkPeers map[string]string
+
+// startFrameworkPeers starts project p's server.mjs once per mode, all at
+// once, and returns the card URLs their READY lines name.
+func startFrameworkPeers(t *testing.T, p nodeProject) frameworkPeers {
+	t.Helper()
+	var argLists [][]string
+	for _, mode := range scriptModes {
+		argLists = append(argLists, []string{"server.mjs", "--mode", mode, "--port", "0", "--host", "127.0.0.1"})
+	}
+	urls := startNodePeers(t, p, argLists...)
+	peers := frameworkPeers{}
+	for i, mode := range scriptModes {
+		peers[mode] = urls[i]
+	}
+	return peers
+}
+
+// The user's lines of task mock-01 (domains/mock/data/tasks.json) and the
+// scripted user's stop.
+const (
+	mockUserFirst  = "Hi, I'm Omar, my email is omar.haddad@example.com. How many of my tasks are not done yet, and which of them is high priority?"
+	mockUserSecond = "Perfect, thanks. That's all."
+	mockUserStop   = rollout.StopToken
+)
+
+// wantTranscript is the exact transcript task mock-01 must produce against
+// the agent of mode: every message's role, text and tool calls.
+func wantTranscript(t *testing.T, mode string) []transcriptEntry {
+	t.Helper()
+	switch mode {
+	case "refuse":
+		return []transcriptEntry{
+			{Role: "assistant", Content: rollout.AgentGreeting},
+			{Role: "user", Content: mockUserFirst},
+			{Role: "assistant", Content: scriptRefusal},
+			{Role: "user", Content: mockUserSecond},
+			{Role: "assistant", Content: scriptRefusal},
+			{Role: "user", Content: mockUserStop},
+		}
+	case "toolcall":
+		return []transcriptEntry{
+			{Role: "assistant", Content: rollout.AgentGreeting},
+			{Role: "user", Content: mockUserFirst},
+			{Role: "assistant", ToolCalls: []byte(`[{"id":"call-1","name":"find_user_by_email","arguments":{"email":"omar.haddad@example.com"}}]`)},
+			{Role: "tool", Content: omarLookup, ToolCallID: "call-1", Name: "find_user_by_email"},
+			{Role: "assistant", Content: scriptFinal},
+			{Role: "user", Content: mockUserSecond},
+			{Role: "assistant", Content: scriptFinal},
+			{Role: "user", Content: mockUserStop},
+		}
+	}
+	t.Fatalf("unknown mode %q", mode)
+	return nil
+}
+
+// omarLookup is the tool message of the mock domain's find_user_by_email
+// for omar.haddad@example.com.
+const omarLookup = `{"name":"Omar Haddad","user_id":"u-1002"}`
+
+// declaredInterfaces dials the card at cardURL as proctor does (0.3 cards
+// without preferredTransport read as JSON-RPC at url, protocol 0.3.0) and
+// returns "BINDING VERSION" for every interface it declares.
+func declaredInterfaces(t *testing.T, cardURL string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	c, err := a2aclient.Dial(ctx, cardURL)
+	if err != nil {
+		t.Fatalf("Dial %s: %v", cardURL, err)
+	}
+	defer c.Close()
+	var out []string
+	for _, iface := range c.Card().SupportedInterfaces {
+		out = append(out, string(iface.ProtocolBinding)+" "+string(iface.ProtocolVersion))
+	}
+	return out
+}
+
+// frameworkCell is one simulation a framework test runs: an agent, an
+// interface of its card, a streaming mode, and what must come of it.
+type frameworkCell struct {
+	mode                string // "refuse" or "toolcall"
+	transport, protocol string
+	streaming           a2aclient.StreamingMode
+	// cardNote is the deviation of the agent's card that the first turn
+	// records; turnNotes are those every turn records, in order.
+	cardNote  string
+	turnNotes []string
+}
+
+// runFrameworkCell plays task mock-01 against the cell's agent and checks
+// the outcome: the exact transcript, the refusing agent's reward 0 and
+// every simulation's user stop, no errors, and exactly the deviations the
+// cell expects.
+func runFrameworkCell(t *testing.T, peers frameworkPeers, cell frameworkCell) {
+	t.Helper()
+	sim, client := simulate(t, peers[cell.mode],
+		a2aclient.WithTransport(a2aclient.Transport(cell.transport)),
+		a2aclient.WithProtocol(a2aclient.ProtocolVersion(cell.protocol)),
+		a2aclient.WithStreaming(cell.streaming),
+	)
+	checkEndpoint(t, client, cell.transport, cell.protocol)
+	if sim.TerminationReason != result.TermUserStop || sim.Error != "" || sim.Metrics.Errors != 0 {
+		t.Errorf("termination %s, error %q, %d request errors; want %s and none\ntranscript:\n%s",
+			sim.TerminationReason, sim.Error, sim.Metrics.Errors, result.TermUserStop, formatTranscript(sim.Messages))
+	}
+	if cell.mode == "refuse" && sim.Reward != 0 {
+		t.Errorf("the refusing agent earned reward %v, want 0", sim.Reward)
+	}
+	if diff := cmp.Diff(wantTranscript(t, cell.mode), transcriptOf(sim.Messages), cmp.Comparer(jsonEqual)); diff != "" {
+		t.Errorf("transcript (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(cell.wantNonConformant(sim.Messages), sim.NonConformant, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("recorded deviations (-want +got):\n%s", diff)
+	}
+}
+
+// jsonEqual compares two JSON documents by value, so that key order and
+// spacing do not matter.
+func jsonEqual(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return string(a) == string(b)
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// wantNonConformant is what the simulation must record as deviations: per
+// agent turn, the turn's deviations joined with "; ", the card's first.
+func (c frameworkCell) wantNonConformant(msgs []result.Message) []string {
+	var out []string
+	turns := 0
+	for _, m := range msgs[1:] { // the first is proctor's greeting
+		if m.Role == result.RoleAssistant {
+			turns++
+		}
+	}
+	for i := range turns {
+		notes := c.turnNotes
+		if i == 0 {
+			notes = append([]string{c.cardNote}, notes...)
+		}
+		if len(notes) > 0 {
+			out = append(out, strings.Join(notes, "; "))
+		}
+	}
+	return out
+}

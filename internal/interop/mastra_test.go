@@ -1,0 +1,77 @@
+//go:build unix
+
+package interop
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/conformance"
+)
+
+// mastraProject is testdata/mastra: agents built with Mastra (@mastra/core
+// with its Hono server adapter, @mastra/hono, and an explicit in-memory A2A
+// task store), driven by the AI SDK's scripted mock model.
+func mastraProject() nodeProject {
+	return nodeProject{dir: "testdata/mastra", pkg: "@mastra/core", version: "1.71.0"}
+}
+
+// Mastra 1.71.0's deviations from the A2A specification (@mastra/server
+// 1.67.0 serves its A2A routes, @mastra/hono 1.7.9 mounts them).
+func mastraDeviations() []deviation {
+	jsonrpcErrors := "JSON-RPC 2.0 §5 and §5.1, A2A 0.3 §8.1: a request that is not JSON, not a request, names an unknown " +
+		"method or carries invalid params gets a JSON-RPC error response (-32700, -32600, -32601, -32602). Mastra's Hono " +
+		"adapter validates the body against the A2A route's schema before the JSON-RPC handler runs and answers HTTP 400 " +
+		"{\"error\":\"Invalid request body\",\"issues\":[...]}, with no jsonrpc, id or error code (@mastra/hono registerRoute)"
+	return []deviation{
+		{conformance.ReqCardRequiredFields, "HTTP", "A2A 0.3 §5.5 AgentCard: skills is required; Mastra builds the card's skills " +
+			"from the agent's tools (@mastra/server getAgentCardByIdHandler), so an agent without tools publishes \"skills\": []. " +
+			"Whether an empty list fails is issue 12's open checker question: card-skills passes the same card", false},
+		{conformance.ReqMethodNotFound, "JSONRPC 0.3", jsonrpcErrors, false},
+		{conformance.ReqInvalidRequest, "JSONRPC 0.3", jsonrpcErrors, false},
+		{conformance.ReqParseError, "JSONRPC 0.3", jsonrpcErrors, false},
+		{conformance.ReqInvalidParams, "JSONRPC 0.3", jsonrpcErrors, false},
+		{conformance.ReqJSONRPCEnvelope, "JSONRPC 0.3", jsonrpcErrors, false},
+	}
+}
+
+// TestMastra evaluates both Mastra agents from their own, unmodified cards
+// (0.3 style, with only url: JSON-RPC 0.3 by A2A 0.3's defaults), on every
+// interface the card declares, streaming off and on, and checks each with
+// proctor's conformance checker.
+func TestMastra(t *testing.T) {
+	t.Parallel()
+	peers := startFrameworkPeers(t, mastraProject())
+	for _, mode := range scriptModes {
+		ifaces := declaredInterfaces(t, peers[mode])
+		if diff := cmp.Diff([]string{"JSONRPC 0.3.0"}, ifaces); diff != "" {
+			t.Fatalf("%s agent's card declares (-want +got):\n%s", mode, diff)
+		}
+	}
+	cardNote := "card has no preferredTransport; assumed JSONRPC at url"
+	for _, mode := range scriptModes {
+		for _, streaming := range []a2aclient.StreamingMode{a2aclient.StreamingOff, a2aclient.StreamingOn} {
+			cell := frameworkCell{
+				mode: mode, transport: string(a2aclient.TransportJSONRPC), protocol: string(a2aclient.Protocol03),
+				streaming: streaming, cardNote: cardNote,
+			}
+			t.Run(fmt.Sprintf("%s/jsonrpc-0.3/streaming-%s", mode, streaming), func(t *testing.T) {
+				t.Parallel()
+				runFrameworkCell(t, peers, cell)
+			})
+		}
+	}
+	for _, mode := range scriptModes {
+		t.Run("conformance/"+mode, func(t *testing.T) {
+			t.Parallel()
+			rep, err := conformance.Run(t.Context(), peers[mode])
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertDeviations(t, rep, mastraDeviations())
+		})
+	}
+}
