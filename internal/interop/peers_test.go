@@ -65,9 +65,27 @@ func inCI() bool {
 	return v != "" && v != "0" && !strings.EqualFold(v, "false")
 }
 
+// nodeProject is an npm project under testdata whose scripts the tests run
+// with node: its directory, and the package whose installed version must be
+// the one package-lock.json pins (a stale install would test another
+// version than the one pinned).
+type nodeProject struct {
+	dir, pkg, version string
+}
+
+// jsPeerProject is testdata/jspeer, the official JavaScript SDK's peers.
+var jsPeerProject = nodeProject{dir: jsPeerDir, pkg: "@a2a-js/sdk", version: jsSDKVersion}
+
 // requireJSPeer returns the path of node, or skips the test (fails it under
-// CI) when node or the peer's installed dependencies are missing.
+// CI) when node or the JavaScript peer's installed dependencies are missing.
 func requireJSPeer(t *testing.T) string {
+	t.Helper()
+	return requireNode(t, jsPeerProject)
+}
+
+// requireNode returns the path of node, or skips the test (fails it under
+// CI) when node or the project's installed dependencies are missing.
+func requireNode(t *testing.T, p nodeProject) string {
 	t.Helper()
 	unavailable := func(format string, args ...any) {
 		t.Helper()
@@ -81,18 +99,17 @@ func requireJSPeer(t *testing.T) string {
 	if err != nil {
 		unavailable("node is not on PATH (Node.js 20 or later is needed)")
 	}
-	manifest := filepath.Join(jsPeerDir, "node_modules", "@a2a-js", "sdk", "package.json")
+	install := "npm ci --prefix internal/interop/" + p.dir
+	manifest := filepath.Join(p.dir, "node_modules", filepath.FromSlash(p.pkg), "package.json")
 	b, err := os.ReadFile(manifest)
 	if err != nil {
-		unavailable("%s is missing: run `npm ci --prefix internal/interop/testdata/jspeer`", manifest)
+		unavailable("%s is missing: run `%s`", manifest, install)
 	}
 	var pkg struct {
 		Version string `json:"version"`
 	}
-	if err := json.Unmarshal(b, &pkg); err != nil || pkg.Version != jsSDKVersion {
-		// A stale install would test another SDK than the one pinned.
-		t.Fatalf("%s: installed @a2a-js/sdk is %q, package-lock.json pins %s: run `npm ci --prefix internal/interop/testdata/jspeer`",
-			manifest, pkg.Version, jsSDKVersion)
+	if err := json.Unmarshal(b, &pkg); err != nil || pkg.Version != p.version {
+		t.Fatalf("%s: installed %s is %q, package-lock.json pins %s: run `%s`", manifest, p.pkg, pkg.Version, p.version, install)
 	}
 	return node
 }
@@ -114,16 +131,45 @@ func startJSPeer(t *testing.T, transport, protocol string, extra ...string) (bas
 // startJSPeer describes, and returns the base URL of its READY line.
 func startJSScript(t *testing.T, args ...string) (baseURL string) {
 	t.Helper()
-	node := requireJSPeer(t)
+	return launchNode(t, jsPeerProject, nil, args...).await(t)
+}
+
+// nodePeer is a node process launched by launchNode, not yet known to be
+// ready.
+type nodePeer struct {
+	desc    string
+	ready   chan string
+	exited  chan struct{}
+	waitErr error // set before exited closes
+	stderr  *agenttest.Buffer
+}
+
+// launchNode starts node with args in the project's directory, with env
+// added to this process's environment, and returns at once: await waits
+// for the READY line, so that several peers boot in parallel. The process
+// runs in its own process group, which t.Cleanup stops (SIGTERM, then
+// SIGKILL); it also exits by itself when its stdin, held by this process,
+// closes.
+func launchNode(t *testing.T, p nodeProject, env []string, args ...string) *nodePeer {
+	t.Helper()
+	node := requireNode(t, p)
+	peer := &nodePeer{
+		desc:   "node " + strings.Join(args, " "),
+		ready:  make(chan string, 1),
+		exited: make(chan struct{}),
+		stderr: &agenttest.Buffer{},
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, node, args...)
-	cmd.Dir = jsPeerDir
+	cmd.Dir = p.dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = stopTimeout
-	stderr := &agenttest.Buffer{}
-	cmd.Stderr = stderr
+	cmd.Stderr = peer.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		cancel()
@@ -142,56 +188,60 @@ func startJSScript(t *testing.T, args ...string) (baseURL string) {
 	if err != nil {
 		stdout.Close()
 		cancel()
-		t.Fatalf("start node %s: %v", strings.Join(args, " "), err)
+		t.Fatalf("start %s: %v", peer.desc, err)
 	}
-	exited := make(chan struct{})
-	var waitErr error
 	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
+		peer.waitErr = cmd.Wait()
+		close(peer.exited)
 	}()
 	t.Cleanup(func() {
 		_ = stdin.Close()
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		select {
-		case <-exited:
+		case <-peer.exited:
 		case <-time.After(stopTimeout):
-			t.Errorf("JavaScript peer (%s) ignored SIGTERM for %s; killing its process group", strings.Join(args, " "), stopTimeout)
+			t.Errorf("%s ignored SIGTERM for %s; killing its process group", peer.desc, stopTimeout)
 		}
 		cancel() // SIGKILLs the process group if node is still running
-		<-exited
-		// node starts no children, but should anything have been left in
-		// its group, it goes too (ESRCH when the group is empty).
+		<-peer.exited
+		// Should anything have been left in the group, it goes too (ESRCH
+		// when the group is empty).
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	})
+	go peer.readReady(stdout)
+	return peer
+}
 
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if line, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
-				select {
-				case ready <- strings.TrimSpace(line):
-				default:
-				}
+// readReady passes the first READY line of stdout on, and drains the rest.
+func (p *nodePeer) readReady(stdout *os.File) {
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if line, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
+			select {
+			case p.ready <- strings.TrimSpace(line):
+			default:
 			}
 		}
-		_, _ = io.Copy(io.Discard, stdout)
-		stdout.Close()
-	}()
+	}
+	_, _ = io.Copy(io.Discard, stdout)
+	stdout.Close()
+}
 
+// await waits for the peer's READY line and returns the base URL it names.
+func (p *nodePeer) await(t *testing.T) string {
+	t.Helper()
 	timer := time.NewTimer(readyTimeout)
 	defer timer.Stop()
 	select {
-	case base := <-ready:
+	case base := <-p.ready:
 		if u, err := url.Parse(base); err != nil || u.Scheme != "http" || u.Host == "" {
-			t.Fatalf("JavaScript peer printed READY %q: not an http:// URL\nstderr:\n%s", base, stderr)
+			t.Fatalf("%s printed READY %q: not an http:// URL\nstderr:\n%s", p.desc, base, p.stderr)
 		}
 		return base
-	case <-exited:
-		t.Fatalf("JavaScript peer (%s) exited before it was ready: %v\nstderr:\n%s", strings.Join(args, " "), waitErr, stderr)
+	case <-p.exited:
+		t.Fatalf("%s exited before it was ready: %v\nstderr:\n%s", p.desc, p.waitErr, p.stderr)
 	case <-timer.C:
-		t.Fatalf("JavaScript peer (%s) printed no READY line within %s\nstderr:\n%s", strings.Join(args, " "), readyTimeout, stderr)
+		t.Fatalf("%s printed no READY line within %s\nstderr:\n%s", p.desc, readyTimeout, p.stderr)
 	}
 	return ""
 }
