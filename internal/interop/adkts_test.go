@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/conformance"
 )
 
 const (
@@ -37,13 +38,42 @@ func startADKTS(t *testing.T) map[agentMode]string {
 // url and preferredTransport) and HTTP+JSON, both at protocol 0.3.
 var adktsBindings = []a2aclient.Transport{a2aclient.TransportJSONRPC, a2aclient.TransportREST}
 
+// adktsDeviations are @google/adk 2.0.0's deviations from the A2A
+// specification, as toA2a serves an agent.
+func adktsDeviations() []deviation {
+	// toA2a imports DefaultRequestHandler from @a2a-js/sdk's ES module build
+	// but loads the express handlers with require, from its CommonJS build:
+	// two A2AError classes, so the handlers' instanceof checks fail and
+	// every A2A error the request handler throws is answered as an internal
+	// error (dist/esm/a2a/agent_to_a2a.js, loadExpressBindings).
+	dualPackage := "toA2a mixes @a2a-js/sdk's ES module and CommonJS builds, so every A2A error reaches the client as " +
+		"-32603 (REST: HTTP 500)"
+	return []deviation{
+		{conformance.ReqTaskNotFound, "JSONRPC 0.3", "0.3 §8.2 TaskNotFoundError is -32001; " + dualPackage, false},
+		{conformance.ReqTaskNotFound, "HTTP+JSON 0.3", "0.3 §8.2 TaskNotFoundError (HTTP 404); " + dualPackage, false},
+		{conformance.ReqNotCancelable, "JSONRPC 0.3", "0.3 §8.2 TaskNotCancelableError is -32002; " + dualPackage, false},
+		{conformance.ReqNotCancelable, "HTTP+JSON 0.3", "0.3 §8.2 (HTTP 400 or 409); " + dualPackage, false},
+		{conformance.ReqInvalidParams, "JSONRPC 0.3", "JSON-RPC 2.0 §5.1 and 0.3 §8.1: invalid params is -32602; " + dualPackage, false},
+		{conformance.ReqParseError, "JSONRPC 0.3", "JSON-RPC 2.0 §5.1 and 0.3 §8.1: a body that is not JSON is -32700; toA2a mounts " +
+			"express.json() in front of the JSON-RPC handler, which answers it with an HTML HTTP 400 page", false},
+	}
+}
+
 // TestADKTS evaluates agents built with ADK for TypeScript and served with
 // its toA2a, from the card toA2a makes: both scripted agents, on both
-// bindings, streamed and not. The agents start once and serve every
-// subtest.
+// bindings, streamed and not, and checks the refusing agent's conformance.
+// The agents start once and serve every subtest.
 func TestADKTS(t *testing.T) {
 	t.Parallel()
 	bases := startADKTS(t)
+	t.Run("conformance", func(t *testing.T) {
+		t.Parallel()
+		rep, err := conformance.Run(t.Context(), bases[modeRefuse])
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertDeviations(t, rep, adktsDeviations())
+	})
 	for _, mode := range agentModes {
 		for _, transport := range adktsBindings {
 			for _, streaming := range streamingModes {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/internal/llmtest"
 	"github.com/proctor-eval/proctor/translation"
 )
@@ -70,10 +71,23 @@ func startGeminiCLI(t *testing.T) map[agentMode]string {
 // TestGeminiCLI evaluates Gemini CLI's A2A server, its coder agent talking
 // to a fake Gemini API, from the card the server publishes: both scripted
 // agents, on the one binding the card declares (JSON-RPC), streamed and
-// not. The servers start once and serve every subtest.
+// not, and checks the refusing agent's conformance: full, the card's
+// missing preferredTransport read with 0.3's default. The servers start
+// once and serve every subtest.
 func TestGeminiCLI(t *testing.T) {
 	t.Parallel()
 	bases := startGeminiCLI(t)
+	t.Run("conformance", func(t *testing.T) {
+		t.Parallel()
+		rep, err := conformance.Run(t.Context(), bases[modeRefuse])
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertDeviations(t, rep, nil)
+		if len(rep.Interfaces) != 1 || rep.Interfaces[0].ProtocolBinding != "JSONRPC" || rep.Interfaces[0].ProtocolVersion != "0.3" {
+			t.Errorf("interfaces checked: %+v, want JSON-RPC 0.3 at the card's url", rep.Interfaces)
+		}
+	})
 	for _, mode := range agentModes {
 		for _, streaming := range streamingModes {
 			t.Run(string(mode)+"/streaming-"+streaming, func(t *testing.T) {
