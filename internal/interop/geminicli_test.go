@@ -59,7 +59,10 @@ func startGeminiCLI(t *testing.T) map[agentMode]string {
 	peers := map[agentMode]*nodePeer{}
 	for _, mode := range agentModes {
 		model := llmtest.NewGemini(t, geminiScript(mode))
-		peers[mode] = launchNode(t, geminiCLIProject, nil, "server.mjs", "--model-url", model.URL, "--port", "0", "--host", "127.0.0.1")
+		// The test's own directory for the server's HOME: removed even if
+		// the server is killed.
+		peers[mode] = launchNode(t, geminiCLIProject, nil, "server.mjs", "--model-url", model.URL, "--home", t.TempDir(),
+			"--port", "0", "--host", "127.0.0.1")
 	}
 	bases := map[agentMode]string{}
 	for mode, p := range peers {

@@ -1,7 +1,7 @@
 // Gemini CLI's A2A server (@google/gemini-cli-a2a-server), run as shipped
 // against a fake Gemini API, for proctor's interoperability tests.
 //
-//   node server.mjs --model-url http://127.0.0.1:PORT [--port 0] [--host 127.0.0.1]
+//   node server.mjs --model-url http://127.0.0.1:PORT [--port 0] [--host 127.0.0.1] [--home DIR]
 //
 // The agent is the CLI's own coder agent; what it says is what its model
 // says, so the scripted behaviour (refusing, or calling a tool) lives in the
@@ -19,8 +19,9 @@
 //       READY http://127.0.0.1:43211
 //
 //   - nothing leaves loopback: the API key is a placeholder only the fake
-//     model sees; HOME, GEMINI_CLI_HOME and the agent's workspace are a
-//     fresh temporary directory (removed on exit), so no user settings,
+//     model sees; HOME, GEMINI_CLI_HOME and the agent's workspace are
+//     --home, an empty directory, or else a fresh temporary one (removed on
+//     exit), so no user settings,
 //     GEMINI.md or credentials are read; the agent's tools (settings.json's
 //     coreTools) are two read-only ones; a stub stands in for ripgrep,
 //     which the executable would otherwise download from GitHub; and every
@@ -44,7 +45,7 @@ import { parseArgs } from 'node:util';
 
 function usage(msg) {
   process.stderr.write(
-    `geminicli: ${msg}\nusage: node server.mjs --model-url http://127.0.0.1:PORT [--port 0] [--host 127.0.0.1]\n`
+    `geminicli: ${msg}\nusage: node server.mjs --model-url http://127.0.0.1:PORT [--port 0] [--host 127.0.0.1] [--home DIR]\n`
   );
   process.exit(2);
 }
@@ -56,6 +57,7 @@ try {
       'model-url': { type: 'string' },
       port: { type: 'string', default: '0' },
       host: { type: 'string', default: '127.0.0.1' },
+      home: { type: 'string' },
     },
     strict: true,
   }).values;
@@ -78,7 +80,9 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) usage(`bad --port ${JSO
 
 // ---------------------------------------------------------------- isolation
 
-const home = fs.mkdtempSync(path.join(os.tmpdir(), 'proctor-geminicli-'));
+const ownHome = flags.home === undefined;
+const home = ownHome ? fs.mkdtempSync(path.join(os.tmpdir(), 'proctor-geminicli-')) : path.resolve(flags.home);
+if (!ownHome && (!fs.existsSync(home) || fs.readdirSync(home).length > 0)) usage(`--home ${JSON.stringify(flags.home)} is not an empty directory`);
 const workspace = path.join(home, 'workspace');
 fs.mkdirSync(workspace);
 Object.assign(process.env, {
@@ -111,9 +115,15 @@ fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ c
 // net.Socket's connect: one to a host other than loopback fails at once.
 const connect = net.Socket.prototype.connect;
 net.Socket.prototype.connect = function (...args) {
-  const opts = typeof args[0] === 'object' && args[0] !== null && !Array.isArray(args[0]) ? args[0] : { host: args[1] };
-  const host = typeof opts.host === 'string' ? opts.host.replace(/^\[|\]$/g, '') : undefined;
-  if (opts.path === undefined && host !== undefined && !LOOPBACK_HOSTS.has(host)) {
+  // connect(options[, cb]), connect(port[, host][, cb]), or, from net's own
+  // callers (http agents, tls), connect([options, cb]).
+  const first = Array.isArray(args[0]) ? args[0][0] : args[0];
+  const opts = typeof first === 'object' && first !== null ? first : { port: first, host: args[1] };
+  // An IPC connection names a path and no port; http's options name the
+  // request's path too, with a port.
+  const ipc = opts.port === undefined && typeof opts.path === 'string';
+  const host = (typeof opts.host === 'string' ? opts.host : 'localhost').replace(/^\[|\]$/g, '');
+  if (!ipc && !LOOPBACK_HOSTS.has(host)) {
     process.stderr.write(`geminicli: refused a connection beyond loopback: ${host}\n`);
     process.nextTick(() => this.destroy(new Error(`proctor interop: no network beyond loopback (${host})`)));
     return this;
@@ -132,7 +142,7 @@ function shutdown(code) {
     server.closeAllConnections();
     server.close();
   }
-  fs.rmSync(home, { recursive: true, force: true });
+  if (ownHome) fs.rmSync(home, { recursive: true, force: true });
   process.exit(code);
 }
 process.on('SIGTERM', () => shutdown(0));
