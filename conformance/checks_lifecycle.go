@@ -286,12 +286,19 @@ func (r *run) judgeCancel(ctx context.Context, c caller, in Interface, id string
 			return true
 		}
 		r.fail(ReqCancelRunning, tr, "the task canceled", x.describe()+", then "+last.describe(), x.ex, last.ex)
-	case x.isError() && errNotCancelable().matches(x, in.ProtocolBinding):
+	case x.isError():
+		// A task that ended before the cancel arrived says nothing about
+		// canceling a running one, whatever error the server used: the
+		// code is error-not-cancelable's to judge.
 		if g := c.get(ctx, id, nil); g.obj != nil && terminalState(g.obj.State) {
-			r.skip(ReqCancelRunning, tr, "the task ended ("+g.obj.State+") before the cancel arrived")
+			r.skip(ReqCancelRunning, tr, "the task ended ("+g.obj.State+") before the cancel arrived, which got "+x.describe())
 			return false
 		}
-		r.fail(ReqCancelRunning, tr, "the running task canceled", x.describe(), x.ex)
+		want := "the task canceled"
+		if errNotCancelable().matches(x, in.ProtocolBinding) {
+			want = "the running task canceled"
+		}
+		r.fail(ReqCancelRunning, tr, want, x.describe(), x.ex)
 	default:
 		r.fail(ReqCancelRunning, tr, "the task canceled", x.describe(), x.ex)
 	}
