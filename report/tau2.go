@@ -226,8 +226,13 @@ func NewTau2Task(t *domains.Task) Tau2Task {
 				ec.Actions[i] = newTau2Action(a)
 			}
 		}
-		for _, a := range c.EnvAssertions {
-			ec.EnvAssertions = append(ec.EnvAssertions, newTau2EnvAssertion(a))
+		// null and [] differ for tau2: with null actions, null env
+		// assertions leave the environment unchecked.
+		if c.EnvAssertions != nil {
+			ec.EnvAssertions = make([]Tau2EnvAssertion, len(c.EnvAssertions))
+			for i, a := range c.EnvAssertions {
+				ec.EnvAssertions[i] = newTau2EnvAssertion(a)
+			}
 		}
 		out.EvaluationCriteria = ec
 	}
