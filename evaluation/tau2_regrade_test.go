@@ -356,3 +356,55 @@ func actionMatchFlips(a, b *result.Evaluation) (flips []string, passA, passB int
 	}
 	return flips, passA, passB
 }
+
+// TestEnvUncheckedTask: tau2-mock's create_task_1_nl_eval has no expected
+// actions and no env assertions, so tau2 gives DB 1 without looking: an
+// agent that creates the task the user asks for (and so changes the
+// database) passes, the task is flagged beside the score, and tau2's
+// re-grade of the export agrees.
+func TestEnvUncheckedTask(t *testing.T) {
+	d, err := tau2mock.New(tau2test.Dir(t, "mock"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := d.Task("create_task_1_nl_eval")
+	if !ok {
+		t.Fatal("no task create_task_1_nl_eval")
+	}
+	d.Tasks = []domains.Task{*task}
+	creator := func(t *testing.T, d *domains.Domain, task *domains.Task) ([]result.Message, domains.Env) {
+		env := newEnv(t, d, task)
+		call := domains.ToolCall{ID: "c1", Name: "create_task", Arguments: map[string]any{"user_id": "user_1", "title": "Important Meeting"}, Requestor: "assistant"}
+		res := env.Call(call)
+		if res.Error {
+			t.Fatalf("create_task: %s", res.Content)
+		}
+		return conversation([]result.Message{
+			{Role: result.RoleAssistant, ToolCalls: []domains.ToolCall{call}},
+			{Role: result.RoleTool, Content: res.Content, ToolCallID: "c1", Name: call.Name},
+		}, "Created. You are doing great!"), env
+	}
+	eval := originalRun(t, d, creator, scoring.NewScorer(d, false))
+	s := eval.Simulations[0]
+	fresh, _ := d.FreshHash(&d.Tasks[0])
+	if s.FinalHash == fresh {
+		t.Fatal("the agent did not change the database")
+	}
+	if s.Reward != 1 || !s.RewardInfo.EnvUnchecked || gocmp.Diff(map[domains.Basis]float64{domains.BasisCommunicate: 1}, s.RewardInfo.RewardBreakdown) != "" {
+		t.Errorf("reward %v, env_unchecked %v, breakdown %v; want 1, true, COMMUNICATE only (as tau2)", s.Reward, s.RewardInfo.EnvUnchecked, s.RewardInfo.RewardBreakdown)
+	}
+	if !slices.Equal(eval.Summary.EnvUncheckedTasks, []string{task.ID}) {
+		t.Errorf("summary env_unchecked_tasks = %v", eval.Summary.EnvUncheckedTasks)
+	}
+	var table bytes.Buffer
+	if err := report.Write(&table, report.Table, eval); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "env unchecked") || !strings.Contains(table.String(), task.ID) {
+		t.Errorf("the table does not flag the task:\n%s", table.String())
+	}
+	again := regrade(t, exportTau2(t, eval, d), scoring.NewScorer(d, false))
+	if ri := again[s.ID]; ri.Reward != 1 || !ri.EnvUnchecked {
+		t.Errorf("re-graded: %+v", ri)
+	}
+}
