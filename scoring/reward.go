@@ -181,18 +181,12 @@ func checkEnvAssertions(assertions []domains.EnvAssertion, env domains.Env) ([]r
 // each is matched by some call, else 0; 1 when nothing is expected.
 func checkActions(expected []domains.Action, messages []result.Message, match result.ActionMatch) ([]result.ActionCheck, float64) {
 	// Calls by side: the agent's, and the user simulator's own (a user
-	// with tools, as in telecom).
+	// with tools, as in telecom); tau2 pools both, in transcript order.
 	calls := map[result.Role][]domains.ToolCall{}
-	for _, m := range messages {
-		switch m.Role {
-		case result.RoleAssistant, result.RoleUser:
-			calls[m.Role] = append(calls[m.Role], m.ToolCalls...)
-		}
-	}
-	// tau2 pools the calls of both sides, in transcript order.
 	var pooled []domains.ToolCall
 	for _, m := range messages {
 		if m.Role == result.RoleAssistant || m.Role == result.RoleUser {
+			calls[m.Role] = append(calls[m.Role], m.ToolCalls...)
 			pooled = append(pooled, m.ToolCalls...)
 		}
 	}
