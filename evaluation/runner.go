@@ -116,6 +116,11 @@ func (r *Runner) start(ctx context.Context, eval *result.Evaluation, tasks []*do
 		return fmt.Errorf("evaluation %s: config says strict=%v but the scorer says strict=%v",
 			eval.ID, eval.Config.Strict, r.Scorer.Strict())
 	}
+	if m := eval.Config.ActionMatch.OrDefault(); m != r.Scorer.ActionMatch() {
+		return fmt.Errorf("evaluation %s: config says action_match=%s but the scorer matches %s",
+			eval.ID, m, r.Scorer.ActionMatch())
+	}
+	eval.Config.ActionMatch = r.Scorer.ActionMatch() // recorded, not left to a default
 	eval.Status, eval.Error, eval.FinishedAt = result.StatusRunning, "", nil
 	if len(eval.Config.TaskIDs) == 0 {
 		for _, t := range tasks {

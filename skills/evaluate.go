@@ -213,7 +213,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 		Simulator: rollout.NewSimulator(domain, profile, rollout.Limits{
 			MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
 		}),
-		Scorer:      scoring.NewScorer(domain, cfg.Strict).WithJudge(judge),
+		Scorer:      scoring.NewScorer(domain, cfg.Strict).WithActionMatch(cfg.ActionMatch).WithJudge(judge),
 		Agent:       rollout.ClientAgent(run.client),
 		Users:       users,
 		Store:       s.Store,
@@ -243,7 +243,8 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 	userModel, judgeModel := s.modelSpecs(r)
 	return evaluation.NewEvaluation(store.NewID(), result.Config{
 		Domain: r.Domain, Split: r.Split, Agent: r.AgentURL, Profile: r.Profile, User: r.User, Strict: r.Strict,
-		UserModel: userModel, JudgeModel: judgeModel, JudgeSamples: r.JudgeSamples, Temperature: r.Temperature, Seed: r.Seed,
+		ActionMatch: r.ActionMatch.OrDefault(),
+		UserModel:   userModel, JudgeModel: judgeModel, JudgeSamples: r.JudgeSamples, Temperature: r.Temperature, Seed: r.Seed,
 		NumTrials: r.NumTrials, NumTasks: r.NumTasks, TaskIDs: r.TaskIDs,
 		MaxSteps: r.MaxSteps, MaxErrors: r.MaxErrors, Concurrency: r.Concurrency,
 		Timeout: r.Timeout, RequestTimeout: r.RequestTimeout,
