@@ -65,6 +65,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzReportedUsage -fuzztime=$(FUZZTIME) ./a2aclient/
 	$(GO) test -run='^$$' -fuzz=FuzzRSFilter -fuzztime=$(FUZZTIME) ./a2aclient/
 	$(GO) test -run='^$$' -fuzz=FuzzLegacyIPv4 -fuzztime=$(FUZZTIME) ./internal/agentdial/
+	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=$(FUZZTIME) ./internal/tau2model/
 	$(GO) test -run='^$$' -fuzz=FuzzParseTasks -fuzztime=$(FUZZTIME) ./domains/
 	$(GO) test -run='^$$' -fuzz=FuzzTOMLDatabase -fuzztime=$(FUZZTIME) ./domains/tau2/telecom/
 	$(GO) test -run='^$$' -fuzz=FuzzStep -fuzztime=$(FUZZTIME) ./refagent/
