@@ -83,11 +83,12 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			}
 			defer db.Close()
 			// A2A tasks whose executions died with the previous process end
-			// failed, saying so; their evaluations can be resumed.
-			if ids, err := db.MarkTasksInterrupted(ctx, ""); err != nil {
+			// as their work did: completed if their evaluation completed,
+			// failed with the resume request otherwise.
+			if ids, err := server.RecoverTasks(ctx, db); err != nil {
 				return failErr(err)
 			} else if len(ids) > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d A2A task(s) left unfinished by a previous stop are now failed\n", len(ids))
+				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d A2A task(s) left unfinished by a previous stop now end as their evaluations did (failed ones name their resume request)\n", len(ids))
 			}
 			srv, err := server.New(server.Config{
 				Host: host, Port: port, GRPCPort: grpcPort, CardURL: cardURL, AuthTokens: tokens,
