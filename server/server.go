@@ -122,7 +122,9 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	if tasks == nil {
 		tasks = taskstore.NewInMemory(&taskstore.InMemoryStoreConfig{Authenticator: a2asrv.NewTaskStoreAuthenticator()})
 	}
-	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(redactingStore{tasks})}
+	// A task whose update cannot be stored (a full disk) ends failed at
+	// once instead of staying working (see unstoredTasks).
+	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(redactingStore{newUnstoredTasks(tasks)})}
 	// a2afix answers what a2a-go answers wrongly (see its doc); blocking
 	// SendMessage calls wait for the task to end, as the specification
 	// says: clients that poll ask to return immediately.

@@ -58,6 +58,10 @@ type Summarizer interface {
 type Service struct {
 	Domains DomainSource
 	Store   *store.DB
+	// EvaluationStore, when set, is where evaluations write their records
+	// and simulations instead of Store (which they are still read from):
+	// a wrapper that fails writes shows how a full disk is handled.
+	EvaluationStore evaluation.Store
 	// ClientOptions are added to every agent connection (for example
 	// a2aclient.WithDenyPrivateTargets on a shared service).
 	ClientOptions []a2aclient.Option
@@ -83,6 +87,14 @@ type Service struct {
 
 	once     sync.Once
 	validate *validator.Validate
+}
+
+// evaluationStore is where evaluations write.
+func (s *Service) evaluationStore() evaluation.Store {
+	if s.EvaluationStore != nil {
+		return s.EvaluationStore
+	}
+	return s.Store
 }
 
 // maxResponse is the service's ceiling on an agent's reply.
@@ -215,7 +227,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 		Scorer:      scoring.NewScorer(domain, cfg.Strict).WithJudge(judge),
 		Agent:       rollout.ClientAgent(run.client),
 		Users:       users,
-		Store:       s.Store,
+		Store:       s.evaluationStore(),
 		Concurrency: max(cfg.Concurrency, 1),
 	}
 	return run, nil
