@@ -48,8 +48,11 @@ func (e *executor) evaluate(t *longTask, p *runParams) taskEnd {
 	hint, hintData := resumeHint(eval.ID)
 	t.onCancel(fmt.Sprintf("Canceled. Evaluation %s keeps its finished simulations; %s.", eval.ID, hint), hintData)
 	start := evaluation.Progress{Done: run.Resumed(), Total: len(run.Tasks()) * max(eval.Config.NumTrials, 1)}
-	if !t.working(fmt.Sprintf("Evaluation %s running: %s on %s, %d simulations.", eval.ID, report.AgentLabel(eval.Agent), eval.Domain, start.Total),
-		progressData(eval.ID, start)) {
+	running := fmt.Sprintf("Evaluation %s running: %s on %s, %d simulations.", eval.ID, report.AgentLabel(eval.Agent), eval.Domain, start.Total)
+	if asked, clamped := run.ClampedConcurrency(); clamped {
+		running += fmt.Sprintf(" Concurrency %d: the %d asked for is above this server's --max-simulation-concurrency.", eval.Config.Concurrency, asked)
+	}
+	if !t.working(running, progressData(eval.ID, start)) {
 		return taskEnd{}
 	}
 	last, err := reportProgress(t, start, func(p evaluation.Progress) (string, map[string]any) {

@@ -26,6 +26,7 @@ func newServeCmd() *cobra.Command {
 		tau2Data              string
 		port, grpcPort        int
 		maxConcurrent         int
+		maxSimulations        int
 		tokens                []string
 		maxRequest            int64
 		maxResponse           int64
@@ -51,6 +52,9 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			}
 			if maxConcurrent < 1 || maxConcurrent > 1000 {
 				return usageErr("--max-concurrent %d: want 1..1000", maxConcurrent)
+			}
+			if maxSimulations < 1 || maxSimulations > 100000 {
+				return usageErr("--max-simulation-concurrency %d: want 1..100000", maxSimulations)
 			}
 			if maxResponse < 1024 {
 				return usageErr("--max-response-bytes %d: want at least 1024", maxResponse)
@@ -98,7 +102,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				// whoever may call at all.
 				TaskStore: db.TaskStore(store.WithAnonymousTaskList()),
 				ChatModel: chat,
-			}, withModels(service(reg, db, denyPrivate, maxResponse), models, lf))
+			}, withModels(withSimulationLimit(service(reg, db, denyPrivate, maxResponse), maxSimulations), models, lf))
 			if err != nil {
 				return failErr(err)
 			}
@@ -124,6 +128,8 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 	fl.StringVar(&cardURL, "card-url", "", "base URL the agent card advertises (default http://host:port)")
 	fl.StringArrayVar(&tokens, "auth-token", nil, "bearer token required on every A2A endpoint (repeatable; or "+envAuthTokens+")")
 	fl.IntVar(&maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "evaluations run at once; more wait in a FIFO queue")
+	fl.IntVar(&maxSimulations, "max-simulation-concurrency", server.DefaultMaxSimulationConcurrency(),
+		"simulations run at once across all evaluations; a request's concurrency above it is lowered to it (default sized for this machine: 64 per CPU, within the open-file limit)")
 	fl.Int64Var(&maxRequest, "max-request-bytes", server.DefaultMaxRequestBytes, "largest request body accepted")
 	fl.Int64Var(&maxResponse, "max-response-bytes", a2aclient.DefaultMaxResponseBytes, "largest reply accepted from an agent under evaluation; a request's max_response_bytes may only lower it")
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
@@ -171,6 +177,14 @@ func service(reg skills.DomainSource, db *store.DB, denyPrivate bool, maxRespons
 		svc.ClientOptions = []a2aclient.Option{a2aclient.WithDenyPrivateTargets()}
 		svc.ConformanceOptions = []conformance.Option{conformance.WithDenyPrivateTargets()}
 	}
+	return svc
+}
+
+// withSimulationLimit bounds the simulations the service runs at once,
+// across evaluations and per request (see
+// skills.Service.MaxSimulationConcurrency).
+func withSimulationLimit(svc *skills.Service, n int) *skills.Service {
+	svc.MaxSimulationConcurrency = n
 	return svc
 }
 
