@@ -71,6 +71,14 @@ type Config struct {
 	// ChatModel, when set, answers free-text requests: an ADK LLM agent
 	// whose tools are the skills. Without it free text gets help.
 	ChatModel model.LLM
+	// MaxStreamsPerTask bounds the streams (SubscribeToTask) open on one
+	// task, and MaxStreamsPerCaller those (SubscribeToTask and
+	// SendStreamingMessage) of one caller: its bearer token, or its host
+	// without one. More are refused (PermissionDenied) until some close.
+	MaxStreamsPerTask, MaxStreamsPerCaller int
+	// StreamWriteTimeout is how long a write to a caller may wait for it
+	// to read: a reader that stops reading is disconnected after it.
+	StreamWriteTimeout time.Duration
 }
 
 // Server is proctor as an A2A server: the agent card, the skills behind
@@ -128,7 +136,7 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	// a2afix answers what a2a-go answers wrongly (see its doc); blocking
 	// SendMessage calls wait for the task to end, as the specification
 	// says: clients that poll ask to return immediately.
-	handler := a2afix.Handler(a2asrv.NewHandler(s.executor, opts...))
+	handler := newStreamLimits(a2afix.Handler(a2asrv.NewHandler(s.executor, opts...)), cfg.MaxStreamsPerTask, cfg.MaxStreamsPerCaller)
 	s.http = &http.Server{Handler: s.routes(handler), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	if s.grpcLn != nil {
 		s.grpc = s.grpcServer(handler)
@@ -151,7 +159,7 @@ func (cfg Config) withDefaults() Config {
 	if cfg.CancelWait <= 0 {
 		cfg.CancelWait = DefaultCancelWait
 	}
-	return cfg
+	return cfg.withStreamDefaults()
 }
 
 // listen binds the HTTP listener and, unless gRPC is off, the gRPC one,
@@ -188,7 +196,7 @@ func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 	// Bodies are bounded in size, then (once the caller is known) in
 	// nesting depth, before anything decodes them.
 	guard := func(binding int, h http.Handler) http.Handler {
-		return s.limit(s.authenticate(limitDepth(binding, h)))
+		return withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.limit(s.authenticate(limitDepth(binding, h)))))
 	}
 	mux.Handle(PathJSONRPC, guard(bindingJSONRPC, a2afix.JSONRPC(a2asrv.NewJSONRPCHandler(handler))))
 	mux.Handle(PathREST+"/", guard(bindingREST, http.StripPrefix(PathREST, a2asrv.NewRESTHandler(handler))))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"google.golang.org/adk/model"
@@ -27,6 +28,9 @@ func newServeCmd() *cobra.Command {
 		port, grpcPort        int
 		maxConcurrent         int
 		maxSimulations        int
+		streamsPerTask        int
+		streamsPerCaller      int
+		streamWriteTimeout    time.Duration
 		tokens                []string
 		maxRequest            int64
 		maxResponse           int64
@@ -55,6 +59,9 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			}
 			if maxSimulations < 1 || maxSimulations > 100000 {
 				return usageErr("--max-simulation-concurrency %d: want 1..100000", maxSimulations)
+			}
+			if streamsPerTask < 1 || streamsPerCaller < 1 || streamWriteTimeout < time.Second {
+				return usageErr("--max-streams-per-task and --max-streams-per-caller: want at least 1; --stream-write-timeout: want at least 1s")
 			}
 			if maxResponse < 1024 {
 				return usageErr("--max-response-bytes %d: want at least 1024", maxResponse)
@@ -97,6 +104,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			srv, err := server.New(server.Config{
 				Host: host, Port: port, GRPCPort: grpcPort, CardURL: cardURL, AuthTokens: tokens,
 				MaxConcurrent: maxConcurrent, MaxRequestBytes: maxRequest,
+				MaxStreamsPerTask: streamsPerTask, MaxStreamsPerCaller: streamsPerCaller, StreamWriteTimeout: streamWriteTimeout,
 				// Tasks survive restarts. Callers are not told apart (a token
 				// grants the service, not an identity), so listing is open to
 				// whoever may call at all.
@@ -130,6 +138,10 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 	fl.IntVar(&maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "evaluations run at once; more wait in a FIFO queue")
 	fl.IntVar(&maxSimulations, "max-simulation-concurrency", server.DefaultMaxSimulationConcurrency(),
 		"simulations run at once across all evaluations; a request's concurrency above it is lowered to it (default sized for this machine: 64 per CPU, within the open-file limit)")
+	fl.IntVar(&streamsPerTask, "max-streams-per-task", server.DefaultMaxStreamsPerTask, "streams (SubscribeToTask) open at once on one task; more are refused")
+	fl.IntVar(&streamsPerCaller, "max-streams-per-caller", server.DefaultMaxStreamsPerCaller,
+		"streams open at once per caller (its bearer token, or its address without one); more are refused")
+	fl.DurationVar(&streamWriteTimeout, "stream-write-timeout", server.DefaultStreamWriteTimeout, "a caller that reads nothing of a reply or stream for this long is disconnected")
 	fl.Int64Var(&maxRequest, "max-request-bytes", server.DefaultMaxRequestBytes, "largest request body accepted")
 	fl.Int64Var(&maxResponse, "max-response-bytes", a2aclient.DefaultMaxResponseBytes, "largest reply accepted from an agent under evaluation; a request's max_response_bytes may only lower it")
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
