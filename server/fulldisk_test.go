@@ -99,7 +99,7 @@ func TestFullDiskEndsTheTask(t *testing.T) {
 		{name: "mid-run", taskWrites: 12, shared: true},
 		{name: "later", taskWrites: 20, shared: true},
 		{name: "late", taskWrites: 30, shared: true},
-		{name: "simulations only", taskWrites: 1000, evalWrites: 5},
+		{name: "evaluation store only", taskWrites: 1000, evalWrites: 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

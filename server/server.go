@@ -65,8 +65,9 @@ type Config struct {
 	// ProgressEvery is the longest time between two status updates of a
 	// running evaluation.
 	ProgressEvery time.Duration
-	// CancelWait bounds how long CancelTask waits for a long-running task
-	// to stop.
+	// CancelWait bounds how long CancelTask takes: it waits at most four
+	// fifths of it for a long-running task to stop, the rest being left to
+	// store and send the canceled status.
 	CancelWait time.Duration
 	// ChatModel, when set, answers free-text requests: an ADK LLM agent
 	// whose tools are the skills. Without it free text gets help.
