@@ -44,7 +44,10 @@ type Runner struct {
 	Users       rollout.UserFactory
 	Store       Store // optional: without it nothing is persisted
 	Concurrency int
-	OnProgress  func(Progress)
+	// Slots, when set, is shared with other runners: a simulation runs only
+	// while it holds one, whatever Concurrency says.
+	Slots      *Slots
+	OnProgress func(Progress)
 
 	// recorded, when set, holds the simulations of an evaluation being
 	// scored again (Rescore), by simulation id: they are scored, not
@@ -178,7 +181,11 @@ func (r *Runner) execute(ctx context.Context, evalID string, jobs []job, t *tall
 	for range min(max(r.Concurrency, 1), max(len(jobs), 1)) {
 		wg.Go(func() {
 			for j := range jobCh {
+				if r.Slots.acquire(runCtx) != nil {
+					continue // interrupted while waiting: the job stays to do
+				}
 				sim, aborted := r.runOne(runCtx, j)
+				r.Slots.release()
 				if aborted {
 					continue
 				}
