@@ -12,11 +12,11 @@ run:
 # tRPC-Agent-Go agent, a Go module of its own. Without npm, or offline, their
 # tests are skipped, and say so.
 INTEROP := internal/interop/testdata
-NODE_PEERS := $(addprefix $(INTEROP)/,jspeer mastra voltagent)
+NODE_PEERS := $(addprefix $(INTEROP)/,jspeer mastra voltagent adkts geminicli)
 TRPCPEER := $(INTEROP)/trpcpeer
 
 %/node_modules/.package-lock.json: %/package-lock.json
-	@if command -v npm >/dev/null; then npm ci --prefix $* --no-audit --no-fund; \
+	@if command -v npm >/dev/null; then npm ci --prefix $* --no-audit --no-fund --ignore-scripts; \
 	else echo "npm not found: the interoperability tests against $(notdir $*) will be skipped"; fi
 
 peers: $(addsuffix /node_modules/.package-lock.json,$(NODE_PEERS))
@@ -65,6 +65,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzReportedUsage -fuzztime=$(FUZZTIME) ./a2aclient/
 	$(GO) test -run='^$$' -fuzz=FuzzRSFilter -fuzztime=$(FUZZTIME) ./a2aclient/
 	$(GO) test -run='^$$' -fuzz=FuzzLegacyIPv4 -fuzztime=$(FUZZTIME) ./internal/agentdial/
+	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=$(FUZZTIME) ./internal/tau2model/
 	$(GO) test -run='^$$' -fuzz=FuzzParseTasks -fuzztime=$(FUZZTIME) ./domains/
 	$(GO) test -run='^$$' -fuzz=FuzzTOMLDatabase -fuzztime=$(FUZZTIME) ./domains/tau2/telecom/
 	$(GO) test -run='^$$' -fuzz=FuzzStep -fuzztime=$(FUZZTIME) ./refagent/

@@ -424,6 +424,8 @@ func classify(ctx context.Context, err error, status int, grpcCode string, tooLa
 	switch {
 	case errors.Is(err, ErrDeniedTarget):
 		return &CallError{Class: ErrClassDenied, Err: err}
+	case IsLocalExhaustion(err):
+		return localError(err)
 	case tooLarge || errors.Is(err, errResponseTooLarge):
 		return &CallError{Class: ErrClassTooLarge, Err: err}
 	case errors.Is(err, bufio.ErrTooLong):

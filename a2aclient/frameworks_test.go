@@ -171,67 +171,88 @@ func TestStreamedArtifactChunks(t *testing.T) {
 }
 
 // The agent's turn is every agent message since the user's message: Gemini
-// CLI's A2A server sends its reply as several working status messages and
-// ends in input-required with no message of its own.
+// CLI's A2A server sends each chunk its model streams as a working status
+// message, cut anywhere (mid-word, mid-JSON), and ends in input-required
+// with no message of its own. The chunks are one text, joined with nothing
+// the agent did not send; a status message that ends the turn is a message
+// of its own.
 func TestInterimStatusMessages(t *testing.T) {
-	want := []string{"Let me look at your tasks.", `{"name":"list_tasks","arguments":{}}`, "One moment."}
-	for _, v := range []ProtocolVersion{Protocol10, Protocol03} {
-		t.Run(string(v)+"/streaming", func(t *testing.T) {
-			turn := 0
-			peer := startSSEPeer(t, v, func(r peerRequest) []string {
-				w := wire{v}
-				turn++
-				id := fmt.Sprintf("t%d", turn)
-				return []string{
-					w.task(id, r.ContextID, "submitted", w.message(r.MessageID, "user", "hi")),
-					w.status(id, r.ContextID, "working", w.message(id+"-m1", "agent", want[0]), false),
-					w.status(id, r.ContextID, "working", w.message(id+"-m2", "agent", want[1]), false),
-					w.status(id, r.ContextID, "working", w.message(id+"-m3", "agent", want[2]), false),
-					w.status(id, r.ContextID, "input-required", "", true),
+	chunks := []string{"Let me look at your ta", `sks. {"name":"list_`, `tasks","argum`, `ents":{}}`}
+	whole := strings.Join(chunks, "")
+	for _, tc := range []struct {
+		name, end string // end: the input-required status message's text
+		want      []string
+	}{
+		{"no-end-message", "", []string{whole}},
+		{"end-message", "Anything else?", []string{whole, "Anything else?"}},
+	} {
+		for _, v := range []ProtocolVersion{Protocol10, Protocol03} {
+			t.Run(tc.name+"/"+string(v)+"/streaming", func(t *testing.T) {
+				turn := 0
+				peer := startSSEPeer(t, v, func(r peerRequest) []string {
+					w := wire{v}
+					turn++
+					id := fmt.Sprintf("t%d", turn)
+					events := []string{w.task(id, r.ContextID, "submitted", w.message(r.MessageID, "user", "hi"))}
+					for i, c := range chunks {
+						events = append(events, w.status(id, r.ContextID, "working", w.message(fmt.Sprintf("%s-m%d", id, i), "agent", c), false))
+					}
+					end := ""
+					if tc.end != "" {
+						end = w.message(id+"-end", "agent", tc.end)
+					}
+					return append(events, w.status(id, r.ContextID, "input-required", end, true))
+				}, nil)
+				conv := dial(t, peer.URL).NewConversation()
+				for range 2 { // the second turn must not repeat the first
+					resp, err := say(t, conv, "hi")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := texts(resp.Parts); !slices.Equal(got, tc.want) {
+						t.Errorf("parts = %q, want %q", got, tc.want)
+					}
+					checkTurn(t, resp.Parts)
+					if resp.State != a2a.TaskStateInputRequired || resp.NonConformant != "" {
+						t.Errorf("state %s, NonConformant %q", resp.State, resp.NonConformant)
+					}
 				}
-			}, nil)
-			conv := dial(t, peer.URL).NewConversation()
-			for range 2 { // the second turn must not repeat the first
-				resp, err := say(t, conv, "hi")
+			})
+			t.Run(tc.name+"/"+string(v)+"/unary", func(t *testing.T) {
+				// The task as a server keeps it: the history holds the
+				// earlier turn and, in order, this turn's status messages;
+				// the message that ended the turn is also the status
+				// message.
+				peer := startSSEPeer(t, v, nil, func(r peerRequest) string {
+					w := wire{v}
+					h := []string{
+						w.message("u0", "user", "earlier"), w.message("a0", "agent", "an earlier turn"),
+						w.message(r.MessageID, "user", "hi"),
+					}
+					for i, c := range chunks {
+						h = append(h, w.message(fmt.Sprintf("m%d", i), "agent", c))
+					}
+					task := w.task("t1", r.ContextID, "input-required", h...)
+					if tc.end != "" {
+						h = append(h, w.message("end", "agent", tc.end))
+						task = w.taskWithStatus("t1", r.ContextID, "input-required", w.message("end", "agent", tc.end), h...)
+					}
+					return task
+				})
+				c := dial(t, peer.URL, WithStreaming(StreamingOff))
+				resp, err := say(t, c.NewConversation(), "hi")
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := texts(resp.Parts); !slices.Equal(got, want) {
-					t.Errorf("parts = %q, want %q", got, want)
+				if got := texts(resp.Parts); !slices.Equal(got, tc.want) {
+					t.Errorf("parts = %q, want %q", got, tc.want)
 				}
 				checkTurn(t, resp.Parts)
-				if resp.State != a2a.TaskStateInputRequired || resp.NonConformant != "" {
-					t.Errorf("state %s, NonConformant %q", resp.State, resp.NonConformant)
+				if resp.Shape != ShapeHistory || resp.NonConformant != "" {
+					t.Errorf("shape %s, NonConformant %q", resp.Shape, resp.NonConformant)
 				}
-			}
-		})
-		t.Run(string(v)+"/unary", func(t *testing.T) {
-			// The task as a server keeps it: the history holds the earlier
-			// turn and, in order, this turn's status messages; the last one
-			// is also the status message.
-			peer := startSSEPeer(t, v, nil, func(r peerRequest) string {
-				w := wire{v}
-				h := []string{
-					w.message("u0", "user", "earlier"), w.message("a0", "agent", "an earlier turn"),
-					w.message(r.MessageID, "user", "hi"),
-					w.message("m1", "agent", want[0]), w.message("m2", "agent", want[1]), w.message("m3", "agent", want[2]),
-				}
-				task := w.task("t1", r.ContextID, "input-required", h...)
-				return task
 			})
-			c := dial(t, peer.URL, WithStreaming(StreamingOff))
-			resp, err := say(t, c.NewConversation(), "hi")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := texts(resp.Parts); !slices.Equal(got, want) {
-				t.Errorf("parts = %q, want %q", got, want)
-			}
-			checkTurn(t, resp.Parts)
-			if resp.Shape != ShapeHistory || resp.NonConformant != "" {
-				t.Errorf("shape %s, NonConformant %q", resp.Shape, resp.NonConformant)
-			}
-		})
+		}
 	}
 }
 

@@ -63,8 +63,12 @@ func fromResult(res a2a.SendMessageResult, ts turnStart) extracted {
 // conversation back to the user, so everything the agent said in the turn
 // is for the user: every agent message since the user's message, in order
 // (Gemini CLI's A2A server replies in several working status messages and
-// ends in input-required with none). A completed task's interim messages
-// are progress; its last message is the answer.
+// ends in input-required with none). The interim messages are the agent's
+// text as it produces it (Gemini CLI sends each chunk its model streams as
+// one message, cut anywhere, mid-word or mid-JSON), so their text is joined
+// with nothing in between, as appended artifact chunks are; the status
+// message that ends the turn, if any, is a message of its own. A completed
+// task's interim messages are progress; its last message is the answer.
 func fromTask(t *a2a.Task, ts turnStart) extracted {
 	// a2a-go's types keep 0.3 state and role strings ("completed", "agent")
 	// found inside 1.0 wrappers as they are; read them as their 1.0 names.
@@ -91,7 +95,11 @@ func fromTask(t *a2a.Task, ts turnStart) extracted {
 	case len(turn) > 1 || (len(turn) == 1 && turn[0] != status):
 		out.shape = ShapeHistory
 		for _, m := range turn {
-			out.parts = append(out.parts, m.Parts...)
+			if status != nil && sameMessage(m, status) {
+				out.parts = append(out.parts, m.Parts...)
+			} else {
+				out.parts = continueText(out.parts, m.Parts)
+			}
 			out.said = append(out.said, m.ID)
 			if m != status {
 				out.metadata = append(out.metadata, m.Metadata)

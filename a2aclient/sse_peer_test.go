@@ -59,6 +59,12 @@ func (w wire) message(id, role string, texts ...string) string {
 
 // task is a task snapshot; history holds messages built by message.
 func (w wire) task(id, ctx, state string, history ...string) string {
+	return w.taskWithStatus(id, ctx, state, "", history...)
+}
+
+// taskWithStatus is a task snapshot whose status carries msg, a message
+// built by message, or "" for none.
+func (w wire) taskWithStatus(id, ctx, state, msg string, history ...string) string {
 	h := ""
 	for i, m := range history {
 		if i > 0 {
@@ -66,7 +72,11 @@ func (w wire) task(id, ctx, state string, history ...string) string {
 		}
 		h += m
 	}
-	body := fmt.Sprintf(`"id":%q,"contextId":%q,"status":{"state":%q},"history":[%s]`, id, ctx, w.state(state), h)
+	m := ""
+	if msg != "" {
+		m = `,"message":` + msg
+	}
+	body := fmt.Sprintf(`"id":%q,"contextId":%q,"status":{"state":%q%s},"history":[%s]`, id, ctx, w.state(state), m, h)
 	if w.v == Protocol03 {
 		return `{"kind":"task",` + body + `}`
 	}

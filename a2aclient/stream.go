@@ -92,14 +92,7 @@ func mergeArtifact(task *a2a.Task, e *a2a.TaskArtifactUpdateEvent) {
 		if a != nil && a.ID == e.Artifact.ID {
 			if e.Append {
 				merged := *a
-				merged.Parts = append(a2a.ContentParts{}, a.Parts...)
-				next := e.Artifact.Parts
-				if n := len(merged.Parts); n > 0 && len(next) > 0 && isText(merged.Parts[n-1]) && isText(next[0]) {
-					joined := *merged.Parts[n-1]
-					joined.Content = a2a.Text(merged.Parts[n-1].Text() + next[0].Text())
-					merged.Parts[n-1], next = &joined, next[1:]
-				}
-				merged.Parts = append(merged.Parts, next...)
+				merged.Parts = continueText(a.Parts, e.Artifact.Parts)
 				task.Artifacts[i] = &merged
 			} else {
 				task.Artifacts[i] = e.Artifact
@@ -108,6 +101,22 @@ func mergeArtifact(task *a2a.Task, e *a2a.TaskArtifactUpdateEvent) {
 		}
 	}
 	task.Artifacts = append(task.Artifacts, e.Artifact)
+}
+
+// continueText returns parts followed by next, as a new slice, with the
+// text of next's first part continuing the text of parts' last part when
+// both are text: text that arrives in pieces is one text, and no separator
+// the agent did not send is put between the pieces. Neither argument is
+// modified.
+func continueText(parts, next []*a2a.Part) []*a2a.Part {
+	out := make([]*a2a.Part, 0, len(parts)+len(next))
+	out = append(out, parts...)
+	if n := len(out); n > 0 && len(next) > 0 && isText(out[n-1]) && isText(next[0]) {
+		joined := *out[n-1]
+		joined.Content = a2a.Text(out[n-1].Text() + next[0].Text())
+		out[n-1], next = &joined, next[1:]
+	}
+	return append(out, next...)
 }
 
 // inHistory reports whether m is one of history's messages.

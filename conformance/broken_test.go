@@ -301,6 +301,36 @@ func TestBrokenAgents(t *testing.T) {
 				return true
 			}),
 			want: []string{conformance.ReqNotCancelable}},
+		{name: "slow task completed before the cancel, answered -32603",
+			// As ADK for TypeScript's toA2a does: its scripted agents end
+			// at once, and its A2A errors reach the client as -32603.
+			middleware: onRPC(rpcPath, func(w http.ResponseWriter, r *http.Request, c rpcCall, next http.Handler) bool {
+				switch c.Method {
+				case "SendMessage":
+					body, _ := io.ReadAll(r.Body)
+					if !bytes.Contains(body, []byte(agenttest.LifecycleSlow)) {
+						return false
+					}
+					// A message that completes, sent blocking; its answer
+					// says the task is still working.
+					body = bytes.Replace(body, []byte(agenttest.LifecycleSlow), []byte("hello"), 1)
+					body = bytes.Replace(body, []byte(`"returnImmediately":true`), []byte(`"returnImmediately":false`), 1)
+					r.Body = io.NopCloser(bytes.NewReader(body))
+					rewrite(w, r, next, func(b []byte) []byte {
+						return bytes.Replace(b, []byte("TASK_STATE_COMPLETED"), []byte("TASK_STATE_WORKING"), 1)
+					})
+					return true
+				case "CancelTask":
+					rewrite(w, r, next, func(b []byte) []byte { return bytes.Replace(b, []byte("-32002"), []byte("-32603"), 1) })
+					return true
+				}
+				return false
+			}),
+			// Without streaming: a2a-go refuses to subscribe to the task
+			// that has ended, which is right, but no running task to judge
+			// it by.
+			card: func(c *a2a.AgentCard) { c.Capabilities.Streaming = false },
+			want: []string{conformance.ReqNotCancelable}},
 		{name: "unknown task answered -32603",
 			middleware: onRPC(rpcPath, func(w http.ResponseWriter, r *http.Request, c rpcCall, next http.Handler) bool {
 				if c.Method != "GetTask" {

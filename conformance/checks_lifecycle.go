@@ -295,11 +295,18 @@ func (r *run) judgeCancel(ctx context.Context, c caller, in Interface, id string
 	case x.obj != nil && x.obj.Kind == kindTask:
 		r.skip(ReqCancelRunning, tr, "the task ended ("+x.obj.State+") before the cancel arrived")
 	case x.isError():
-		if g := c.get(ctx, id, nil); g.obj != nil && terminalState(g.obj.State) && g.obj.State != "canceled" {
-			r.skip(ReqCancelRunning, tr, "the task ended ("+g.obj.State+") before the cancel arrived, which was answered "+x.describe())
+		// A task that ended before the cancel arrived says nothing about
+		// canceling a running one, whatever error the server used: the
+		// code is error-not-cancelable's to judge.
+		if g := c.get(ctx, id, nil); g.obj != nil && terminalState(g.obj.State) {
+			r.skip(ReqCancelRunning, tr, "the task ended ("+g.obj.State+") before the cancel arrived, which got "+x.describe())
 			return false
 		}
-		r.fail(ReqCancelRunning, tr, "the running task canceled", x.describe(), x.ex)
+		want := "the task canceled"
+		if errNotCancelable().matches(x, in.ProtocolBinding) {
+			want = "the running task canceled"
+		}
+		r.fail(ReqCancelRunning, tr, want, x.describe(), x.ex)
 	default:
 		r.fail(ReqCancelRunning, tr, "the task canceled", x.describe(), x.ex)
 	}

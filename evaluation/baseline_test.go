@@ -350,4 +350,16 @@ func TestRunnerRefusesMixedModes(t *testing.T) {
 			t.Errorf("config strict=%v, limits strict=%v: err = %v", c.config, c.limits, err)
 		}
 	}
+	// Nor do tau2's and exact action matching; an empty config is tau2's.
+	for _, c := range []struct{ config, scorer result.ActionMatch }{
+		{result.ActionMatchExact, result.ActionMatchTau2}, {"", result.ActionMatchExact}, {result.ActionMatchTau2, result.ActionMatchExact},
+	} {
+		r := &evaluation.Runner{Simulator: rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
+			Scorer: scoring.NewScorer(d, false).WithActionMatch(c.scorer),
+			Agent:  rollout.ClientAgent(dial(t, agenttest.Start(t, counterAgent).URL))}
+		eval := evaluation.NewEvaluation("e", result.Config{Domain: d.Name, NumTrials: 1, ActionMatch: c.config}, result.AgentInfo{})
+		if err := r.Run(context.Background(), eval, allTasks(d)); err == nil || !strings.Contains(err.Error(), "action_match") {
+			t.Errorf("config %q, scorer %q: err = %v", c.config, c.scorer, err)
+		}
+	}
 }

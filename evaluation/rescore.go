@@ -14,7 +14,8 @@ import (
 
 // Rescore scores the simulations that the stored evaluation src recorded
 // again, with sc, into dst: a new evaluation (NewEvaluation) whose Config
-// says how it is scored (Strict must equal sc.Strict(); JudgeModel and
+// says how it is scored (Strict must equal sc.Strict() and ActionMatch
+// sc.ActionMatch(); JudgeModel and
 // JudgeSamples name the judge). Nothing is played: the agent and the user
 // simulator are not contacted, and the transcripts, tool calls, request
 // metrics and the user simulator's model calls are those of src. The

@@ -44,7 +44,10 @@ type Runner struct {
 	Users       rollout.UserFactory
 	Store       Store // optional: without it nothing is persisted
 	Concurrency int
-	OnProgress  func(Progress)
+	// Slots, when set, is shared with other runners: a simulation runs only
+	// while it holds one, whatever Concurrency says.
+	Slots      *Slots
+	OnProgress func(Progress)
 
 	// recorded, when set, holds the simulations of an evaluation being
 	// scored again (Rescore), by simulation id: they are scored, not
@@ -116,6 +119,11 @@ func (r *Runner) start(ctx context.Context, eval *result.Evaluation, tasks []*do
 		return fmt.Errorf("evaluation %s: config says strict=%v but the scorer says strict=%v",
 			eval.ID, eval.Config.Strict, r.Scorer.Strict())
 	}
+	if m := eval.Config.ActionMatch.OrDefault(); m != r.Scorer.ActionMatch() {
+		return fmt.Errorf("evaluation %s: config says action_match=%s but the scorer matches %s",
+			eval.ID, m, r.Scorer.ActionMatch())
+	}
+	eval.Config.ActionMatch = r.Scorer.ActionMatch() // recorded, not left to a default
 	eval.Status, eval.Error, eval.FinishedAt = result.StatusRunning, "", nil
 	if len(eval.Config.TaskIDs) == 0 {
 		for _, t := range tasks {
@@ -173,7 +181,11 @@ func (r *Runner) execute(ctx context.Context, evalID string, jobs []job, t *tall
 	for range min(max(r.Concurrency, 1), max(len(jobs), 1)) {
 		wg.Go(func() {
 			for j := range jobCh {
+				if r.Slots.acquire(runCtx) != nil {
+					continue // interrupted while waiting: the job stays to do
+				}
 				sim, aborted := r.runOne(runCtx, j)
+				r.Slots.release()
 				if aborted {
 					continue
 				}

@@ -38,8 +38,14 @@ func markdownScores(b *strings.Builder, e *result.Evaluation) {
 		fmt.Fprintf(b, "| do-nothing baseline | %s |\n", note)
 		fmt.Fprintf(b, "| vacuous tasks | %s |\n", mdEscape(strings.Join(s.VacuousTasks, ", ")))
 	}
+	if note := EnvUncheckedNote(s); note != "" {
+		fmt.Fprintf(b, "| env unchecked | %s |\n", mdEscape(note))
+	}
 	if e.Config.Strict {
 		fmt.Fprintf(b, "| scoring | %s |\n", strictNote)
+	}
+	if e.Config.ActionMatch == result.ActionMatchExact {
+		fmt.Fprintf(b, "| action match | %s |\n", exactMatchNote)
 	}
 	fmt.Fprintf(b, "| termination | %s |\n", Counts(s.TerminationReasons))
 }

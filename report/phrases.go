@@ -14,6 +14,20 @@ import (
 // strictNote explains strict scoring (scoring.NewScorer in strict mode) in results.
 const strictNote = "strict: ACTION added to the reward basis of every task with expected actions"
 
+// exactMatchNote explains exact action matching (result.ActionMatchExact)
+// in results: its scores are not tau2-bench's.
+const exactMatchNote = "exact: each expected call must come from its own side and send every expected argument (proctor's reading; tau2-bench's, the default, is --action-match tau2)"
+
+// EnvUncheckedNote lists the tasks whose environment was not checked (see
+// result.Summary.EnvUncheckedTasks) and says why, or "" when there are
+// none. Anything that shows a score should show it beside, as BaselineNote.
+func EnvUncheckedNote(s result.Summary) string {
+	if len(s.EnvUncheckedTasks) == 0 {
+		return ""
+	}
+	return strings.Join(s.EnvUncheckedTasks, ", ") + " (no expected actions or env assertions: DB scores 1 without a check, as in tau2)"
+}
+
 // BaselineNote puts a score in context: "0.100 (5 of 50 tasks pass without
 // the agent doing anything)", the do-nothing agent's pass^1 (see
 // scoring.DoNothingPasses), or "" when no task is vacuous or the summary

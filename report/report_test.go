@@ -72,7 +72,13 @@ func TestBaseline(t *testing.T) {
 		}, nil, []string{"do-nothing", "vacuous"}},
 		{"results from before the baseline", func(*result.Evaluation) {}, nil, []string{"do-nothing", "vacuous"}},
 		{"strict", func(e *result.Evaluation) { e.Config.Strict = true },
-			[]string{"strict: ACTION added to the reward basis of every task with expected actions"}, []string{"do-nothing"}},
+			[]string{"strict: ACTION added to the reward basis of every task with expected actions"}, []string{"do-nothing", "action match"}},
+		{"exact action matching", func(e *result.Evaluation) { e.Config.ActionMatch = result.ActionMatchExact },
+			[]string{"action match", "exact: each expected call must come from its own side", "--action-match tau2"}, []string{"strict"}},
+		{"tau2 action matching is not remarked", func(e *result.Evaluation) { e.Config.ActionMatch = result.ActionMatchTau2 },
+			nil, []string{"action match"}},
+		{"an unchecked environment", func(e *result.Evaluation) { e.Summary.EnvUncheckedTasks = []string{"t2"} },
+			[]string{"env unchecked", "t2 (no expected actions or env assertions: DB scores 1 without a check, as in tau2)"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -43,8 +43,14 @@ func tableScores(tw io.Writer, e *result.Evaluation) {
 		fmt.Fprintf(tw, "do-nothing baseline\t%s\n", note)
 		fmt.Fprintf(tw, "vacuous tasks\t%s\n", strings.Join(s.VacuousTasks, ", "))
 	}
+	if note := EnvUncheckedNote(s); note != "" {
+		fmt.Fprintf(tw, "env unchecked\t%s\n", note)
+	}
 	if e.Config.Strict {
 		fmt.Fprintf(tw, "scoring\t%s\n", strictNote)
+	}
+	if e.Config.ActionMatch == result.ActionMatchExact {
+		fmt.Fprintf(tw, "action match\t%s\n", exactMatchNote)
 	}
 	fmt.Fprintf(tw, "termination\t%s\n", Counts(s.TerminationReasons))
 }

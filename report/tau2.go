@@ -28,7 +28,8 @@ package report
 //	                                  actions; nl_assertions; communicate_checks (justification ""); env_assertions
 //	                                  {env_assertion, met, reward};
 //	                                  reward_basis, reward_breakdown; info holds what tau2 has no field for
-//	                                  (note, added_by_strict, do_nothing_passes, db hashes)
+//	                                  (note, added_by_strict, do_nothing_passes, env_unchecked, db hashes,
+//	                                  action_match "exact" when ACTION was matched proctor's way, not tau2's)
 //	simulations[].messages            Messages: role, content (null when empty), tool_calls [{id, name, arguments,
 //	                                  requestor}], turn_idx (Message.Turn, the message's index), timestamp null
 //	                                  (proctor does not time messages); tool messages are {id, role, content,
@@ -106,7 +107,7 @@ func NewTau2Results(eval *result.Evaluation, dom *domains.Domain) *Tau2Results {
 		r.Tasks = append(r.Tasks, t)
 	}
 	for i := range eval.Simulations {
-		r.Simulations = append(r.Simulations, newTau2Simulation(&eval.Simulations[i]))
+		r.Simulations = append(r.Simulations, newTau2Simulation(&eval.Simulations[i], eval.Config.ActionMatch))
 	}
 	return r
 }
@@ -225,8 +226,13 @@ func NewTau2Task(t *domains.Task) Tau2Task {
 				ec.Actions[i] = newTau2Action(a)
 			}
 		}
-		for _, a := range c.EnvAssertions {
-			ec.EnvAssertions = append(ec.EnvAssertions, newTau2EnvAssertion(a))
+		// null and [] differ for tau2: with null actions, null env
+		// assertions leave the environment unchecked.
+		if c.EnvAssertions != nil {
+			ec.EnvAssertions = make([]Tau2EnvAssertion, len(c.EnvAssertions))
+			for i, a := range c.EnvAssertions {
+				ec.EnvAssertions[i] = newTau2EnvAssertion(a)
+			}
 		}
 		out.EvaluationCriteria = ec
 	}
@@ -271,7 +277,7 @@ func newTau2Action(a domains.Action) Tau2Action {
 
 // newTau2Simulation converts a simulation run: its times, termination,
 // reward and messages; what tau2 has no field for goes to info.
-func newTau2Simulation(s *result.Simulation) Tau2Simulation {
+func newTau2Simulation(s *result.Simulation, match result.ActionMatch) Tau2Simulation {
 	start := s.StartedAt
 	end := start.Add(time.Duration(s.DurationMS * float64(time.Millisecond)))
 	reason, known := Tau2TerminationReason(string(s.TerminationReason))
@@ -280,7 +286,7 @@ func newTau2Simulation(s *result.Simulation) Tau2Simulation {
 		Timestamp: end.Format(tau2Time), StartTime: start.Format(tau2Time), EndTime: end.Format(tau2Time),
 		Duration:          s.DurationMS / 1000,
 		TerminationReason: reason,
-		RewardInfo:        newTau2RewardInfo(s),
+		RewardInfo:        newTau2RewardInfo(s, match),
 		Messages:          newTau2Messages(s.Messages),
 		Info:              map[string]any{"metrics": s.Metrics},
 	}
@@ -301,7 +307,7 @@ func newTau2Simulation(s *result.Simulation) Tau2Simulation {
 
 // newTau2RewardInfo converts a simulation's reward and its checks; what
 // tau2 has no field for goes to info.
-func newTau2RewardInfo(s *result.Simulation) Tau2RewardInfo {
+func newTau2RewardInfo(s *result.Simulation, match result.ActionMatch) Tau2RewardInfo {
 	ri := s.RewardInfo
 	out := Tau2RewardInfo{Reward: s.Reward, RewardBasis: ri.RewardBasis, RewardBreakdown: ri.RewardBreakdown}
 	if out.RewardBasis == nil {
@@ -314,7 +320,7 @@ func newTau2RewardInfo(s *result.Simulation) Tau2RewardInfo {
 	out.NLAssertions = newTau2NLAssertions(ri.NLAssertions)
 	out.CommunicateChecks = newTau2CommunicateChecks(ri.CommunicateChecks)
 	out.EnvAssertions = newTau2EnvAssertionChecks(ri.EnvAssertions)
-	out.Info = tau2RewardExtras(ri)
+	out.Info = tau2RewardExtras(ri, match)
 	return out
 }
 
@@ -373,11 +379,13 @@ func newTau2CommunicateChecks(checks []result.CommunicateCheck) []Tau2Communicat
 }
 
 // tau2RewardExtras holds what tau2's RewardInfo has no field for: the
-// database hashes, the note, the bases strict scoring added and whether the
-// task passes without the agent; nil when there is none.
-func tau2RewardExtras(ri result.RewardInfo) map[string]any {
+// database hashes, the note, the bases strict scoring added, whether the
+// task passes without the agent, whether its environment went unchecked,
+// and exact action matching (which tau2 does not do: its re-grade matches
+// its own way); nil when there is none.
+func tau2RewardExtras(ri result.RewardInfo, match result.ActionMatch) map[string]any {
 	info := map[string]any{}
-	if ri.DBCheck != nil {
+	if ri.DBCheck != nil && (ri.DBCheck.ExpectedHash != "" || ri.DBCheck.ActualHash != "") {
 		info["db_expected_hash"] = ri.DBCheck.ExpectedHash
 		info["db_actual_hash"] = ri.DBCheck.ActualHash
 	}
@@ -389,6 +397,12 @@ func tau2RewardExtras(ri result.RewardInfo) map[string]any {
 	}
 	if ri.DoNothingPasses {
 		info["do_nothing_passes"] = true
+	}
+	if ri.EnvUnchecked {
+		info["env_unchecked"] = true
+	}
+	if match == result.ActionMatchExact && len(ri.ActionChecks) > 0 {
+		info["action_match"] = string(match)
 	}
 	if len(info) == 0 {
 		return nil

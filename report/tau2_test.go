@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/internal/tau2model"
 	"github.com/proctor-eval/proctor/result"
 )
 
@@ -224,128 +225,6 @@ func TestTau2ToolCallRequestors(t *testing.T) {
 	}
 }
 
-// The mirror types below hold tau2-bench's required fields (pydantic fields
-// without a default) as pointers; strictDecode fails when one is missing.
-type mirrorResults struct {
-	Info        *mirrorInfo         `json:"info"`
-	Tasks       *[]mirrorTask       `json:"tasks"`
-	Simulations *[]mirrorSimulation `json:"simulations"`
-}
-
-type mirrorInfo struct {
-	GitCommit *string `json:"git_commit"`
-	NumTrials *int    `json:"num_trials"`
-	MaxSteps  *int    `json:"max_steps"`
-	MaxErrors *int    `json:"max_errors"`
-	UserInfo  *struct {
-		Implementation *string `json:"implementation"`
-	} `json:"user_info"`
-	AgentInfo *struct {
-		Implementation *string `json:"implementation"`
-	} `json:"agent_info"`
-	EnvironmentInfo *struct {
-		DomainName *string `json:"domain_name"`
-		Policy     *string `json:"policy"`
-	} `json:"environment_info"`
-}
-
-type mirrorTask struct {
-	ID           *string `json:"id"`
-	UserScenario *struct {
-		Instructions any `json:"instructions"`
-	} `json:"user_scenario"`
-}
-
-type mirrorSimulation struct {
-	ID                *string  `json:"id"`
-	TaskID            *string  `json:"task_id"`
-	StartTime         *string  `json:"start_time"`
-	EndTime           *string  `json:"end_time"`
-	Duration          *float64 `json:"duration"`
-	TerminationReason *string  `json:"termination_reason"`
-	RewardInfo        *struct {
-		Reward  *float64 `json:"reward"`
-		DBCheck *struct {
-			DBMatch  *bool    `json:"db_match"`
-			DBReward *float64 `json:"db_reward"`
-		} `json:"db_check"`
-		ActionChecks []struct {
-			Action *struct {
-				ActionID  *string         `json:"action_id"`
-				Name      *string         `json:"name"`
-				Arguments *map[string]any `json:"arguments"`
-			} `json:"action"`
-			ActionMatch  *bool    `json:"action_match"`
-			ActionReward *float64 `json:"action_reward"`
-		} `json:"action_checks"`
-		CommunicateChecks []struct {
-			Info          *string `json:"info"`
-			Met           *bool   `json:"met"`
-			Justification *string `json:"justification"`
-		} `json:"communicate_checks"`
-	} `json:"reward_info"`
-	Messages []struct {
-		Role      *string `json:"role"`
-		ID        *string `json:"id"`
-		ToolCalls []struct {
-			Name      *string         `json:"name"`
-			Arguments *map[string]any `json:"arguments"`
-		} `json:"tool_calls"`
-	} `json:"messages"`
-}
-
-// missingRequired lists the required fields that decoded as nil in v.
-func missingRequired(r mirrorResults) []string {
-	var miss []string
-	need := func(ok bool, what string) {
-		if !ok {
-			miss = append(miss, what)
-		}
-	}
-	need(r.Info != nil, "info")
-	need(r.Tasks != nil, "tasks")
-	need(r.Simulations != nil, "simulations")
-	if i := r.Info; i != nil {
-		need(i.GitCommit != nil, "info.git_commit")
-		need(i.NumTrials != nil, "info.num_trials")
-		need(i.MaxSteps != nil, "info.max_steps")
-		need(i.MaxErrors != nil, "info.max_errors")
-		need(i.UserInfo != nil && i.UserInfo.Implementation != nil, "info.user_info.implementation")
-		need(i.AgentInfo != nil && i.AgentInfo.Implementation != nil, "info.agent_info.implementation")
-		need(i.EnvironmentInfo != nil && i.EnvironmentInfo.DomainName != nil && i.EnvironmentInfo.Policy != nil, "info.environment_info")
-	}
-	if r.Tasks != nil {
-		for _, t := range *r.Tasks {
-			need(t.ID != nil && t.UserScenario != nil && t.UserScenario.Instructions != nil, "tasks[].id/user_scenario.instructions")
-		}
-	}
-	if r.Simulations != nil {
-		for _, s := range *r.Simulations {
-			need(s.ID != nil && s.TaskID != nil && s.StartTime != nil && s.EndTime != nil && s.Duration != nil && s.TerminationReason != nil, "simulation fields")
-			if ri := s.RewardInfo; ri != nil {
-				need(ri.Reward != nil, "reward_info.reward")
-				need(ri.DBCheck == nil || (ri.DBCheck.DBMatch != nil && ri.DBCheck.DBReward != nil), "db_check")
-				for _, a := range ri.ActionChecks {
-					need(a.Action != nil && a.Action.ActionID != nil && a.Action.Name != nil && a.Action.Arguments != nil && *a.Action.Arguments != nil && a.ActionMatch != nil && a.ActionReward != nil, "action_checks[]")
-				}
-				for _, c := range ri.CommunicateChecks {
-					need(c.Info != nil && c.Met != nil && c.Justification != nil, "communicate_checks[]")
-				}
-			}
-			for _, m := range s.Messages {
-				need(m.Role != nil, "messages[].role")
-				if m.Role != nil && *m.Role == "tool" {
-					need(m.ID != nil, "tool message id")
-				}
-				for _, c := range m.ToolCalls {
-					need(c.Name != nil && c.Arguments != nil && *c.Arguments != nil, "tool_calls[]")
-				}
-			}
-		}
-	}
-	return miss
-}
-
 func TestTau2RoundTrip(t *testing.T) {
 	dom := &domains.Domain{Name: "mock", Policy: "Be kind.", Tasks: []domains.Task{{
 		ID:           "t1",
@@ -362,12 +241,8 @@ func TestTau2RoundTrip(t *testing.T) {
 	}{{"with domain", dom}, {"without domain", nil}} {
 		t.Run(c.name, func(t *testing.T) {
 			data := tau2Render(t, tau2SampleEval(), c.dom)
-			var mirror mirrorResults
-			if err := json.Unmarshal(data, &mirror); err != nil {
-				t.Fatal(err)
-			}
-			if miss := missingRequired(mirror); len(miss) > 0 {
-				t.Errorf("missing required fields: %v", miss)
+			if _, err := tau2model.Decode(data); err != nil {
+				t.Errorf("tau2 would not load it: %v", err)
 			}
 			var back Tau2Results
 			if err := json.Unmarshal(data, &back); err != nil {
@@ -403,25 +278,6 @@ func TestTau2RoundTrip(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestTau2MirrorNoticesMissingFields: a missing required field fails the
-// mirror check that TestTau2RoundTrip relies on.
-func TestTau2MirrorNoticesMissingFields(t *testing.T) {
-	var doc map[string]any
-	if err := json.Unmarshal(tau2Render(t, tau2SampleEval(), nil), &doc); err != nil {
-		t.Fatal(err)
-	}
-	delete(doc["simulations"].([]any)[0].(map[string]any), "termination_reason")
-	delete(doc["info"].(map[string]any), "max_errors")
-	data, _ := json.Marshal(doc)
-	var mirror mirrorResults
-	if err := json.Unmarshal(data, &mirror); err != nil {
-		t.Fatal(err)
-	}
-	if miss := missingRequired(mirror); !slices.Contains(miss, "info.max_errors") || !slices.Contains(miss, "simulation fields") {
-		t.Errorf("missing fields not noticed: %v", miss)
 	}
 }
 
@@ -463,6 +319,9 @@ func TestTau2ExportCarriesWholeTasks(t *testing.T) {
 			AddedByStrict: []domains.Basis{domains.BasisAction},
 			EnvAssertions: []result.EnvAssertionCheck{{EnvType: "user", FuncName: "assert_mobile_data_status", Arguments: map[string]any{"expected_status": true}, Expected: false, Got: &got}},
 		}}}}
+	if _, err := tau2model.Decode(tau2Render(t, eval, d)); err != nil {
+		t.Errorf("tau2 would not load it: %v", err)
+	}
 	r := NewTau2Results(eval, d)
 	if r.Info.EnvironmentInfo.DomainName != "mock" {
 		t.Errorf("domain_name %q, want tau2's name mock", r.Info.EnvironmentInfo.DomainName)
@@ -494,5 +353,54 @@ func TestTau2ExportCarriesWholeTasks(t *testing.T) {
 	wantCheck := []Tau2EnvAssertionCheck{{EnvAssertion: wantAssert, Met: false, Reward: 0}}
 	if diff := cmp.Diff(wantCheck, r.Simulations[0].RewardInfo.EnvAssertions); diff != "" {
 		t.Errorf("reward_info.env_assertions (-want +got):\n%s", diff)
+	}
+}
+
+// TestTau2RewardExtras: what tau2's RewardInfo has no field for goes to its
+// info: an unchecked environment (and no empty hashes), and exact action
+// matching, which tau2's own re-grade would not reproduce.
+func TestTau2RewardExtras(t *testing.T) {
+	eval := tau2SampleEval()
+	eval.Config.ActionMatch = result.ActionMatchExact
+	eval.Simulations[1].RewardInfo = result.RewardInfo{Reward: 1, RewardBasis: []domains.Basis{"DB"}, RewardBreakdown: map[domains.Basis]float64{},
+		DBCheck: &result.DBCheck{DBMatch: true, DBReward: 1}, EnvUnchecked: true}
+	data := tau2Render(t, eval, nil)
+	r, err := tau2model.Decode(data)
+	if err != nil {
+		t.Fatalf("tau2 would not load it: %v", err)
+	}
+	got := []map[string]any{r.Simulations[0].RewardInfo.Info, r.Simulations[1].RewardInfo.Info}
+	want := []map[string]any{
+		{"db_expected_hash": "h", "db_actual_hash": "h", "action_match": "exact"},
+		{"env_unchecked": true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reward_info.info (-want +got):\n%s", diff)
+	}
+	if db := r.Simulations[1].RewardInfo.DBCheck; db == nil || !db.DBMatch || db.DBReward != 1 || len(r.Simulations[1].RewardInfo.RewardBreakdown) != 0 {
+		t.Errorf("unchecked environment: db_check %+v, breakdown %v; want tau2's {true, 1} and no DB", db, r.Simulations[1].RewardInfo.RewardBreakdown)
+	}
+}
+
+// TestTau2KeepsNullApartFromEmpty: null and empty expected actions and env
+// assertions mean different things to tau2 (nothing to check, or nothing
+// expected and the database checked), so the export keeps them apart.
+func TestTau2KeepsNullApartFromEmpty(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ec   domains.EvaluationCriteria
+		want string
+	}{
+		{"null", domains.EvaluationCriteria{}, `"actions":null,"env_assertions":null`},
+		{"empty", domains.EvaluationCriteria{Actions: []domains.Action{}, EnvAssertions: []domains.EnvAssertion{}}, `"actions":[],"env_assertions":[]`},
+	} {
+		task := domains.Task{ID: "t", EvaluationCriteria: &c.ec}
+		b, err := json.Marshal(NewTau2Task(&task))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), c.want) {
+			t.Errorf("%s: %s lacks %s", c.name, b, c.want)
+		}
 	}
 }

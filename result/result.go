@@ -177,6 +177,13 @@ type Summary struct {
 	// absent only from results stored before proctor computed them.
 	DoNothingBaseline *Baseline `json:"do_nothing_baseline,omitempty"`
 	VacuousTasks      []string  `json:"vacuous_tasks,omitzero"`
+	// EnvUncheckedTasks lists, in task order, the tasks whose final
+	// environment is not checked although their basis names DB or
+	// ENV_ASSERTION: they have no expected actions and no env assertions
+	// (both null, not empty), so tau2-bench gives DB and ENV_ASSERTION 1
+	// without a check, and so does proctor (reward_info.env_unchecked).
+	// Absent when there are none.
+	EnvUncheckedTasks []string `json:"env_unchecked_tasks,omitempty"`
 }
 
 // Baseline is the score of a reference agent, computed the way the agent's
@@ -255,6 +262,53 @@ type Config struct {
 	// basis of every task with expected actions. It must equal the
 	// simulator's Limits.Strict, or Runner.Run refuses to run.
 	Strict bool `json:"strict,omitempty"`
+	// ActionMatch is how the ACTION basis matched expected actions with
+	// tool calls. Empty reads as ActionMatchTau2, the default; the runner
+	// records it explicitly (see ActionMatch.OrDefault).
+	ActionMatch ActionMatch `json:"action_match,omitempty"`
+}
+
+// ActionMatch is how the ACTION basis decides that a tool call of the
+// conversation performed an expected action.
+type ActionMatch string
+
+// The ways of matching actions.
+const (
+	// ActionMatchTau2 is tau2-bench's reading, the default: the names are
+	// equal and, for the argument names the action's compare_args lists
+	// (when it is null: the names the call itself sent), both sides have
+	// equal values, compared as Python compares them (1 == 1.0 == True).
+	// A call that leaves out an expected argument still matches, one with
+	// an argument the action lacks does not. Calls of both sides count,
+	// whoever the action expects to make them.
+	ActionMatchTau2 ActionMatch = "tau2"
+	// ActionMatchExact is proctor's stricter reading: the call must come
+	// from the side the action names (the agent unless it says "user"),
+	// and, for compare_args or, when it is null, every argument of the
+	// action, the call must have the argument with an equal JSON value
+	// (true is not 1). Arguments the action lacks are ignored.
+	ActionMatchExact ActionMatch = "exact"
+)
+
+// ActionMatches lists the ways of matching actions, the default first.
+func ActionMatches() []ActionMatch { return []ActionMatch{ActionMatchTau2, ActionMatchExact} }
+
+// OrDefault is m, or ActionMatchTau2 when m is empty.
+func (m ActionMatch) OrDefault() ActionMatch {
+	if m == "" {
+		return ActionMatchTau2
+	}
+	return m
+}
+
+// ParseActionMatch reads a way of matching actions by name; "" is the
+// default (ActionMatchTau2).
+func ParseActionMatch(s string) (ActionMatch, error) {
+	m := ActionMatch(s).OrDefault()
+	if m != ActionMatchTau2 && m != ActionMatchExact {
+		return "", fmt.Errorf("action match %q: want %q (tau2-bench's, the default) or %q", s, ActionMatchTau2, ActionMatchExact)
+	}
+	return m, nil
 }
 
 // Evaluation is a whole run: config, scores, metrics and simulations. Its

@@ -21,6 +21,12 @@ type RewardInfo struct {
 	// a fact about the task under the simulator's bases, set on every
 	// simulation of such a task whatever its outcome; omitted when false.
 	DoNothingPasses bool `json:"do_nothing_passes,omitempty"`
+	// EnvUnchecked is true when the task's basis names DB or ENV_ASSERTION
+	// but the task has no expected actions and no env assertions (both
+	// null): as tau2-bench does, those bases then score 1 without looking
+	// at the environment and are left out of RewardBreakdown, and DBCheck
+	// says db_match without hashes. Omitted when false.
+	EnvUnchecked bool `json:"env_unchecked,omitempty"`
 }
 
 // DBCheck compares the final database with the gold one.

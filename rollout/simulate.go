@@ -194,6 +194,11 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 			}
 		}
 		if err != nil {
+			if a2aclient.IsLocalExhaustion(err) {
+				// proctor's own machine ran out (too many open files...):
+				// not the agent's failure.
+				return result.TermInfrastructure, fmt.Errorf("proctor: %w", err)
+			}
 			return r.timeoutOr(ctx, result.TermAgentError, fmt.Errorf("agent: %w", err))
 		}
 		reply := translation.ParseReply(resp.Parts)

@@ -25,8 +25,9 @@ const DoNothingReply = "Sorry, I cannot help with that."
 // conversations, under the task's own reward basis. So, basis by basis:
 //
 //   - DB passes when the expected actions leave the database as it was
-//     (none, only reads, or only calls that fail);
-//   - ACTION passes only when the agent is expected to call nothing;
+//     (none, only reads, or only calls that fail), and when the task has
+//     no expected actions and no env assertions at all (EnvUnchecked);
+//   - ACTION passes only when nobody is expected to call anything;
 //   - COMMUNICATE passes only when every required string is already in the
 //     greeting or the refusal (in practice: when there are none);
 //   - NL_ASSERTION never passes: what a judge would say cannot be decided

@@ -9,9 +9,14 @@ A [Scorer] scores one domain's simulations. The reward is the product of the
 task's reward bases:
 
   - DB: the final database hash equals the gold one (the expected actions
-    replayed on a fresh environment);
-  - ACTION: every expected action matched by a call of its side (same name,
-    equal compared arguments);
+    replayed on a fresh environment); as in tau2, 1 without a check for a
+    task that has neither expected actions nor env assertions
+    ([EnvUnchecked]);
+  - ACTION: every expected action matched by a tool call, as tau2 matches
+    them (same name, equal values for the argument names the call sent or
+    compare_args lists, calls of either side), or, with
+    [Scorer.WithActionMatch] exact, proctor's stricter reading (see
+    result.ActionMatch);
   - COMMUNICATE: every required string, case-insensitively and without
     commas, in an agent message;
   - NL_ASSERTION: a [Judge] (an [LLMJudge]) says every assertion holds;

@@ -23,6 +23,7 @@ import (
 type Scorer struct {
 	domain *domains.Domain
 	strict bool
+	match  result.ActionMatch
 	judge  Judge
 
 	mu        sync.Mutex
@@ -50,15 +51,26 @@ type doNothingEntry struct {
 // calls. A task with no expected actions gets no ACTION basis. Reward info
 // lists the added basis under added_by_strict; an evaluation records the
 // mode in its Config.Strict.
+//
+// ACTION matches expected actions with tool calls as tau2-bench does
+// (result.ActionMatchTau2) unless WithActionMatch says otherwise.
 func NewScorer(d *domains.Domain, strict bool) *Scorer {
-	return &Scorer{domain: d, strict: strict, gold: map[string]string{}, doNothing: map[string]*doNothingEntry{}}
+	return &Scorer{domain: d, strict: strict, match: result.ActionMatchTau2, gold: map[string]string{}, doNothing: map[string]*doNothingEntry{}}
 }
 
 // WithJudge sets the judge of NL_ASSERTION criteria.
 func (s *Scorer) WithJudge(j Judge) *Scorer { s.judge = j; return s }
 
+// WithActionMatch sets how ACTION matches expected actions with tool calls
+// ("" is the default, result.ActionMatchTau2; check names from users with
+// result.ParseActionMatch). Set it before scoring anything.
+func (s *Scorer) WithActionMatch(m result.ActionMatch) *Scorer { s.match = m.OrDefault(); return s }
+
 // Strict reports whether the scorer is in strict mode.
 func (s *Scorer) Strict() bool { return s.strict }
+
+// ActionMatch reports how the scorer matches actions.
+func (s *Scorer) ActionMatch() result.ActionMatch { return s.match }
 
 // Bases returns the reward bases the scorer scores a task on: the task's
 // own, plus ACTION in strict mode when the task expects actions.
@@ -87,7 +99,7 @@ func (s *Scorer) Score(ctx context.Context, task *domains.Task, sim *result.Simu
 	// A task whose data is broken fails below, where the error is
 	// reported; here it only leaves the task unmarked.
 	vacuous, _ := s.DoNothingPasses(task)
-	in := scoreInput{task: task, bases: bases, strictAdded: added, messages: sim.Messages, termination: sim.TerminationReason}
+	in := scoreInput{task: task, bases: bases, strictAdded: added, messages: sim.Messages, termination: sim.TerminationReason, match: s.match}
 	if sim.TerminationReason.Rewardable() {
 		if err := s.prepare(task, sim, final, &in); err != nil {
 			sim.TerminationReason, sim.Error = result.TermInfrastructure, err.Error()

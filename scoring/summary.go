@@ -45,6 +45,7 @@ func Summarize(sims []result.Simulation, taskOrder []string) result.Summary {
 	}
 	order := orderedTasks(per, taskOrder)
 	sum.VacuousTasks, sum.DoNothingBaseline = doNothingBaseline(sims, order)
+	sum.EnvUncheckedTasks = envUncheckedTasks(sims, order)
 	if len(sims) == 0 {
 		return sum
 	}
@@ -106,6 +107,24 @@ func doNothingBaseline(sims []result.Simulation, order []string) ([]string, *res
 	b.AvgReward = round6(float64(passed) / float64(len(sims)))
 	b.PassHat1 = round6(float64(len(tasks)) / float64(len(order)))
 	return tasks, b
+}
+
+// envUncheckedTasks lists, in task order, the tasks with a simulation
+// marked env_unchecked; nil when there are none.
+func envUncheckedTasks(sims []result.Simulation, order []string) []string {
+	unchecked := map[string]bool{}
+	for _, s := range sims {
+		if s.RewardInfo.EnvUnchecked {
+			unchecked[s.TaskID] = true
+		}
+	}
+	var tasks []string
+	for _, id := range order {
+		if unchecked[id] {
+			tasks = append(tasks, id)
+		}
+	}
+	return tasks
 }
 
 func orderedTasks[T any](per map[string]T, taskOrder []string) []string {

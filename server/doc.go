@@ -37,6 +37,13 @@ the results JSON. check_conformance checks another agent against the A2A
 specification (package conformance); its artifact, ConformanceArtifact,
 holds a Markdown summary and the report JSON, which is also stored.
 
+Streams are bounded: Config.MaxStreamsPerTask per task and
+Config.MaxStreamsPerCaller per caller (more are refused), and a caller that
+stops reading is disconnected after Config.StreamWriteTimeout. A task whose
+update cannot be stored (a full disk) ends failed at once, with the error
+and, for an evaluation, its resume request; RecoverTasks ends the tasks a
+killed server left unfinished as their evaluations did.
+
 With Config.AuthTokens every A2A endpoint requires one of the bearer
 tokens, and the card says so (BearerScheme); the card and PathHealth stay
 public.

@@ -45,11 +45,14 @@ func (e *executor) evaluate(t *longTask, p *runParams) taskEnd {
 	}
 	defer run.Close()
 	eval := run.Evaluation()
-	t.onCancel(fmt.Sprintf("Canceled. Evaluation %s keeps its finished simulations; resume it with run_evaluation {\"resume\": %q}.", eval.ID, eval.ID),
-		map[string]any{"evaluation_id": eval.ID})
+	hint, hintData := resumeHint(eval.ID)
+	t.onCancel(fmt.Sprintf("Canceled. Evaluation %s keeps its finished simulations; %s.", eval.ID, hint), hintData)
 	start := evaluation.Progress{Done: run.Resumed(), Total: len(run.Tasks()) * max(eval.Config.NumTrials, 1)}
-	if !t.working(fmt.Sprintf("Evaluation %s running: %s on %s, %d simulations.", eval.ID, report.AgentLabel(eval.Agent), eval.Domain, start.Total),
-		progressData(eval.ID, start)) {
+	running := fmt.Sprintf("Evaluation %s running: %s on %s, %d simulations.", eval.ID, report.AgentLabel(eval.Agent), eval.Domain, start.Total)
+	if asked, clamped := run.ClampedConcurrency(); clamped {
+		running += fmt.Sprintf(" Concurrency %d: the %d asked for is above this server's --max-simulation-concurrency.", eval.Config.Concurrency, asked)
+	}
+	if !t.working(running, progressData(eval.ID, start)) {
 		return taskEnd{}
 	}
 	last, err := reportProgress(t, start, func(p evaluation.Progress) (string, map[string]any) {
@@ -80,10 +83,14 @@ func (e *executor) prepareEvaluation(t *longTask, p *runParams) (*skills.Run, ta
 func evaluationEnd(eval *result.Evaluation, runErr error, last evaluation.Progress, includeTranscripts *bool) taskEnd {
 	switch {
 	case runErr != nil:
-		return failed(fmt.Sprintf("Evaluation %s failed: %v", eval.ID, runErr), map[string]any{"evaluation_id": eval.ID})
+		// A storage error (a full disk) stops the evaluation with what it
+		// stored; once the storage is fixed, resume finishes it.
+		hint, data := resumeHint(eval.ID)
+		return failed(fmt.Sprintf("Evaluation %s failed: %v; it keeps the simulations it stored: once the cause is fixed, %s.", eval.ID, runErr, hint), data)
 	case eval.Status != result.StatusCompleted:
-		return failed(fmt.Sprintf("Evaluation %s stopped (%s) after %d simulations; resume it with run_evaluation {\"resume\": %q}.",
-			eval.ID, eval.Status, len(eval.Simulations), eval.ID), map[string]any{"evaluation_id": eval.ID})
+		hint, data := resumeHint(eval.ID)
+		return failed(fmt.Sprintf("Evaluation %s stopped (%s) after %d simulations; %s.",
+			eval.ID, eval.Status, len(eval.Simulations), hint), data)
 	}
 	if includeTranscripts != nil && !*includeTranscripts {
 		skills.StripTranscripts(eval)

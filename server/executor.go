@@ -130,9 +130,11 @@ func (e *executor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.
 			return
 		}
 		active.markCanceled()
+		// Wait for the task to stop, but answer within cancelWait: a
+		// fifth of it is left to store and send the canceled status.
 		select {
 		case <-active.done:
-		case <-time.After(e.cancelWait):
+		case <-time.After(e.cancelWait - e.cancelWait/5):
 		case <-ctx.Done():
 		}
 		text, data := active.cancelNote()

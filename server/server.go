@@ -67,8 +67,9 @@ type Config struct {
 	// ProgressEvery is the longest time between two status updates of a
 	// running evaluation.
 	ProgressEvery time.Duration
-	// CancelWait bounds how long CancelTask waits for a long-running task
-	// to stop.
+	// CancelWait bounds how long CancelTask takes: it waits at most four
+	// fifths of it for a long-running task to stop, the rest being left to
+	// store and send the canceled status.
 	CancelWait time.Duration
 	// ChatModel, when set, answers free-text requests: an ADK LLM agent
 	// whose tools are the skills. Without it free text gets help.
@@ -89,6 +90,14 @@ type Config struct {
 	// has not yet sent a valid token (without tokens: a complete A2A
 	// request); one more evicts the oldest of them.
 	MaxUnauthenticatedConnections int
+	// MaxStreamsPerTask bounds the streams (SubscribeToTask) open on one
+	// task, and MaxStreamsPerCaller those (SubscribeToTask and
+	// SendStreamingMessage) of one caller: its bearer token, or its host
+	// without one. More are refused (PermissionDenied) until some close.
+	MaxStreamsPerTask, MaxStreamsPerCaller int
+	// StreamWriteTimeout is how long a write to a caller may wait for it
+	// to read: a reader that stops reading is disconnected after it.
+	StreamWriteTimeout time.Duration
 }
 
 // Server is proctor as an A2A server: the agent card, the skills behind
@@ -141,15 +150,17 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	if tasks == nil {
 		tasks = taskstore.NewInMemory(&taskstore.InMemoryStoreConfig{Authenticator: anonymousTaskUser})
 	}
-	// a2afix.Store gives every saved status a timestamp, which ListTasks
-	// orders and filters by.
-	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(a2afix.Store(redactingStore{tasks}))}
+	// A task whose update cannot be stored (a full disk) ends failed at
+	// once instead of staying working (see unstoredTasks); a2afix.Store
+	// gives every saved status a timestamp, which ListTasks orders and
+	// filters by.
+	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(a2afix.Store(redactingStore{newUnstoredTasks(tasks)}))}
 	// a2afix answers what a2a-go answers wrongly (see its doc); blocking
 	// SendMessage calls wait for the task to end, as the specification
 	// says: clients that poll ask to return immediately.
-	handler := a2afix.Handler(a2asrv.NewHandler(s.executor, opts...))
+	handler := newStreamLimits(a2afix.Handler(a2asrv.NewHandler(s.executor, opts...)), cfg.MaxStreamsPerTask, cfg.MaxStreamsPerCaller)
 	// No ReadTimeout or WriteTimeout: they would cut streams short
-	// (bodyDeadline bounds bodies instead).
+	// (bodyDeadline bounds bodies, slowReaders each write, instead).
 	s.http = &http.Server{Handler: s.routes(handler), ReadHeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout,
 		ConnContext: withConn}
 	if s.grpcLn != nil {
@@ -189,7 +200,7 @@ func (cfg Config) withDefaults() Config {
 	cfg.IdleTimeout = orDefaultDuration(cfg.IdleTimeout, DefaultIdleTimeout)
 	cfg.MaxConnections = orDefault(cfg.MaxConnections, DefaultMaxConnections)
 	cfg.MaxUnauthenticatedConnections = min(orDefault(cfg.MaxUnauthenticatedConnections, DefaultMaxUnauthenticatedConnections), cfg.MaxConnections)
-	return cfg
+	return cfg.withStreamDefaults()
 }
 
 // listen binds the HTTP listener and, unless gRPC is off, the gRPC one,
@@ -226,7 +237,7 @@ func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 	// Bodies are bounded in size, then (once the caller is known) in
 	// nesting depth, before anything decodes them.
 	guard := func(binding int, h http.Handler) http.Handler {
-		return s.bodyDeadline(s.limit(s.authenticate(limitDepth(binding, h))))
+		return withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticate(limitDepth(binding, h))))))
 	}
 	// Each interface serves one protocol version and refuses requests
 	// for another (a2afix.Version; no A2A-Version header means 0.3).

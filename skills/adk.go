@@ -32,15 +32,16 @@ type Gate func(ctx context.Context) (release func(), err error)
 // request's everyday fields. Omitted agent_url and domain are the ones the
 // conversation used last.
 type ChatRunArgs struct {
-	AgentURL  string   `json:"agent_url,omitempty" jsonschema:"the agent's base URL or card URL, or builtin for proctor's reference agent; omit to reuse the last one"`
-	Domain    string   `json:"domain,omitempty" jsonschema:"the domain to evaluate on (see list_domains); omit to reuse the last one"`
-	Split     string   `json:"split,omitempty" jsonschema:"task split of a tau2 domain: base, train or test"`
-	NumTrials int      `json:"num_trials,omitempty" jsonschema:"trials per task (default 1)"`
-	NumTasks  int      `json:"num_tasks,omitempty" jsonschema:"run only the first N tasks"`
-	TaskIDs   []string `json:"task_ids,omitempty" jsonschema:"run only these tasks"`
-	Strict    bool     `json:"strict,omitempty" jsonschema:"also require the expected tool calls (ACTION) on every task"`
-	User      string   `json:"user,omitempty" jsonschema:"user simulator: scripted (default) or llm"`
-	Resume    string   `json:"resume,omitempty" jsonschema:"id of an interrupted evaluation to finish"`
+	AgentURL    string   `json:"agent_url,omitempty" jsonschema:"the agent's base URL or card URL, or builtin for proctor's reference agent; omit to reuse the last one"`
+	Domain      string   `json:"domain,omitempty" jsonschema:"the domain to evaluate on (see list_domains); omit to reuse the last one"`
+	Split       string   `json:"split,omitempty" jsonschema:"task split of a tau2 domain: base, train or test"`
+	NumTrials   int      `json:"num_trials,omitempty" jsonschema:"trials per task (default 1)"`
+	NumTasks    int      `json:"num_tasks,omitempty" jsonschema:"run only the first N tasks"`
+	TaskIDs     []string `json:"task_ids,omitempty" jsonschema:"run only these tasks"`
+	Strict      bool     `json:"strict,omitempty" jsonschema:"also require the expected tool calls (ACTION) on every task"`
+	ActionMatch string   `json:"action_match,omitempty" jsonschema:"how ACTION matches expected tool calls: tau2 (tau2-bench's reading, the default) or exact (proctor's stricter one)"`
+	User        string   `json:"user,omitempty" jsonschema:"user simulator: scripted (default) or llm"`
+	Resume      string   `json:"resume,omitempty" jsonschema:"id of an interrupted evaluation to finish"`
 }
 
 // ChatResultsArgs are get_results' arguments as a function tool.
@@ -133,7 +134,7 @@ func (s *Service) chatRun(tc agent.ToolContext, gate Gate, args ChatRunArgs) any
 		AgentURL: cmp.Or(args.AgentURL, stateString(tc, StateAgentURL)),
 		Domain:   cmp.Or(args.Domain, stateString(tc, StateDomain)),
 		Split:    args.Split, NumTrials: args.NumTrials, NumTasks: args.NumTasks, TaskIDs: args.TaskIDs,
-		Strict: args.Strict, User: args.User, Resume: args.Resume,
+		Strict: args.Strict, ActionMatch: result.ActionMatch(args.ActionMatch), User: args.User, Resume: args.Resume,
 	}
 	if req.AgentURL == "" && req.Resume == "" {
 		return ChatError{Error: "no agent_url: ask the user which agent to evaluate (a URL, or builtin for the reference agent)"}

@@ -58,6 +58,10 @@ type Summarizer interface {
 type Service struct {
 	Domains DomainSource
 	Store   *store.DB
+	// EvaluationStore, when set, is where evaluations write their records
+	// and simulations instead of Store (which they are still read from):
+	// a wrapper that fails writes shows how a full disk is handled.
+	EvaluationStore evaluation.Store
 	// ClientOptions are added to every agent connection (for example
 	// a2aclient.WithDenyPrivateTargets on a shared service).
 	ClientOptions []a2aclient.Option
@@ -80,9 +84,48 @@ type Service struct {
 	// request; a request that names none gets the ceiling. 0 means
 	// a2aclient.DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// MaxSimulationConcurrency, when positive, bounds the simulations that
+	// run at once across every evaluation of the service, and so a
+	// request's concurrency: a higher one is clamped to it (concurrency
+	// changes how fast an evaluation runs, never its results). 0: no bound.
+	MaxSimulationConcurrency int
 
-	once     sync.Once
-	validate *validator.Validate
+	once      sync.Once
+	validate  *validator.Validate
+	slotsOnce sync.Once
+	slots     *evaluation.Slots
+}
+
+// simulationSlots are the service's shared simulation slots, nil without
+// MaxSimulationConcurrency.
+func (s *Service) simulationSlots() *evaluation.Slots {
+	s.slotsOnce.Do(func() {
+		if s.MaxSimulationConcurrency > 0 {
+			s.slots = evaluation.NewSlots(s.MaxSimulationConcurrency)
+		}
+	})
+	return s.slots
+}
+
+// SimulationsRunning is the number of simulations running now across the
+// service's evaluations (counted only with MaxSimulationConcurrency).
+func (s *Service) SimulationsRunning() int { return s.simulationSlots().InUse() }
+
+// clampConcurrency lowers an evaluation's concurrency to the service's
+// bound, and returns the concurrency asked for when it did (0 otherwise).
+func (s *Service) clampConcurrency(cfg *result.Config) (asked int) {
+	if limit := s.MaxSimulationConcurrency; limit > 0 && cfg.Concurrency > limit {
+		asked, cfg.Concurrency = cfg.Concurrency, limit
+	}
+	return asked
+}
+
+// evaluationStore is where evaluations write.
+func (s *Service) evaluationStore() evaluation.Store {
+	if s.EvaluationStore != nil {
+		return s.EvaluationStore
+	}
+	return s.Store
 }
 
 // maxResponse is the service's ceiling on an agent's reply.
@@ -125,6 +168,16 @@ type Run struct {
 	stop    context.CancelFunc
 	store   *store.DB
 	resumed int
+	// askedConcurrency is the concurrency the request asked for when the
+	// service clamped it, 0 otherwise.
+	askedConcurrency int
+}
+
+// ClampedConcurrency reports the concurrency the request asked for when it
+// was above the service's MaxSimulationConcurrency (the evaluation runs at
+// that bound, in Evaluation().Config.Concurrency), and whether it was.
+func (r *Run) ClampedConcurrency() (asked int, clamped bool) {
+	return r.askedConcurrency, r.askedConcurrency > 0
 }
 
 // Evaluation returns the evaluation's record; after Execute it holds the
@@ -187,6 +240,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	if err != nil {
 		return nil, err
 	}
+	run.askedConcurrency = s.clampConcurrency(&eval.Config)
 	cfg := eval.Config
 	domain, tasks, split, err := s.resolveTasks(cfg)
 	if err != nil {
@@ -213,11 +267,12 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 		Simulator: rollout.NewSimulator(domain, profile, rollout.Limits{
 			MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
 		}),
-		Scorer:      scoring.NewScorer(domain, cfg.Strict).WithJudge(judge),
+		Scorer:      scoring.NewScorer(domain, cfg.Strict).WithActionMatch(cfg.ActionMatch).WithJudge(judge),
 		Agent:       rollout.ClientAgent(run.client),
 		Users:       users,
-		Store:       s.Store,
+		Store:       s.evaluationStore(),
 		Concurrency: max(cfg.Concurrency, 1),
+		Slots:       s.simulationSlots(),
 	}
 	return run, nil
 }
@@ -243,7 +298,8 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 	userModel, judgeModel := s.modelSpecs(r)
 	return evaluation.NewEvaluation(store.NewID(), result.Config{
 		Domain: r.Domain, Split: r.Split, Agent: r.AgentURL, Profile: r.Profile, User: r.User, Strict: r.Strict,
-		UserModel: userModel, JudgeModel: judgeModel, JudgeSamples: r.JudgeSamples, Temperature: r.Temperature, Seed: r.Seed,
+		ActionMatch: r.ActionMatch.OrDefault(),
+		UserModel:   userModel, JudgeModel: judgeModel, JudgeSamples: r.JudgeSamples, Temperature: r.Temperature, Seed: r.Seed,
 		NumTrials: r.NumTrials, NumTasks: r.NumTasks, TaskIDs: r.TaskIDs,
 		MaxSteps: r.MaxSteps, MaxErrors: r.MaxErrors, Concurrency: r.Concurrency,
 		Timeout: r.Timeout, RequestTimeout: r.RequestTimeout,

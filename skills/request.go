@@ -46,8 +46,12 @@ type EvaluationRequest struct {
 	// Strict adds ACTION to the reward basis of every task that expects
 	// actions of the agent: reaching the right database by other calls no
 	// longer earns the reward.
-	Strict   bool   `json:"strict,omitempty"`
-	AgentURL string `json:"agent_url,omitempty" validate:"required_without=Resume,max=2048"`
+	Strict bool `json:"strict,omitempty"`
+	// ActionMatch is how ACTION matches expected actions with tool calls:
+	// "tau2" (tau2-bench's reading, the default) or "exact" (proctor's
+	// stricter one; see result.ActionMatch).
+	ActionMatch result.ActionMatch `json:"action_match,omitempty" validate:"omitempty,oneof=tau2 exact"`
+	AgentURL    string             `json:"agent_url,omitempty" validate:"required_without=Resume,max=2048"`
 
 	Transport string `json:"transport,omitempty" validate:"omitempty,oneof=jsonrpc rest grpc"`
 	Protocol  string `json:"protocol,omitempty" validate:"omitempty,oneof=1.0 0.3"`

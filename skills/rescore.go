@@ -22,6 +22,9 @@ type RescoreRequest struct {
 	// Strict, when set, chooses strict or lenient scoring; nil keeps the
 	// source's.
 	Strict *bool `json:"strict,omitempty"`
+	// ActionMatch, when set, chooses how ACTION matches actions ("tau2"
+	// or "exact"); empty keeps the source's.
+	ActionMatch result.ActionMatch `json:"action_match,omitempty" validate:"omitempty,oneof=tau2 exact"`
 	// JudgeModel, JudgeSamples, Temperature and Seed configure the
 	// NL_ASSERTION judge; unset ones keep the source's.
 	JudgeModel   string   `json:"judge_model,omitempty" validate:"omitempty,max=200,modelspec"`
@@ -80,7 +83,7 @@ func (s *Service) PrepareRescore(ctx context.Context, req RescoreRequest) (*Resc
 	if err != nil {
 		return nil, err
 	}
-	sc := scoring.NewScorer(domain, cfg.Strict).WithJudge(judge)
+	sc := scoring.NewScorer(domain, cfg.Strict).WithActionMatch(cfg.ActionMatch).WithJudge(judge)
 	eval := evaluation.NewEvaluation(store.NewID(), cfg, src.Agent)
 	return &Rescoring{src: src, eval: eval, store: s.Store, scorer: sc, tasks: tasks}, nil
 }
@@ -91,6 +94,7 @@ func rescoredConfig(cfg result.Config, req RescoreRequest) result.Config {
 	if req.Strict != nil {
 		cfg.Strict = *req.Strict
 	}
+	cfg.ActionMatch = cmp.Or(req.ActionMatch, cfg.ActionMatch).OrDefault()
 	cfg.JudgeModel = cmp.Or(req.JudgeModel, cfg.JudgeModel)
 	cfg.JudgeSamples = cmp.Or(req.JudgeSamples, cfg.JudgeSamples)
 	if req.Temperature != nil {

@@ -40,6 +40,8 @@ func TestCheckListsEveryViolation(t *testing.T) {
 	}{
 		{"ok", skills.EvaluationRequest{AgentURL: "http://a.example"}, nil},
 		{"no agent", skills.EvaluationRequest{}, []string{"agent_url is required"}},
+		{"exact action matching", skills.EvaluationRequest{AgentURL: "builtin", ActionMatch: result.ActionMatchExact}, nil},
+		{"bad action matching", skills.EvaluationRequest{AgentURL: "builtin", ActionMatch: "fuzzy"}, []string{`action_match "fuzzy": want one of tau2, exact`}},
 		{"many at once", skills.EvaluationRequest{
 			AgentURL: "ftp://x", Transport: "carrier-pigeon", Protocol: "2.0", NumTrials: 5000,
 			Concurrency: -1, Retries: intp(99), Profile: "chatty",

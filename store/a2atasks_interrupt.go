@@ -2,10 +2,8 @@ package store
 
 import (
 	"context"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"go.etcd.io/bbolt"
 )
 
 // DefaultTaskInterruptedReason is the status message MarkTasksInterrupted
@@ -42,57 +40,7 @@ func (db *DB) MarkTasksInterrupted(ctx context.Context, reason string) ([]a2a.Ta
 	if reason == "" {
 		reason = DefaultTaskInterruptedReason
 	}
-	now := time.Now().UTC().Round(0)
-	var ids []a2a.TaskID
-	err := db.update(ctx, func(tx *bbolt.Tx) error {
-		ids = nil
-		b := tx.Bucket(bucketA2ATasks)
-		if b == nil {
-			return nil // cannot happen: a writable Open creates it
-		}
-		changed, err := rewrite(ctx, b, kindA2ATask, func(k, v []byte) ([]byte, error) {
-			return db.failInterruptedTask(k, v, reason, now)
-		})
-		for _, k := range changed {
-			ids = append(ids, a2a.TaskID(k))
-		}
-		return err
+	return db.RecoverTasks(ctx, func(*a2a.Task, EvaluationStatus) TaskRecovery {
+		return TaskRecovery{State: a2a.TaskStateFailed, Parts: []*a2a.Part{a2a.NewTextPart(reason)}}
 	})
-	if err != nil {
-		return nil, err
-	}
-	return ids, nil
-}
-
-// failInterruptedTask returns the stored value that fails the task stored
-// as v under key k (see MarkTasksInterrupted), or nil if the task was not
-// interrupted.
-func (db *DB) failInterruptedTask(k, v []byte, reason string, now time.Time) ([]byte, error) {
-	h, err := decodeTaskHeader(k, v)
-	if err != nil || !interruptedByRestart(h.Task.Status.State) {
-		return nil, err
-	}
-	rec, err := decodeTask(k, v)
-	if err != nil {
-		return nil, err
-	}
-	t := rec.task
-	if t.Status.Message != nil {
-		t.History = append(t.History, t.Status.Message)
-	}
-	ts := now
-	t.Status = a2a.TaskStatus{
-		State:     a2a.TaskStateFailed,
-		Message:   a2a.NewMessageForTask(a2a.MessageRoleAgent, t, a2a.NewTextPart(reason)),
-		Timestamp: &ts,
-	}
-	next, err := nextTaskVersion(k, rec.Version)
-	if err != nil {
-		return nil, err
-	}
-	taskJSON, err := db.encodeTask(t)
-	if err != nil {
-		return nil, err
-	}
-	return db.taskValue(string(k), taskRecordHead{Version: next, User: rec.User, UpdatedAt: now}, taskJSON)
 }

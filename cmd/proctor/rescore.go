@@ -8,11 +8,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proctor-eval/proctor/report"
+	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/skills"
 )
 
 type rescoreFlags struct {
 	strict              bool
+	actionMatch         string
 	dbPath, format, out string
 	tau2Data, progress  string
 	concurrency         int
@@ -31,7 +33,8 @@ metrics and user-model calls are the source's; the rewards, the do-nothing basel
 and pass^k are computed anew.
 
 Without flags the source's scoring settings are kept, and its rewards come out the
-same. --strict=true or --strict=false changes the scoring mode; --judge-model and
+same. --strict=true or --strict=false changes the scoring mode, --action-match
+tau2|exact how expected tool calls are matched; --judge-model and
 --judge-samples change the NL_ASSERTION judge (with --llm-cassette, a recording of
 the original run's judge replays offline).`,
 		Example: `  proctor rescore 01970d1c --strict
@@ -42,6 +45,7 @@ the original run's judge replays offline).`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&f.strict, "strict", false, "score strictly (true) or leniently (false); default: as the source was scored")
+	fl.StringVar(&f.actionMatch, "action-match", "", "how ACTION matches expected tool calls: tau2 (tau2-bench's reading) or exact (proctor's stricter one); default: as the source was scored")
 	fl.StringVar(&f.dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json)")
 	fl.StringVar(&f.out, "out", "", "write the result to this file instead of stdout")
@@ -96,6 +100,7 @@ func rescoreEvaluation(cmd *cobra.Command, f *rescoreFlags, id string) error {
 	if cmd.Flags().Changed("strict") {
 		req.Strict = &f.strict
 	}
+	req.ActionMatch = result.ActionMatch(f.actionMatch)
 	if cmd.Flags().Changed("judge-samples") {
 		req.JudgeSamples = f.llm.judgeSamples
 	}
@@ -111,14 +116,15 @@ func rescoreEvaluation(cmd *cobra.Command, f *rescoreFlags, id string) error {
 	}
 	src, eval := rs.Source(), rs.Evaluation()
 	fmt.Fprintf(cmd.ErrOrStderr(), "proctor: evaluation %s: scoring the %d simulations of %s again (%s)\n",
-		eval.ID, len(src.Simulations), src.ID, scoringMode(eval.Config.Strict))
+		eval.ID, len(src.Simulations), src.ID, scoringMode(eval.Config.Strict, eval.Config.ActionMatch))
 	_, err = execute(cmd, rs, output{f.out, f.format, f.progress, reg}, "scored. Start again with: proctor rescore "+src.ID)
 	return err
 }
 
-func scoringMode(strict bool) string {
+func scoringMode(strict bool, match result.ActionMatch) string {
+	mode := "lenient scoring"
 	if strict {
-		return "strict scoring"
+		mode = "strict scoring"
 	}
-	return "lenient scoring"
+	return mode + ", " + string(match.OrDefault()) + " action matching"
 }

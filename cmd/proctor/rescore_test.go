@@ -107,6 +107,54 @@ func TestRescoreReproducesMock(t *testing.T) {
 	sameScores(t, &src, rescore(t, db, strict, "--strict=false"))
 }
 
+// TestActionMatchFlag: a run records how ACTION matched (tau2's reading
+// unless --action-match says exact), a rescore keeps it or changes it and
+// says so, and a bad value is a usage error that names the choices.
+func TestActionMatchFlag(t *testing.T) {
+	db := tempDB(t)
+	r := mustCLI(t, exitOK, "run", "--domain", "mock", "--agent", "builtin", "--strict", "--db", db, "--format", "json", "--progress", "none")
+	var src result.Evaluation
+	if err := json.Unmarshal([]byte(r.stdout), &src); err != nil {
+		t.Fatal(err)
+	}
+	if src.Config.ActionMatch != result.ActionMatchTau2 {
+		t.Errorf("run recorded action_match %q, want tau2", src.Config.ActionMatch)
+	}
+	exact := rescore(t, db, &src, "--action-match", "exact")
+	if exact.Config.ActionMatch != result.ActionMatchExact || !exact.Config.Strict {
+		t.Errorf("rescore --action-match exact recorded %q (strict %v)", exact.Config.ActionMatch, exact.Config.Strict)
+	}
+	// The reference agent lists mock-12's tasks without the expected
+	// status filter: a call missing an argument, which tau2 matches and
+	// the exact reading does not. Every other reward is the same.
+	for i, s := range exact.Simulations {
+		want := src.Simulations[i].Reward
+		if s.TaskID == "mock-12" {
+			want = 0
+		}
+		if s.Reward != want {
+			t.Errorf("%s: exact reward %v, want %v (tau2 %v)", s.ID, s.Reward, want, src.Simulations[i].Reward)
+		}
+	}
+	if again := rescore(t, db, exact); again.Config.ActionMatch != result.ActionMatchExact {
+		t.Errorf("a rescore without --action-match recorded %q, want the source's exact", again.Config.ActionMatch)
+	}
+	table := mustCLI(t, exitOK, "results", exact.ID, "--db", db)
+	if !strings.Contains(table.stdout, "action match") || !strings.Contains(table.stdout, "exact:") {
+		t.Errorf("the table does not say that actions were matched exactly:\n%s", table.stdout)
+	}
+	sameScores(t, &src, rescore(t, db, exact, "--action-match", "tau2"))
+	for _, args := range [][]string{
+		{"run", "--domain", "mock", "--action-match", "fuzzy", "--db", tempDB(t)},
+		{"rescore", src.ID, "--action-match", "fuzzy", "--db", db},
+	} {
+		r := mustCLI(t, exitUsage, args...)
+		if !strings.Contains(r.stderr, `--action-match "fuzzy": want one of tau2, exact`) {
+			t.Errorf("%s: stderr %q", args[0], r.stderr)
+		}
+	}
+}
+
 // TestRescoreDoNothingAirlineStrict: an agent that only apologises, on
 // airline's 50 base tasks with an LLM user faked at the wire, passes the
 // 23 vacuous tasks; scored again strictly, without the agent or the user,

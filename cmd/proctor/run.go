@@ -52,6 +52,7 @@ type runFlags struct {
 	progress                     string
 	transport, protocol          string
 	strict                       bool
+	actionMatch                  string
 	streaming                    string
 	retries                      int
 	maxResponse                  int64
@@ -86,6 +87,7 @@ default), train or test (telecom also small and full).`,
 	fl.StringVar(&f.domain, "domain", skills.DefaultDomain, "domain to evaluate on (see 'proctor domains')")
 	fl.StringVar(&f.split, "split", skills.DefaultSplit, "task split of a tau2 domain: base, train or test (a domain without splits takes all its tasks)")
 	fl.BoolVar(&f.strict, "strict", false, "add ACTION to every task's reward basis: the expected tool calls must be made, not just their effect reached")
+	fl.StringVar(&f.actionMatch, "action-match", string(result.ActionMatchTau2), "how ACTION matches expected tool calls: tau2 (tau2-bench's reading) or exact (proctor's stricter one: the right side, every expected argument)")
 	addTau2Flag(cmd, &f.tau2Data)
 	fl.StringVar(&f.agent, "agent", builtinAgent, `agent base URL, agent card URL, or "builtin"`)
 	fl.StringVar(&f.profile, "profile", string(translation.ProfileAgentBeats), "what the agent is told and how: "+strings.Join(translation.ProfileNames(), ", "))
@@ -273,7 +275,8 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	retries := f.retries
 	req := skills.EvaluationRequest{
 		Domain: f.domain, Split: f.split, AgentURL: f.agent, Profile: f.profile, User: f.user, Strict: f.strict,
-		NumTrials: f.numTrials, NumTasks: f.numTasks, TaskIDs: f.taskIDs,
+		ActionMatch: result.ActionMatch(f.actionMatch),
+		NumTrials:   f.numTrials, NumTasks: f.numTasks, TaskIDs: f.taskIDs,
 		MaxSteps: f.maxSteps, MaxErrors: f.maxErrors, Concurrency: f.concurrency,
 		Timeout: result.Duration(f.timeout), RequestTimeout: result.Duration(f.requestTimeout),
 		Transport: f.transport, Protocol: f.protocol, Streaming: f.streaming, Retries: &retries,
@@ -314,7 +317,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	defer run.Close()
 	eval := run.Evaluation()
 	if f.resume != "" {
-		for _, name := range []string{"domain", "split", "agent", "profile", "user", "num-trials", "num-tasks", "task-ids", "max-steps", "max-errors", "timeout", "request-timeout", "transport", "protocol", "streaming", "retries", "strict", "user-model", "judge-model", "judge-samples", "temperature", "seed"} {
+		for _, name := range []string{"domain", "split", "agent", "profile", "user", "num-trials", "num-tasks", "task-ids", "max-steps", "max-errors", "timeout", "request-timeout", "transport", "protocol", "streaming", "retries", "strict", "action-match", "user-model", "judge-model", "judge-samples", "temperature", "seed"} {
 			if cmd.Flags().Changed(name) {
 				fmt.Fprintf(errOut, "proctor: --%s ignored: a resumed evaluation keeps its original settings\n", name)
 			}

@@ -27,6 +27,10 @@ func newServeCmd() *cobra.Command {
 		tau2Data              string
 		port, grpcPort        int
 		maxConcurrent         int
+		maxSimulations        int
+		streamsPerTask        int
+		streamsPerCaller      int
+		streamWriteTimeout    time.Duration
 		tokens                []string
 		maxRequest            int64
 		maxResponse           int64
@@ -53,6 +57,12 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			}
 			if maxConcurrent < 1 || maxConcurrent > 1000 {
 				return usageErr("--max-concurrent %d: want 1..1000", maxConcurrent)
+			}
+			if maxSimulations < 1 || maxSimulations > 100000 {
+				return usageErr("--max-simulation-concurrency %d: want 1..100000", maxSimulations)
+			}
+			if streamsPerTask < 1 || streamsPerCaller < 1 || streamWriteTimeout < time.Second {
+				return usageErr("--max-streams-per-task and --max-streams-per-caller: want at least 1; --stream-write-timeout: want at least 1s")
 			}
 			if maxResponse < 1024 {
 				return usageErr("--max-response-bytes %d: want at least 1024", maxResponse)
@@ -88,15 +98,17 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			}
 			defer db.Close()
 			// A2A tasks whose executions died with the previous process end
-			// failed, saying so; their evaluations can be resumed.
-			if ids, err := db.MarkTasksInterrupted(ctx, ""); err != nil {
+			// as their work did: completed if their evaluation completed,
+			// failed with the resume request otherwise.
+			if ids, err := server.RecoverTasks(ctx, db); err != nil {
 				return failErr(err)
 			} else if len(ids) > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d A2A task(s) left unfinished by a previous stop are now failed\n", len(ids))
+				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d A2A task(s) left unfinished by a previous stop now end as their evaluations did (failed ones name their resume request)\n", len(ids))
 			}
 			srv, err := server.New(server.Config{
 				Host: host, Port: port, GRPCPort: grpcPort, CardURL: cardURL, AuthTokens: tokens,
 				MaxConcurrent: maxConcurrent, MaxRequestBytes: maxRequest,
+				MaxStreamsPerTask: streamsPerTask, MaxStreamsPerCaller: streamsPerCaller, StreamWriteTimeout: streamWriteTimeout,
 				// Tasks survive restarts. Callers are not told apart (a token
 				// grants the service, not an identity), so listing is open to
 				// whoever may call at all.
@@ -104,7 +116,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				ChatModel:     chat,
 				HeaderTimeout: limits.header, BodyTimeout: limits.body, IdleTimeout: limits.idle,
 				MaxConnections: limits.maxConns, MaxUnauthenticatedConnections: limits.maxUnauthenticated,
-			}, withModels(service(reg, db, denyPrivate, maxResponse), models, lf))
+			}, withModels(withSimulationLimit(service(reg, db, denyPrivate, maxResponse), maxSimulations), models, lf))
 			if err != nil {
 				return failErr(err)
 			}
@@ -130,6 +142,12 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 	fl.StringVar(&cardURL, "card-url", "", "base URL the agent card advertises (default http://host:port)")
 	fl.StringArrayVar(&tokens, "auth-token", nil, "bearer token required on every A2A endpoint (repeatable; or "+envAuthTokens+")")
 	fl.IntVar(&maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "evaluations run at once; more wait in a FIFO queue")
+	fl.IntVar(&maxSimulations, "max-simulation-concurrency", server.DefaultMaxSimulationConcurrency(),
+		"simulations run at once across all evaluations; a request's concurrency above it is lowered to it (default sized for this machine: 64 per CPU, within the open-file limit)")
+	fl.IntVar(&streamsPerTask, "max-streams-per-task", server.DefaultMaxStreamsPerTask, "streams (SubscribeToTask) open at once on one task; more are refused")
+	fl.IntVar(&streamsPerCaller, "max-streams-per-caller", server.DefaultMaxStreamsPerCaller,
+		"streams open at once per caller (its bearer token, or its address without one); more are refused")
+	fl.DurationVar(&streamWriteTimeout, "stream-write-timeout", server.DefaultStreamWriteTimeout, "a caller that reads nothing of a reply or stream for this long is disconnected")
 	fl.Int64Var(&maxRequest, "max-request-bytes", server.DefaultMaxRequestBytes, "largest request body accepted")
 	fl.Int64Var(&maxResponse, "max-response-bytes", a2aclient.DefaultMaxResponseBytes, "largest reply accepted from an agent under evaluation; a request's max_response_bytes may only lower it")
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
@@ -178,6 +196,14 @@ func service(reg skills.DomainSource, db *store.DB, denyPrivate bool, maxRespons
 		svc.ClientOptions = []a2aclient.Option{a2aclient.WithDenyPrivateTargets()}
 		svc.ConformanceOptions = []conformance.Option{conformance.WithDenyPrivateTargets()}
 	}
+	return svc
+}
+
+// withSimulationLimit bounds the simulations the service runs at once,
+// across evaluations and per request (see
+// skills.Service.MaxSimulationConcurrency).
+func withSimulationLimit(svc *skills.Service, n int) *skills.Service {
+	svc.MaxSimulationConcurrency = n
 	return svc
 }
 

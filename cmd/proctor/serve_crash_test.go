@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -199,6 +200,15 @@ func TestServeCrashAndResume(t *testing.T) {
 		t.Errorf("the restart does not report the interrupted evaluation:\n%s", stderr2.String())
 	}
 	c2 := a2aClient(ctx, t, base2)
+	// The task the kill cut short ends failed, naming the request that
+	// finishes its evaluation.
+	cut, err := c2.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(`run_evaluation {"resume": %q}`, evalID); cut.Status.State != a2a.TaskStateFailed || !strings.Contains(statusText(cut), want) {
+		t.Errorf("the killed evaluation's task after the restart: %s %q; want failed naming %s", cut.Status.State, statusText(cut), want)
+	}
 	res, err := c2.SendMessage(ctx, skillRequest("get_results", map[string]any{"id": evalID}))
 	if err != nil {
 		t.Fatal(err)

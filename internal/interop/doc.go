@@ -72,6 +72,35 @@ conformance checker against them (aisdkpeers_test.go holds the script).
 	# READY http://127.0.0.1:43211/api/.well-known/toolcall/agent-card.json
 	proctor run --domain mock --task-ids mock-01 --agent http://127.0.0.1:43211/api/.well-known/toolcall/agent-card.json
 
+Agents built with popular frameworks are evaluated too, each from its own
+unmodified agent card, with a scripted model and exact versions pinned by
+its own npm project's package-lock.json:
+
+  - testdata/adkts: ADK for TypeScript (@google/adk 2.0.0), served with its
+    toA2a (A2A 0.3, JSON-RPC and HTTP+JSON). The model is a BaseLlm of the
+    script's own, streaming as ADK's Gemini model does.
+  - testdata/geminicli: Gemini CLI's A2A server
+    (@google/gemini-cli-a2a-server 0.25.2), its shipped executable run in
+    process and confined to loopback (A2A 0.3, JSON-RPC at the card's url,
+    no preferredTransport). Its model is a fake Gemini API
+    (internal/llmtest) named by --model-url.
+
+Each plays two agents on task mock-01: one that refuses every turn, and one
+that calls find_user_by_email on its first turn and then answers with a
+fixed text (scripted_test.go holds their words). TestADKTS and TestGeminiCLI
+start both agents once, in parallel, and run every binding the card
+declares, streamed and not, asserting the exact transcript; they also run
+the conformance suite against the refusing agent and assert its level and
+failing requirements, with whose fault each is. By hand:
+
+	npm ci --prefix internal/interop/testdata/adkts
+	cd internal/interop/testdata/adkts && node server.mjs --mode toolcall
+	# READY http://127.0.0.1:43211
+
+	npm ci --prefix internal/interop/testdata/geminicli
+	cd internal/interop/testdata/geminicli && node server.mjs --model-url http://127.0.0.1:PORT
+	# READY http://127.0.0.1:43212 (needs a Gemini API at PORT)
+
 The other direction is tested too: proctor serve (package agent), started in
 process, is the server, and clients we did not write talk to it on every
 interface its card lists (JSON-RPC and REST at 1.0 and 0.3, gRPC at 1.0),

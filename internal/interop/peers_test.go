@@ -138,16 +138,23 @@ func startJSScript(t *testing.T, args ...string) (baseURL string) {
 	return launchPeer(t, "JavaScript peer", jsPeerDir, node, args...).wait(t)
 }
 
+// launchNode starts a script of project p with node, as launchPeer does;
+// the caller waits for it with wait, so that several peers boot at once.
+func launchNode(t *testing.T, p nodeProject, args ...string) *launchedPeer {
+	t.Helper()
+	node := requireNodeProject(t, p)
+	return launchPeer(t, "node peer in "+p.dir, p.dir, node, args...)
+}
+
 // startNodePeers runs node once per argument list, all at once, in the
 // directory of project p, waits for every READY line and returns their
 // URLs in the order of argLists. Each peer runs in its own process group,
 // which t.Cleanup stops.
 func startNodePeers(t *testing.T, p nodeProject, argLists ...[]string) []string {
 	t.Helper()
-	node := requireNodeProject(t, p)
 	peers := make([]*launchedPeer, len(argLists))
 	for i, args := range argLists {
-		peers[i] = launchPeer(t, "node peer in "+p.dir, p.dir, node, args...)
+		peers[i] = launchNode(t, p, args...)
 	}
 	urls := make([]string, len(peers))
 	for i, peer := range peers {
