@@ -16,9 +16,9 @@ import (
 
 // A 0.3 card with only url, neither preferredTransport nor protocolVersion
 // (Mastra, VoltAgent, Gemini CLI, tRPC-Agent-Go), is judged with A2A 0.3's
-// defaults, JSON-RPC at url and protocol 0.3.0: the missing protocolVersion
-// is its own finding, and the interface is checked rather than "none"
-// (issue 12).
+// defaults, JSON-RPC at url and protocol 0.3.0: the missing fields are
+// their own (SHOULD) finding, card-defaults, and the interface is checked
+// rather than "none" (issue 12).
 func TestCardWithoutPreferredTransport(t *testing.T) {
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
@@ -44,8 +44,12 @@ func TestCardWithoutPreferredTransport(t *testing.T) {
 			byID[r.ID] = r
 		}
 	}
-	if r := byID[conformance.ReqCardRequiredFields]; r.Status != conformance.Fail || !strings.Contains(r.Message, "no protocolVersion") {
-		t.Errorf("%s: %s %q, want a failure naming the missing protocolVersion", r.ID, r.Status, r.Message)
+	if r := byID[conformance.ReqCardRequiredFields]; r.Status != conformance.Pass {
+		t.Errorf("%s: %s %q, want a pass: judged with 0.3's defaults, nothing required is missing", r.ID, r.Status, r.Message)
+	}
+	if r := byID[conformance.ReqCardDefaults]; r.Status != conformance.Fail || r.Level != conformance.Should ||
+		!strings.Contains(r.Message, "no protocolVersion") || !strings.Contains(r.Message, "no preferredTransport") {
+		t.Errorf("%s: %s %s %q, want a SHOULD failure naming both missing fields", r.ID, r.Level, r.Status, r.Message)
 	}
 	r := byID[conformance.ReqCardInterfaces]
 	if r.Status != conformance.Pass || !strings.Contains(r.Message, "JSONRPC 0.3") ||

@@ -49,6 +49,10 @@ type reply struct {
 	// timeout, a body that is not JSON or not an A2A object.
 	fail error
 	ex   Exchange
+	// result is a successful answer's payload as JSON (the JSON-RPC
+	// result, the HTTP+JSON body, the gRPC answer's proto JSON), for
+	// answers that are not a Task or Message, such as ListTasks pages.
+	result json.RawMessage
 }
 
 // isError reports whether the agent answered with a protocol error.
@@ -194,6 +198,8 @@ type caller interface {
 	// what came back instead.
 	stream(ctx context.Context, m outMessage) (events, reply)
 	subscribe(ctx context.Context, id string) (events, reply)
+	// list is ListTasks (1.0); the page is in the reply's result.
+	list(ctx context.Context, q listQuery) reply
 	// getWithoutAuth is GetTask without credentials.
 	getWithoutAuth(ctx context.Context, id string) reply
 	close()

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -65,6 +66,12 @@ func (c *grpcCaller) service() string {
 
 func (c *grpcCaller) callContext(ctx context.Context, noAuth bool) context.Context {
 	md := metadata.Pairs("a2a-version", c.in.ProtocolVersion)
+	if v, ok := versionOverride(ctx); ok {
+		md = metadata.MD{}
+		if v != "" {
+			md.Set("a2a-version", v)
+		}
+	}
 	if c.p.token != "" && !noAuth {
 		md.Append("authorization", "Bearer "+c.p.token)
 	}
@@ -109,6 +116,7 @@ func (c *grpcCaller) unaryWithin(ctx context.Context, timeout time.Duration, met
 	r.ex.Status = "gRPC OK"
 	text := protoText(resp)
 	r.ex.Response = truncateText(text, maxExchangeText)
+	r.result = json.RawMessage(text)
 	o, derr := decodeObject([]byte(text))
 	if derr != nil {
 		r.fail = fmt.Errorf("the answer is not an A2A object: %w", derr)
@@ -172,6 +180,11 @@ func (c *grpcCaller) getTask(ctx context.Context, id string, historyLength *int,
 
 func (c *grpcCaller) get(ctx context.Context, id string, historyLength *int) reply {
 	return c.getTask(ctx, id, historyLength, false)
+}
+
+func (c *grpcCaller) list(ctx context.Context, q listQuery) reply {
+	req := q.grpcRequest()
+	return c.unary(ctx, "ListTasks", req, false, func(ctx context.Context) (proto.Message, error) { return c.v1.ListTasks(ctx, req) })
 }
 
 func (c *grpcCaller) getWithoutAuth(ctx context.Context, id string) reply {

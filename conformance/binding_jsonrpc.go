@@ -146,6 +146,7 @@ func (c *jsonrpcCaller) decode(r reply, body []byte, wantID string, nullOK bool)
 		r.fail = errors.New("the response holds neither a result nor an error")
 		return r
 	}
+	r.result = env.Result
 	o, err := decodeObject(env.Result)
 	if err != nil {
 		r.fail = fmt.Errorf("the result is not an A2A object: %w", err)
@@ -175,6 +176,10 @@ func (c *jsonrpcCaller) getWithoutAuth(ctx context.Context, id string) reply {
 
 func (c *jsonrpcCaller) cancel(ctx context.Context, id string) reply {
 	return c.call(ctx, methodsFor(c.in.ProtocolVersion).cancel, map[string]any{"id": id}, false)
+}
+
+func (c *jsonrpcCaller) list(ctx context.Context, q listQuery) reply {
+	return c.call(ctx, "ListTasks", q.jsonParams(), false)
 }
 
 func (c *jsonrpcCaller) stream(ctx context.Context, m outMessage) (events, reply) {

@@ -87,6 +87,9 @@ func decodeREST(r reply, body []byte) reply {
 		r.fail = fmt.Errorf("HTTP %d with an error body: %s", r.status, restErrorText(body))
 		return r
 	}
+	if json.Valid(body) {
+		r.result = body
+	}
 	o, err := decodeObject(body)
 	if err != nil {
 		r.fail = fmt.Errorf("the answer is not an A2A object: %w", err)
@@ -127,6 +130,14 @@ func (c *restCaller) get(ctx context.Context, id string, historyLength *int) rep
 	p := taskPath(id, "")
 	if historyLength != nil {
 		p += "?historyLength=" + strconv.Itoa(*historyLength)
+	}
+	return c.do(ctx, http.MethodGet, p, nil, false)
+}
+
+func (c *restCaller) list(ctx context.Context, q listQuery) reply {
+	p := "/tasks"
+	if v := q.queryValues(); len(v) > 0 {
+		p += "?" + v.Encode()
 	}
 	return c.do(ctx, http.MethodGet, p, nil, false)
 }

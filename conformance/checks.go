@@ -129,6 +129,8 @@ func (r *run) checkInterface(ctx context.Context, info *cardInfo, c caller, in I
 		r.checkStreams(ctx, c, in, lc)
 	}
 	r.checkMultiTurn(ctx, c, in, lc)
+	r.checkListTasks(ctx, info, c, in)
+	r.checkVersions(ctx, info, c, in, nf)
 	r.checkErrors(ctx, c, in)
 	if info.security || r.o.token != "" {
 		r.checkAuthReply(info, in, c.getWithoutAuth(ctx, unknownTaskID()))

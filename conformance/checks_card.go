@@ -106,6 +106,7 @@ func (r *run) parseCard(ans *httpAnswer, ex Exchange, wellKnown bool) *cardInfo 
 	r.checkSkills(info, ex)
 	r.checkCapabilities(info, ex)
 	r.checkSecurity(info, ex)
+	r.checkDefaults(info, ex)
 	r.gatherInterfaces(info, ex)
 	return info
 }
@@ -181,23 +182,52 @@ func (r *run) checkCardFields(info *cardInfo, ex Exchange) {
 	want("capabilities", "object", false)
 	want("defaultInputModes", "array", true)
 	want("defaultOutputModes", "array", true)
-	want("skills", "array", true)
+	// skills is required but may be empty: the specification's own
+	// signing example (1.0 §8.4.1) keeps a required "skills": [].
+	want("skills", "array", false)
 	v1, v03 := cardForms(raw)
 	if v1 {
 		want("supportedInterfaces", "array", true)
 	}
 	if v03 {
 		want("url", "string", true)
-		want("protocolVersion", "string", true)
+		// protocolVersion and preferredTransport have defaults (0.3.0,
+		// JSONRPC): judged with them, their absence is ReqCardDefaults'.
+		if v, ok := raw["protocolVersion"]; ok && string(v) != "null" {
+			want("protocolVersion", "string", true)
+		}
 	}
 	if !v1 && !v03 {
-		problems = append(problems, "neither supportedInterfaces (1.0) nor url and protocolVersion (0.3)")
+		problems = append(problems, "neither supportedInterfaces (1.0) nor url (0.3)")
 	}
 	if len(problems) > 0 {
 		r.fail(ReqCardRequiredFields, cardTransport(), "every required card field", strings.Join(problems, "; "), ex)
 		return
 	}
 	r.pass(ReqCardRequiredFields, cardTransport(), "every required field is there with its JSON type")
+}
+
+// checkDefaults reports the 0.3 fields a card leaves to their defaults
+// (0.3 §5.5: protocolVersion 0.3.0, preferredTransport JSONRPC), which the
+// rest of the suite assumes.
+func (r *run) checkDefaults(info *cardInfo, ex Exchange) {
+	raw := info.raw
+	if jsonStr(raw["url"]) == "" {
+		r.skip(ReqCardDefaults, cardTransport(), "not a 0.3 card (no url)")
+		return
+	}
+	var missing []string
+	if v, ok := raw["protocolVersion"]; (!ok || string(v) == "null") && raw["supportedInterfaces"] == nil {
+		missing = append(missing, "no protocolVersion (0.3.0 assumed)")
+	}
+	if v, ok := raw["preferredTransport"]; !ok || string(v) == "null" {
+		missing = append(missing, "no preferredTransport (JSONRPC assumed)")
+	}
+	if len(missing) > 0 {
+		r.fail(ReqCardDefaults, cardTransport(), "protocolVersion and preferredTransport stated in the card", strings.Join(missing, "; "), ex)
+		return
+	}
+	r.pass(ReqCardDefaults, cardTransport(), "protocolVersion and preferredTransport are stated")
 }
 
 func (r *run) checkSkills(info *cardInfo, ex Exchange) {
@@ -244,6 +274,10 @@ func (r *run) checkSkills(info *cardInfo, ex Exchange) {
 	}
 	if len(problems) > 0 {
 		r.fail(ReqCardSkills, cardTransport(), "well-formed skills with unique ids", strings.Join(problems, "; "), ex)
+		return
+	}
+	if len(skills) == 0 {
+		r.pass(ReqCardSkills, cardTransport(), "no skills: an empty skills array is valid (1.0 §8.4.1)")
 		return
 	}
 	r.pass(ReqCardSkills, cardTransport(), fmt.Sprintf("%d skills, all well formed", len(skills)))
@@ -459,9 +493,9 @@ func (r *run) gatherInterfaces(info *cardInfo, ex Exchange) {
 		}
 	}
 	// What a 0.3 card leaves out is judged with 0.3's defaults (§5.5):
-	// preferredTransport JSONRPC, protocolVersion 0.3.0 (a required field,
-	// whose absence ReqCardRequiredFields reports). Mastra, VoltAgent,
-	// Gemini CLI's A2A server and tRPC-Agent-Go publish such cards.
+	// preferredTransport JSONRPC, protocolVersion 0.3.0; ReqCardDefaults
+	// reports their absence. Mastra, VoltAgent, Gemini CLI's A2A server and
+	// tRPC-Agent-Go publish such cards.
 	var assumed []string
 	if u := jsonStr(info.raw["url"]); u != "" {
 		version := jsonStr(info.raw["protocolVersion"])
@@ -493,6 +527,7 @@ func (r *run) gatherInterfaces(info *cardInfo, ex Exchange) {
 		}
 	}
 	seen := map[string]bool{}
+	var forms []string
 	for _, d := range decls {
 		if d.url == "" || d.binding == "" || d.version == "" {
 			continue
@@ -511,6 +546,8 @@ func (r *run) gatherInterfaces(info *cardInfo, ex Exchange) {
 		if p := urlProblem(binding, d.url); p != "" {
 			problems = append(problems, fmt.Sprintf("%s: %s", d.where, p))
 			in.Note = p
+		} else if p := urlFormProblem(binding, d.url); p != "" {
+			forms = append(forms, fmt.Sprintf("%s: %s", d.where, p))
 		}
 		switch {
 		case in.Note != "":
@@ -526,6 +563,14 @@ func (r *run) gatherInterfaces(info *cardInfo, ex Exchange) {
 		info.interfaces = append(info.interfaces, in)
 	}
 	r.rep.Interfaces = info.interfaces
+	switch {
+	case len(forms) > 0:
+		r.fail(ReqInterfaceURLs, cardTransport(), "https URLs for HTTP interfaces and host:port for gRPC", strings.Join(forms, "; "), ex)
+	case len(info.interfaces) > 0:
+		r.pass(ReqInterfaceURLs, cardTransport(), "every interface URL has the specification's form")
+	default:
+		r.skip(ReqInterfaceURLs, cardTransport(), "no interface to judge")
+	}
 	switch {
 	case len(problems) > 0:
 		r.fail(ReqCardInterfaces, cardTransport(), "interfaces with a usable URL, a binding and a version", strings.Join(problems, "; "), ex)
@@ -554,6 +599,33 @@ func transportName(binding string) Transport {
 		return TransportGRPC
 	}
 	return Transport(strings.ToLower(binding))
+}
+
+// urlFormProblem says how a usable interface URL departs from the form
+// a2a.proto's AgentInterface.url gives, or "".
+func urlFormProblem(binding, raw string) string {
+	if binding == bindingGRPC {
+		if strings.Contains(raw, "://") {
+			return fmt.Sprintf("gRPC URL %q has a scheme; the specification's form is host:port, which gRPC clients dial as is", truncateText(raw, 80))
+		}
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" || privateHost(u.Hostname()) {
+		return ""
+	}
+	return fmt.Sprintf("URL %q is plain http to a public host; HTTP interfaces are https in production", truncateText(raw, 80))
+}
+
+// privateHost reports whether host is loopback, private, link-local, or a
+// name without dots (a local or container name), where plain http is
+// expected.
+func privateHost(host string) bool {
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified()
+	}
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	return !strings.Contains(h, ".") || h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".local") || strings.HasSuffix(h, ".internal")
 }
 
 // urlProblem says why an interface URL cannot be used, or "".

@@ -270,9 +270,15 @@ func (r *run) checkRunning(ctx context.Context, info *cardInfo, c caller, in Int
 }
 
 // judgeCancel cancels a running task and records cancel-running; it
-// reports whether the task ended canceled.
+// reports whether the task ended canceled. The task is looked up first
+// and again after a refusal: one that ended before the cancel arrived is
+// no cancel to judge (a skip), whatever the agent answered.
 func (r *run) judgeCancel(ctx context.Context, c caller, in Interface, id string) bool {
 	tr := []string{in.Name}
+	if g := c.get(ctx, id, nil); g.obj != nil && terminalState(g.obj.State) {
+		r.skip(ReqCancelRunning, tr, "the task ended ("+g.obj.State+") before the cancel could be sent")
+		return g.obj.State == "canceled"
+	}
 	x := c.cancel(ctx, id)
 	switch {
 	case x.obj != nil && x.obj.Kind == kindTask && x.obj.State == "canceled":
@@ -286,6 +292,8 @@ func (r *run) judgeCancel(ctx context.Context, c caller, in Interface, id string
 			return true
 		}
 		r.fail(ReqCancelRunning, tr, "the task canceled", x.describe()+", then "+last.describe(), x.ex, last.ex)
+	case x.obj != nil && x.obj.Kind == kindTask:
+		r.skip(ReqCancelRunning, tr, "the task ended ("+x.obj.State+") before the cancel arrived")
 	case x.isError():
 		// A task that ended before the cancel arrived says nothing about
 		// canceling a running one, whatever error the server used: the

@@ -113,6 +113,9 @@ func (p *prober) newRequest(ctx context.Context, r httpRequest) (*http.Request, 
 	}
 	req.Header.Set("Accept", accept)
 	req.Header.Set("User-Agent", "proctor-conformance")
+	if v, ok := versionOverride(ctx); ok {
+		r.version = v
+	}
 	if r.version != "" {
 		req.Header.Set("A2A-Version", r.version)
 	}

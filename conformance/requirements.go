@@ -22,11 +22,13 @@ const (
 	CategoryErrors      Category = "errors"
 	CategoryAuth        Category = "auth"
 	CategoryEquivalence Category = "equivalence"
+	CategoryListTasks   Category = "list-tasks"
+	CategoryVersioning  Category = "versioning"
 )
 
 // Categories returns every category in report order.
 func Categories() []Category {
-	return []Category{CategoryCard, CategoryLifecycle, CategoryStreaming, CategoryErrors, CategoryAuth, CategoryEquivalence}
+	return []Category{CategoryCard, CategoryLifecycle, CategoryStreaming, CategoryErrors, CategoryListTasks, CategoryVersioning, CategoryAuth, CategoryEquivalence}
 }
 
 // Requirement is one thing the A2A specification asks of an agent, as the
@@ -55,6 +57,8 @@ const (
 	ReqCardInterfaces     = "card-interfaces"
 	ReqCardCapabilities   = "card-capabilities"
 	ReqCardSecurity       = "card-security"
+	ReqCardDefaults       = "card-defaults"
+	ReqInterfaceURLs      = "interface-urls"
 	ReqInterfaceAnswers   = "interface-answers"
 
 	ReqSendMessage      = "send-message"
@@ -75,14 +79,24 @@ const (
 	ReqSubscribeDone    = "subscribe-terminal"
 	ReqStreamDisconnect = "stream-disconnect"
 
-	ReqJSONRPCEnvelope  = "jsonrpc-envelope"
-	ReqMethodNotFound   = "error-method-not-found"
-	ReqInvalidRequest   = "error-invalid-request"
-	ReqParseError       = "error-parse"
-	ReqInvalidParams    = "error-invalid-params"
-	ReqTaskNotFound     = "error-task-not-found"
-	ReqNotCancelable    = "error-not-cancelable"
-	ReqServerSurvives   = "server-survives"
+	ReqJSONRPCEnvelope   = "jsonrpc-envelope"
+	ReqMethodNotFound    = "error-method-not-found"
+	ReqInvalidRequest    = "error-invalid-request"
+	ReqParseError        = "error-parse"
+	ReqInvalidParams     = "error-invalid-params"
+	ReqTaskNotFound      = "error-task-not-found"
+	ReqNotCancelable     = "error-not-cancelable"
+	ReqServerSurvives    = "server-survives"
+	ReqListTasks         = "list-tasks"
+	ReqListPagination    = "list-pagination"
+	ReqListOrder         = "list-order"
+	ReqListFilters       = "list-filters"
+	ReqListInvalidParams = "list-invalid-params"
+
+	ReqVersionUnsupported = "version-unsupported"
+	ReqVersionDefault     = "version-default"
+	ReqVersionPatch       = "version-patch"
+
 	ReqAuthRequired     = "auth-required"
 	ReqAuthChallenge    = "auth-challenge"
 	ReqAuthDeclared     = "auth-declared"
@@ -106,13 +120,21 @@ func Requirements() []Requirement {
 			"1.0 §8.2; 0.3 §5.3",
 			"Set Content-Type: application/json on the card response."},
 		{ReqCardRequiredFields, CategoryCard, Must,
-			"The card has every required field with the right JSON type",
-			"1.0 §4.4.1 (AgentCard: name, description, supportedInterfaces, version, capabilities, defaultInputModes, defaultOutputModes, skills); 0.3 §5.5 (url and protocolVersion instead of supportedInterfaces)",
-			"Add the missing fields; arrays must be arrays of strings, objects objects. A 1.0 card lists supportedInterfaces; a 0.3 card has url, protocolVersion and preferredTransport."},
+			"The card has every required field with the right JSON type (skills is an array, which may be empty)",
+			"1.0 §4.4.1 (AgentCard: name, description, supportedInterfaces, version, capabilities, defaultInputModes, defaultOutputModes, skills), §8.4.1 (its example keeps the required \"skills\": [] when signing: present and empty is a valid value); 0.3 §5.5 (url instead of supportedInterfaces; protocolVersion and preferredTransport have defaults, see " + ReqCardDefaults + ")",
+			"Add the missing fields; arrays must be arrays of strings, objects objects. A 1.0 card lists supportedInterfaces; a 0.3 card has url. skills must be there, as [] when the agent advertises none."},
 		{ReqCardSkills, CategoryCard, Must,
-			"Every skill has an id, a name, a description and tags; skill ids are unique",
+			"Every skill has an id, a name, a description and tags; skill ids are unique (no skills is no violation)",
 			"1.0 §4.4.5 (AgentSkill); 0.3 §5.5 (AgentSkill)",
 			"Give each skill a unique non-empty id, a name, a description and a tags array; inputModes and outputModes, when present, are arrays of media types."},
+		{ReqCardDefaults, CategoryCard, Should,
+			"A 0.3 card names its protocolVersion and preferredTransport instead of leaving them to their defaults",
+			"0.3 §5.5 AgentCard (protocolVersion: required, default \"0.3.0\"; preferredTransport: default \"JSONRPC\"); the suite judges such a card with those defaults",
+			"Write \"protocolVersion\": \"0.3.0\" and \"preferredTransport\": \"JSONRPC\" (or the transport served at url) into the card: SDKs that read preferredTransport to build their client (a2a-go's 0.3 card parser) find no interface without it."},
+		{ReqInterfaceURLs, CategoryCard, Should,
+			"Interface URLs take the specification's form: an absolute https URL (http on loopback and private hosts) for JSON-RPC and HTTP+JSON, host:port for gRPC",
+			"1.0 a2a.proto AgentInterface.url (HTTP-based transports: a valid absolute HTTPS URL in production; gRPC: \"hostname:port\", e.g. \"grpc.example.com:443\"); 0.3 §5.5",
+			"Publish HTTP interfaces as absolute https:// URLs, and gRPC interfaces as host:port without a scheme: clients such as a2a-go's and @a2a-js/sdk's hand the gRPC URL to their gRPC library as a dial target, which does not read http:// or grpc:// URLs."},
 		{ReqCardInterfaces, CategoryCard, Must,
 			"Every declared interface has a usable URL, a protocol binding and a protocol version",
 			"1.0 §4.4.6 (AgentInterface), §5.2; 0.3 §5.5 and §5.6 (url, preferredTransport, additionalInterfaces)",
@@ -232,6 +254,40 @@ func Requirements() []Requirement {
 			"The agent still answers after the malformed, error and disconnect probes",
 			"1.0 §3.3.2 (servers MUST return appropriate errors)",
 			"Catch errors per request: malformed input and clients that disconnect must never take the server down."},
+
+		{ReqListTasks, CategoryListTasks, Must,
+			"ListTasks answers with a page: a tasks array, nextPageToken (\"\" on the last page), pageSize and totalSize, listing the tasks the client started",
+			"1.0 §3.1.4 (nextPageToken MUST always be present; only tasks visible to the client), a2a.proto ListTasksResponse (tasks, next_page_token, page_size, total_size REQUIRED), §9.4.4/§10.4.4/§11.3.2",
+			"Implement ListTasks (JSON-RPC \"ListTasks\", GET /tasks, gRPC ListTasks) over the same store as GetTask, answering {\"tasks\": [...], \"nextPageToken\": \"\", \"pageSize\": n, \"totalSize\": m}; refuse it for lack of credentials only when the card declares security."},
+		{ReqListPagination, CategoryListTasks, Must,
+			"pageSize bounds a page, and nextPageToken leads to the next page without repeating a task",
+			"1.0 §3.1.4 (cursor-based pagination), a2a.proto ListTasksRequest.page_size / page_token",
+			"Return at most pageSize tasks, a non-empty nextPageToken while more remain, and resume after the token's position on the next call."},
+		{ReqListOrder, CategoryListTasks, Must,
+			"Tasks are listed most recently updated first (status timestamp descending)",
+			"1.0 §3.1.4 (Ordering: sorted by status timestamp, descending)",
+			"Sort the listed tasks by status.timestamp, newest first, and give every task's status a timestamp."},
+		{ReqListFilters, CategoryListTasks, Must,
+			"contextId, status, statusTimestampAfter and historyLength filter and trim the list; artifacts are omitted unless asked for",
+			"1.0 §3.1.4 (includeArtifacts false: the artifacts field MUST be omitted), a2a.proto ListTasksRequest (status_timestamp_after: only tasks with a status timestamp at or after it), §3.2.4 (historyLength 0: no history)",
+			"Apply every filter of the request; a task without a status timestamp does not match statusTimestampAfter; leave artifacts out unless includeArtifacts is true, and history out for historyLength 0."},
+		{ReqListInvalidParams, CategoryListTasks, Must,
+			"Invalid ListTasks parameters are answered with InvalidParamsError (-32602; HTTP 400; gRPC INVALID_ARGUMENT)",
+			"1.0 §3.3.2 (servers MUST validate all input parameters; validation errors are -32602 / HTTP 400 / INVALID_ARGUMENT), §9.5, a2a.proto ListTasksRequest (page_size 1 to 100), §6.5 (validation error example); the official A2A TCK's ListTasks error cases",
+			"Validate before listing: a page token you did not issue, an unknown status, a pageSize outside 1..100 (an explicit 0 included), a negative historyLength and a timestamp that is not RFC 3339 are InvalidParamsError, not a parse error (-32700), an invalid request (-32600) or a result."},
+
+		{ReqVersionUnsupported, CategoryVersioning, Must,
+			"A request for a protocol version the interface does not serve is refused with VersionNotSupportedError (-32009; HTTP 400; gRPC FAILED_PRECONDITION)",
+			"1.0 §3.6.2 (if the version is not supported by the interface, agents MUST return VersionNotSupportedError), §3.3.2, §5.4",
+			"Read the A2A-Version header (gRPC: a2a-version metadata; also the A2A-Version query parameter) on every request, and answer a Major.Minor the interface does not serve with VersionNotSupportedError instead of serving it as your own version."},
+		{ReqVersionDefault, CategoryVersioning, Must,
+			"A request without A2A-Version is taken as 0.3: refused by an interface that does not serve 0.3, served by one that does",
+			"1.0 §3.6.2 (agents MUST interpret an empty value as 0.3), §3.6.1 (clients MUST send the header, except 0.3 clients)",
+			"Treat a missing A2A-Version as 0.3: a 1.0-only interface answers it VersionNotSupportedError; a 0.3 interface serves it."},
+		{ReqVersionPatch, CategoryVersioning, Must,
+			"A patch number in A2A-Version does not change the answer (1.0.1 is served as 1.0)",
+			"1.0 §3.6 (patch version numbers MUST NOT be considered when clients and servers negotiate protocol versions)",
+			"Compare only Major.Minor of the requested version."},
 
 		{ReqAuthRequired, CategoryAuth, Must,
 			"With security declared, calls without credentials are refused (HTTP 401/403, gRPC UNAUTHENTICATED/PERMISSION_DENIED)",

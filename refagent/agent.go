@@ -100,7 +100,9 @@ func (a *Agent) Card(url string) *a2a.AgentCard {
 //
 // a2afix stands in front of a2a-go, as in proctor serve, so that the agent
 // answers what a2a-go answers wrongly as the specification says (-32600
-// for a malformed request, say). The card declares no security, so every
+// for a malformed request, -32602 for invalid ListTasks parameters,
+// VersionNotSupportedError for a request that does not ask for 1.0: a
+// request without an A2A-Version header means 0.3). The card declares no security, so every
 // caller is one anonymous user: a2a-go's task store otherwise refuses
 // ListTasks as unauthenticated (-31401).
 func (a *Agent) Handler(cardURL string) http.Handler {
@@ -113,10 +115,10 @@ func serveA2A(card *a2a.AgentCard, exec a2asrv.AgentExecutor) http.Handler {
 	store := taskstore.NewInMemory(&taskstore.InMemoryStoreConfig{
 		Authenticator: func(context.Context) (string, error) { return anonymousUser, nil },
 	})
-	handler := a2afix.Handler(a2asrv.NewHandler(exec, a2asrv.WithTaskStore(store)))
+	handler := a2afix.Handler(a2asrv.NewHandler(exec, a2asrv.WithTaskStore(a2afix.Store(store))))
 	mux := http.NewServeMux()
 	mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(card))
-	mux.Handle("/", a2afix.JSONRPC(a2asrv.NewJSONRPCHandler(handler)))
+	mux.Handle("/", a2afix.Version(protocolVersion, a2afix.JSONRPC(a2asrv.NewJSONRPCHandler(handler))))
 	return mux
 }
 

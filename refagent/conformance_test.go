@@ -56,7 +56,13 @@ func TestListTasksWithoutCredentials(t *testing.T) {
 		Error  *map[string]any `json:"error"`
 	}) {
 		t.Helper()
-		resp, err := http.Post(srv.URL+"/", "application/json", strings.NewReader(body))
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("A2A-Version", "1.0")
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,5 +84,67 @@ func TestListTasksWithoutCredentials(t *testing.T) {
 	}
 	if bad := call(`{"jsonrpc":"2.0","id":3,"method":123}`); bad.Error == nil || (*bad.Error)["code"] != -32600.0 {
 		t.Errorf("{\"method\": 123}: error %v, want code -32600", bad.Error)
+	}
+}
+
+// The official A2A TCK's ListTasks error-code and validation cases
+// (a2aproject/a2a-tck, test_tasks_list_method.py TestEdgeCasesAndErrors),
+// and version negotiation (A2A 1.0 §3.6.2), on the reference agent's
+// JSON-RPC interface.
+func TestListTasksTCKAndVersions(t *testing.T) {
+	a, _ := mockAgent(t)
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Config.Handler = a.Handler("http://" + srv.Listener.Addr().String() + "/")
+	srv.Start()
+	t.Cleanup(srv.Close)
+	call := func(version, body string) (out struct {
+		Result map[string]any `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if version != "" {
+			req.Header.Set("A2A-Version", version)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if out := call("1.0", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`); out.Error != nil {
+		t.Fatalf("SendMessage: error %d", out.Error.Code)
+	}
+	for name, params := range map[string]string{
+		"invalid page token": `{"pageToken":"invalid-token-xyz"}`, "invalid status": `{"status":"INVALID_STATUS"}`,
+		"negative page size": `{"pageSize":-1}`, "zero page size": `{"pageSize":0}`, "page size over 100": `{"pageSize":101}`,
+		"negative history length": `{"historyLength":-1}`, "invalid timestamp": `{"statusTimestampAfter":"-1"}`,
+	} {
+		if out := call("1.0", `{"jsonrpc":"2.0","id":2,"method":"ListTasks","params":`+params+`}`); out.Error == nil || out.Error.Code != -32602 {
+			t.Errorf("%s: %+v, want error -32602", name, out)
+		}
+	}
+	// The agent answers with messages and keeps no tasks: an empty list,
+	// as an array, with the (required) empty nextPageToken.
+	for _, params := range []string{`{}`, `{"statusTimestampAfter":"2999-01-01T00:00:00Z","pageSize":100,"historyLength":0}`} {
+		out := call("1.0", `{"jsonrpc":"2.0","id":3,"method":"ListTasks","params":`+params+`}`)
+		if tasks, ok := out.Result["tasks"].([]any); out.Error != nil || !ok || len(tasks) != 0 || out.Result["nextPageToken"] != "" {
+			t.Errorf("ListTasks %s: %+v, want tasks [] and nextPageToken \"\"", params, out)
+		}
+	}
+	for _, v := range []string{"9.9", "0.3", ""} {
+		if out := call(v, `{"jsonrpc":"2.0","id":5,"method":"GetTask","params":{"id":"nope"}}`); out.Error == nil || out.Error.Code != -32009 {
+			t.Errorf("A2A-Version %q: %+v, want VersionNotSupportedError -32009", v, out)
+		}
 	}
 }

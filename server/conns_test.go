@@ -377,7 +377,7 @@ func TestGRPCConnections(t *testing.T) {
 		}
 		defer conn.Close()
 		client := a2apb.NewA2AServiceClient(conn)
-		ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+testToken)
+		ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+testToken, "a2a-version", "1.0")
 		call := func() {
 			t.Helper()
 			if _, err := client.GetTask(ctx, &a2apb.GetTaskRequest{Id: "no-such-task"}); status.Code(err) != codes.NotFound {

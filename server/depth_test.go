@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 )
@@ -107,6 +108,7 @@ func TestNestingLimit(t *testing.T) {
 			t.Fatalf("gRPC: the request nests %d deep, want %d", got, depth)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx = metadata.AppendToOutgoingContext(ctx, "a2a-version", "1.0")
 		_, err := grpcClient.SendMessage(ctx, req)
 		var streamErr error
 		if stream, err := grpcClient.SendStreamingMessage(ctx, req); err != nil {

@@ -265,7 +265,11 @@ func post(t *testing.T, url string, body io.Reader, header http.Header) wireRepl
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	// Each interface serves one version; no header would mean 0.3.
 	req.Header.Set("A2A-Version", "1.0")
+	if strings.Contains(url, "/v0.3/") {
+		req.Header.Set("A2A-Version", "0.3")
+	}
 	for k, vs := range header {
 		req.Header[k] = vs
 	}
@@ -551,6 +555,7 @@ func TestMissingTokens(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
+			ctx = metadata.AppendToOutgoingContext(ctx, "a2a-version", "1.0")
 			if tc.md != nil {
 				ctx = metadata.AppendToOutgoingContext(ctx, tc.md...)
 			}

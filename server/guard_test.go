@@ -67,7 +67,7 @@ func sendSkill(t *testing.T, srv *Server, binding, token, skill string, params m
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
+	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token, "a2a-version", "1.0")
 	resp, err := a2apb.NewA2AServiceClient(conn).SendMessage(ctx, &a2apb.SendMessageRequest{Message: &a2apb.Message{
 		MessageId: "m-grpc" + skill, Role: a2apb.Role_ROLE_USER,
 		Parts: []*a2apb.Part{{Content: &a2apb.Part_Data{Data: structpb.NewStructValue(st)}}}}})

@@ -207,7 +207,7 @@ func TestCredentialsNeverKept(t *testing.T) {
 	grpcClient := a2apb.NewA2AServiceClient(conn)
 	grpcCtx := func() (context.Context, context.CancelFunc) {
 		c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		return metadata.AppendToOutgoingContext(c, "authorization", "Bearer "+tokenA), cancel
+		return metadata.AppendToOutgoingContext(c, "authorization", "Bearer "+tokenA, "a2a-version", "1.0"), cancel
 	}
 
 	// everything any caller was shown

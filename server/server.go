@@ -61,7 +61,8 @@ type Config struct {
 	MaxConcurrent int
 	// MaxRequestBytes bounds a request body.
 	MaxRequestBytes int64
-	// TaskStore keeps the A2A tasks (default: in memory).
+	// TaskStore keeps the A2A tasks (default: in memory, listed to every
+	// caller).
 	TaskStore taskstore.Store
 	// ProgressEvery is the longest time between two status updates of a
 	// running evaluation.
@@ -147,11 +148,13 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	// before it is written (the executor already redacts those it makes).
 	tasks := cfg.TaskStore
 	if tasks == nil {
-		tasks = taskstore.NewInMemory(&taskstore.InMemoryStoreConfig{Authenticator: a2asrv.NewTaskStoreAuthenticator()})
+		tasks = taskstore.NewInMemory(&taskstore.InMemoryStoreConfig{Authenticator: anonymousTaskUser})
 	}
 	// A task whose update cannot be stored (a full disk) ends failed at
-	// once instead of staying working (see unstoredTasks).
-	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(redactingStore{newUnstoredTasks(tasks)})}
+	// once instead of staying working (see unstoredTasks); a2afix.Store
+	// gives every saved status a timestamp, which ListTasks orders and
+	// filters by.
+	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(a2afix.Store(redactingStore{newUnstoredTasks(tasks)}))}
 	// a2afix answers what a2a-go answers wrongly (see its doc); blocking
 	// SendMessage calls wait for the task to end, as the specification
 	// says: clients that poll ask to return immediately.
@@ -164,6 +167,17 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 		s.grpc = s.grpcServer(handler)
 	}
 	return s, nil
+}
+
+// anonymousTaskUser names the owner of a task in the default store: the
+// caller's user name, or "anonymous". As with `proctor serve`'s store,
+// callers are not told apart (a token grants the service, not an
+// identity), so ListTasks is open to whoever may call at all.
+func anonymousTaskUser(ctx context.Context) (string, error) {
+	if callCtx, ok := a2asrv.CallContextFrom(ctx); ok && callCtx.User != nil && callCtx.User.Name != "" {
+		return callCtx.User.Name, nil
+	}
+	return "anonymous", nil
 }
 
 // withDefaults fills the zero fields of cfg.
@@ -225,10 +239,12 @@ func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 	guard := func(binding int, h http.Handler) http.Handler {
 		return withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticate(limitDepth(binding, h))))))
 	}
-	mux.Handle(PathJSONRPC, guard(bindingJSONRPC, a2afix.JSONRPC(a2asrv.NewJSONRPCHandler(handler))))
-	mux.Handle(PathREST+"/", guard(bindingREST, http.StripPrefix(PathREST, a2asrv.NewRESTHandler(handler))))
-	mux.Handle(PathJSONRPC03, guard(bindingJSONRPC, a2afix.JSONRPC(a2av0.NewJSONRPCHandler(handler))))
-	mux.Handle(PathREST03+"/", guard(bindingREST03, http.StripPrefix(PathREST03, a2av0.NewRESTHandler(handler))))
+	// Each interface serves one protocol version and refuses requests
+	// for another (a2afix.Version; no A2A-Version header means 0.3).
+	mux.Handle(PathJSONRPC, guard(bindingJSONRPC, a2afix.Version(a2a.Version, a2afix.JSONRPC(a2asrv.NewJSONRPCHandler(handler)))))
+	mux.Handle(PathREST+"/", guard(bindingREST, a2afix.Version(a2a.Version, http.StripPrefix(PathREST, a2afix.REST(a2asrv.NewRESTHandler(handler))))))
+	mux.Handle(PathJSONRPC03, guard(bindingJSONRPC, a2afix.Version(a2av0.Version, a2afix.JSONRPC(a2av0.NewJSONRPCHandler(handler)))))
+	mux.Handle(PathREST03+"/", guard(bindingREST03, a2afix.Version(a2av0.Version, http.StripPrefix(PathREST03, a2av0.NewRESTHandler(handler)))))
 	return mux
 }
 
@@ -244,14 +260,14 @@ func (s *Server) grpcServer(handler a2asrv.RequestHandler) *grpc.Server {
 				return nil, err
 			}
 			return next(ctx, req)
-		}, grpcLimitDepth),
+		}, grpcLimitDepth, a2afix.GRPCUnary(a2a.Version)),
 		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, next grpc.StreamHandler) error {
 			if err := s.grpcAuth(ss.Context()); err != nil {
 				return err
 			}
 			// Requests nested too deeply are refused as they are received.
 			return next(srv, depthCheckedStream{ss})
-		}),
+		}, a2afix.GRPCStream(a2a.Version)),
 	)
 	grpcv1.NewHandler(handler).RegisterWith(srv)
 	return srv

@@ -31,9 +31,11 @@ import (
 //     another user, fail with an error wrapping a2a.ErrTaskNotFound (the
 //     owner mismatch is masked as not-found, as A2A requires).
 //   - List honours ContextID, Status, StatusTimestampAfter (tasks without
-//     a status timestamp are kept), PageSize (0 means 50; outside 1..100
-//     is an error wrapping a2a.ErrInvalidRequest), PageToken (an invalid
-//     one is an error wrapping a2a.ErrParseError), HistoryLength (nil
+//     a status timestamp are left out: InMemory keeps them), PageSize (0
+//     means 50; outside 1..100 is an error wrapping a2a.ErrInvalidParams,
+//     InMemory's a2a.ErrInvalidRequest), PageToken (an invalid one is an
+//     error wrapping a2a.ErrInvalidParams, InMemory's a2a.ErrParseError:
+//     A2A 1.0 §3.3.2 calls both validation errors), HistoryLength (nil
 //     keeps the last 100 messages, 0 none, a negative value all) and
 //     IncludeArtifacts. It returns only the caller's tasks, most recently
 //     updated first, ties broken by descending id; TotalSize counts every

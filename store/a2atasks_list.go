@@ -83,7 +83,7 @@ func listPaging(req *a2a.ListTasksRequest) (pageSize int, cur *taskCursor, err e
 	if pageSize == 0 {
 		pageSize = defaultTaskPageSize
 	} else if pageSize < 1 || pageSize > maxTaskPageSize {
-		return 0, nil, fmt.Errorf("page size must be between 1 and %d inclusive, got %d: %w", maxTaskPageSize, pageSize, a2a.ErrInvalidRequest)
+		return 0, nil, fmt.Errorf("page size must be between 1 and %d inclusive, got %d: %w", maxTaskPageSize, pageSize, a2a.ErrInvalidParams)
 	}
 	if req.PageToken != "" {
 		c, err := decodeTaskPageToken(req.PageToken)
@@ -141,8 +141,10 @@ func listMatches(h *taskHeader, user string, req *a2a.ListTasksRequest) bool {
 		return false
 	case req.Status != a2a.TaskStateUnspecified && h.Task.Status.State != req.Status:
 		return false
-	case req.StatusTimestampAfter != nil && h.Task.Status.Timestamp != nil &&
-		h.Task.Status.Timestamp.Before(*req.StatusTimestampAfter):
+	case req.StatusTimestampAfter != nil && (h.Task.Status.Timestamp == nil ||
+		h.Task.Status.Timestamp.Before(*req.StatusTimestampAfter)):
+		// A task without a status timestamp cannot be shown to have
+		// been updated after the time asked for.
 		return false
 	}
 	return true
@@ -189,7 +191,7 @@ func (c taskCursor) token() string {
 
 func decodeTaskPageToken(tok string) (taskCursor, error) {
 	bad := func(why string) (taskCursor, error) {
-		return taskCursor{}, fmt.Errorf("invalid page token %q (%s): %w", truncate([]byte(tok), 64), why, a2a.ErrParseError)
+		return taskCursor{}, fmt.Errorf("invalid page token %q (%s): %w", truncate([]byte(tok), 64), why, a2a.ErrInvalidParams)
 	}
 	raw, err := base64.URLEncoding.DecodeString(tok)
 	if err != nil {

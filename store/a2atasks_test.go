@@ -648,11 +648,11 @@ func TestTaskStoreListFilters(t *testing.T) {
 			request: &a2a.ListTasksRequest{StatusTimestampAfter: &cutoff},
 			given: []*a2a.Task{
 				{ID: id1, Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &taskStartTime}},
-				{ID: id2}, // no timestamp: kept
+				{ID: id2}, // no timestamp: not shown to be after, left out
 				{ID: id3, Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &cutoff}}, // not before: kept
 			},
-			want:      []*a2a.Task{{ID: id3, Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &cutoff}}, {ID: id2}},
-			wantTotal: 2,
+			want:      []*a2a.Task{{ID: id3, Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &cutoff}}},
+			wantTotal: 1,
 		},
 		{
 			name:      "HistoryLength",
@@ -686,13 +686,13 @@ func TestTaskStoreListFilters(t *testing.T) {
 			name:    "PageSize too large",
 			request: &a2a.ListTasksRequest{PageSize: 212},
 			given:   []*a2a.Task{{ID: id1}},
-			wantErr: a2a.ErrInvalidRequest,
+			wantErr: a2a.ErrInvalidParams,
 		},
 		{
 			name:    "negative PageSize",
 			request: &a2a.ListTasksRequest{PageSize: -1},
 			given:   []*a2a.Task{{ID: id1}},
-			wantErr: a2a.ErrInvalidRequest,
+			wantErr: a2a.ErrInvalidParams,
 		},
 		{
 			// A token in InMemory's format (taken at id3, updated at
@@ -714,19 +714,19 @@ func TestTaskStoreListFilters(t *testing.T) {
 			name:    "invalid PageToken",
 			request: &a2a.ListTasksRequest{PageSize: 1, PageToken: "invalidPageToken"},
 			given:   []*a2a.Task{{ID: id1}},
-			wantErr: a2a.ErrParseError,
+			wantErr: a2a.ErrInvalidParams,
 		},
 		{
 			name:    "PageToken without separator",
 			request: &a2a.ListTasksRequest{PageToken: base64.URLEncoding.EncodeToString([]byte("2025-12-04T15:50:00Z"))},
 			given:   []*a2a.Task{{ID: id1}},
-			wantErr: a2a.ErrParseError,
+			wantErr: a2a.ErrInvalidParams,
 		},
 		{
 			name:    "PageToken with a bad time",
 			request: &a2a.ListTasksRequest{PageToken: base64.URLEncoding.EncodeToString([]byte("yesterday_" + string(id1)))},
 			given:   []*a2a.Task{{ID: id1}},
-			wantErr: a2a.ErrParseError,
+			wantErr: a2a.ErrInvalidParams,
 		},
 		{
 			name:      "IncludeArtifacts true",
@@ -749,11 +749,11 @@ func TestTaskStoreListFilters(t *testing.T) {
 				PageSize: 1, HistoryLength: ptr(1), IncludeArtifacts: true, Tenant: "ignored",
 			},
 			given: []*a2a.Task{
-				{ID: id1, ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}, History: []*a2a.Message{{ID: "m1"}, {ID: "m2"}}},
+				{ID: id1, ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &cutoff}, History: []*a2a.Message{{ID: "m1"}, {ID: "m2"}}},
 				{ID: id2, ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &taskStartTime}},
-				{ID: id3, ContextID: "d", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}},
+				{ID: id3, ContextID: "d", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &cutoff}},
 			},
-			want:      []*a2a.Task{{ID: id1, ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}, History: []*a2a.Message{{ID: "m2"}}}},
+			want:      []*a2a.Task{{ID: id1, ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &cutoff}, History: []*a2a.Message{{ID: "m2"}}}},
 			wantTotal: 1,
 		},
 	}

@@ -1,5 +1,6 @@
 // Package a2afix corrects a2a-go v2.4.0's servers where they deviate from
-// the A2A specification, as proctor's conformance suite found:
+// the A2A specification, as proctor's conformance suite and the official
+// A2A TCK found:
 //
 //   - JSON-RPC: a request whose members have the wrong JSON types (a
 //     number for "method", a string for "params") is answered -32602
@@ -8,23 +9,35 @@
 //   - SubscribeToTask on a task in a terminal state is answered
 //     TaskNotFoundError instead of UnsupportedOperationError (A2A 1.0
 //     §3.1.6). Handler answers it from the stored task.
+//   - ListTasks answers invalid parameters -32700 or -32600 (a bad page
+//     token or timestamp, a page size out of range) where A2A 1.0 §3.3.2
+//     and §9.5 say InvalidParamsError, and accepts an unknown status and a
+//     negative historyLength. JSONRPC, REST and GRPCUnary check what
+//     a2a-go's decoders would garble, Handler the rest, on every binding.
+//   - Tasks may carry no status timestamp, which a statusTimestampAfter
+//     filter then lets through. Store stamps every status it saves.
+//   - No version negotiation: every A2A-Version is served as the
+//     interface's version (A2A 1.0 §3.6.2). Version, GRPCUnary and
+//     GRPCStream refuse other versions, and a request without the header
+//     on an interface that does not serve 0.3, with
+//     VersionNotSupportedError.
+//
+// The transport wrappers mark a request to refuse; Handler answers it, so
+// that a2a-go writes the error in each binding's own form.
 //
 // Usage:
 //
-//	handler := a2afix.Handler(a2asrv.NewHandler(executor))
-//	mux.Handle("/a2a/jsonrpc", a2afix.JSONRPC(a2asrv.NewJSONRPCHandler(handler)))
+//	handler := a2afix.Handler(a2asrv.NewHandler(executor, a2asrv.WithTaskStore(a2afix.Store(store))))
+//	mux.Handle("/a2a/jsonrpc", a2afix.Version(a2a.Version, a2afix.JSONRPC(a2asrv.NewJSONRPCHandler(handler))))
+//	mux.Handle("/a2a/rest/", a2afix.Version(a2a.Version, http.StripPrefix("/a2a/rest", a2afix.REST(a2asrv.NewRESTHandler(handler)))))
+//	grpc.NewServer(grpc.ChainUnaryInterceptor(a2afix.GRPCUnary(a2a.Version)), grpc.ChainStreamInterceptor(a2afix.GRPCStream(a2a.Version)))
 package a2afix
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"iter"
 	"net/http"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
 // maxEnvelopeBytes bounds what JSONRPC reads to check an envelope; bigger
@@ -32,8 +45,10 @@ import (
 const maxEnvelopeBytes = 64 << 20
 
 // JSONRPC answers requests that are JSON but not JSON-RPC 2.0 requests
-// with -32600 itself, and hands everything else (unparsable bodies
-// included, which a2a-go answers -32700 correctly) to next.
+// with -32600 itself, marks ListTasks requests with invalid params to be
+// refused -32602 by [Handler] (which next must serve), and hands
+// everything else (unparsable bodies included, which a2a-go answers
+// -32700 correctly) to next.
 func JSONRPC(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
@@ -58,6 +73,12 @@ func JSONRPC(next http.Handler) http.Handler {
 			_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id,
 				"error": map[string]any{"code": -32600, "message": "Invalid Request: not a JSON-RPC 2.0 request object"}})
 			return
+		}
+		if cleared, v := checkListTasks(body); v != nil {
+			// The refusal answers (-32602); a2a-go, which would answer
+			// a bad timestamp -32700, must get as far as asking.
+			r = r.WithContext(withRefusal(r.Context(), v.err()))
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(cleared)), int64(len(cleared))
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -97,6 +118,29 @@ func invalidEnvelope(body []byte) (id json.RawMessage, invalid bool) {
 	return nil, false
 }
 
+// checkListTasks validates the params of a ListTasks request; when they
+// are invalid it returns the request with empty params.
+func checkListTasks(body []byte) ([]byte, *violation) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return nil, nil
+	}
+	var method string
+	if json.Unmarshal(m["method"], &method) != nil || method != "ListTasks" {
+		return nil, nil
+	}
+	v := jsonrpcListTasksViolation(m["params"])
+	if v == nil {
+		return nil, nil
+	}
+	m["params"] = json.RawMessage("{}")
+	cleared, err := json.Marshal(m)
+	if err != nil {
+		return nil, nil
+	}
+	return cleared, v
+}
+
 // kind classifies a JSON value by its first byte: '"', '{', '[', 'n'
 // (null), 'b' (boolean), '0' (number), or 0.
 func kind(raw json.RawMessage) byte {
@@ -113,22 +157,4 @@ func kind(raw json.RawMessage) byte {
 		return '0'
 	}
 	return 0
-}
-
-// Handler wraps a request handler so that SubscribeToTask on a task in a
-// terminal state is refused with UnsupportedOperationError.
-func Handler(h a2asrv.RequestHandler) a2asrv.RequestHandler { return handler{h} }
-
-type handler struct{ a2asrv.RequestHandler }
-
-// SubscribeToTask implements a2asrv.RequestHandler.
-func (h handler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
-	if req != nil {
-		if task, err := h.GetTask(ctx, &a2a.GetTaskRequest{ID: req.ID}); err == nil && task.Status.State.Terminal() {
-			return func(yield func(a2a.Event, error) bool) {
-				yield(nil, a2a.NewError(a2a.ErrUnsupportedOperation, "task "+string(req.ID)+" is "+string(task.Status.State)+": there is nothing left to subscribe to"))
-			}
-		}
-	}
-	return h.RequestHandler.SubscribeToTask(ctx, req)
 }

@@ -15,6 +15,7 @@ import (
 	grpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 	"google.golang.org/grpc"
 
 	"github.com/proctor-eval/proctor/internal/a2afix"
@@ -121,7 +122,9 @@ type LifecycleOptions struct {
 	// Card edits the card before it is served.
 	Card func(*a2a.AgentCard)
 	// Fixed puts internal/a2afix in front of a2a-go, as proctor serve
-	// does: the agent is then conformant on every 1.0 interface.
+	// does (version negotiation, ListTasks validation, a task store that
+	// lists the anonymous caller's tasks): the agent is then conformant on
+	// every 1.0 interface.
 	Fixed bool
 }
 
@@ -155,9 +158,17 @@ func StartLifecycle(tb testing.TB, o LifecycleOptions) string {
 		return false
 	}
 	var handler a2asrv.RequestHandler = a2asrv.NewHandler(lifecycleExecutor{})
-	jsonrpc := func(h http.Handler) http.Handler { return h }
+	same := func(h http.Handler) http.Handler { return h }
+	jsonrpc, rest := same, same
+	version := func(_ a2a.ProtocolVersion, h http.Handler) http.Handler { return h }
 	if o.Fixed {
-		handler, jsonrpc = a2afix.Handler(handler), a2afix.JSONRPC
+		// The task store lists the anonymous caller's tasks: the card
+		// declares no security.
+		store := taskstore.NewInMemory(&taskstore.InMemoryStoreConfig{
+			Authenticator: func(context.Context) (string, error) { return "anonymous", nil },
+		})
+		handler = a2afix.Handler(a2asrv.NewHandler(lifecycleExecutor{}, a2asrv.WithTaskStore(a2afix.Store(store))))
+		jsonrpc, rest, version = a2afix.JSONRPC, a2afix.REST, a2afix.Version
 	}
 	mux := http.NewServeMux()
 	var root http.Handler = mux
@@ -183,19 +194,19 @@ func StartLifecycle(tb testing.TB, o LifecycleOptions) string {
 		v03 := p == "0.3"
 		if has(o.Transports, "jsonrpc") {
 			if v03 {
-				mux.Handle(LifecyclePathJSONRPC03, jsonrpc(a2av0.NewJSONRPCHandler(handler)))
+				mux.Handle(LifecyclePathJSONRPC03, version(a2av0.Version, jsonrpc(a2av0.NewJSONRPCHandler(handler))))
 				add(srv.URL+LifecyclePathJSONRPC03, a2a.TransportProtocolJSONRPC, a2av0.Version)
 			} else {
-				mux.Handle(LifecyclePathJSONRPC, jsonrpc(a2asrv.NewJSONRPCHandler(handler)))
+				mux.Handle(LifecyclePathJSONRPC, version(a2a.Version, jsonrpc(a2asrv.NewJSONRPCHandler(handler))))
 				add(srv.URL+LifecyclePathJSONRPC, a2a.TransportProtocolJSONRPC, a2a.Version)
 			}
 		}
 		if has(o.Transports, "rest") {
 			if v03 {
-				mux.Handle(LifecyclePathREST03+"/", http.StripPrefix(LifecyclePathREST03, a2av0.NewRESTHandler(handler)))
+				mux.Handle(LifecyclePathREST03+"/", version(a2av0.Version, http.StripPrefix(LifecyclePathREST03, a2av0.NewRESTHandler(handler))))
 				add(srv.URL+LifecyclePathREST03, a2a.TransportProtocolHTTPJSON, a2av0.Version)
 			} else {
-				mux.Handle(LifecyclePathREST+"/", http.StripPrefix(LifecyclePathREST, a2asrv.NewRESTHandler(handler)))
+				mux.Handle(LifecyclePathREST+"/", version(a2a.Version, http.StripPrefix(LifecyclePathREST, rest(a2asrv.NewRESTHandler(handler)))))
 				add(srv.URL+LifecyclePathREST, a2a.TransportProtocolHTTPJSON, a2a.Version)
 			}
 		}
@@ -204,7 +215,14 @@ func StartLifecycle(tb testing.TB, o LifecycleOptions) string {
 			if err != nil {
 				tb.Fatal(err)
 			}
+			served := a2a.Version
+			if v03 {
+				served = a2av0.Version
+			}
 			gs := grpc.NewServer()
+			if o.Fixed {
+				gs = grpc.NewServer(grpc.ChainUnaryInterceptor(a2afix.GRPCUnary(served)), grpc.ChainStreamInterceptor(a2afix.GRPCStream(served)))
+			}
 			if v03 {
 				grpcv0.NewHandler(handler).RegisterWith(gs)
 				add(ln.Addr().String(), a2a.TransportProtocolGRPC, a2av0.Version)

@@ -74,9 +74,10 @@ func startGeminiCLI(t *testing.T) map[agentMode]string {
 // TestGeminiCLI evaluates Gemini CLI's A2A server, its coder agent talking
 // to a fake Gemini API, from the card the server publishes: both scripted
 // agents, on the one binding the card declares (JSON-RPC), streamed and
-// not, and checks the refusing agent's conformance: full, the card's
-// missing preferredTransport read with 0.3's default. The servers start
-// once and serve every subtest.
+// not, and checks the refusing agent's conformance: its deviations are
+// the card's missing preferredTransport (read with 0.3's default, and
+// reported as card-defaults) and no version negotiation. The servers
+// start once and serve every subtest.
 func TestGeminiCLI(t *testing.T) {
 	t.Parallel()
 	bases := startGeminiCLI(t)
@@ -86,7 +87,11 @@ func TestGeminiCLI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		assertDeviations(t, rep, nil)
+		assertDeviations(t, rep, []deviation{
+			{conformance.ReqCardDefaults, "HTTP", "A2A 0.3 §5.5: preferredTransport defaults to JSONRPC, which proctor assumes; " +
+				"the server's card states protocolVersion but no preferredTransport", false},
+			{conformance.ReqVersionUnsupported, "JSONRPC 0.3", noNegotiation03, false},
+		})
 		if len(rep.Interfaces) != 1 || rep.Interfaces[0].ProtocolBinding != "JSONRPC" || rep.Interfaces[0].ProtocolVersion != "0.3" {
 			t.Errorf("interfaces checked: %+v, want JSON-RPC 0.3 at the card's url", rep.Interfaces)
 		}

@@ -27,9 +27,15 @@ func mastraDeviations() []deviation {
 		"adapter validates the body against the A2A route's schema before the JSON-RPC handler runs and answers HTTP 400 " +
 		"{\"error\":\"Invalid request body\",\"issues\":[...]}, with no jsonrpc, id or error code (@mastra/hono registerRoute)"
 	return []deviation{
-		{conformance.ReqCardRequiredFields, "HTTP", "A2A 0.3 §5.5 AgentCard: skills is required; Mastra builds the card's skills " +
-			"from the agent's tools (@mastra/server getAgentCardByIdHandler), so an agent without tools publishes \"skills\": []. " +
-			"Whether an empty list fails is issue 12's open checker question: card-skills passes the same card", false},
+		// Its "skills": [] (an agent without tools) is valid: skills is
+		// required but may be empty (A2A 1.0 §8.4.1), as both card checks
+		// now agree.
+		{conformance.ReqCardDefaults, "HTTP", "A2A 0.3 §5.5 AgentCard: preferredTransport defaults to JSONRPC, which proctor " +
+			"assumes; Mastra's card (@mastra/server getAgentCardByIdHandler) states protocolVersion but not preferredTransport, " +
+			"which clients that build their transport from it (a2a-go's 0.3 card parser) need", false},
+		{conformance.ReqVersionPatch, "JSONRPC 0.3", "A2A 1.0 §3.6: patch numbers MUST NOT be considered in version " +
+			"negotiation; Mastra accepts only the exact strings \"0.3\" and \"1.0\" (@mastra/server dist/a2a-*.js " +
+			"resolveA2AProtocolVersion) and answers A2A-Version 0.3.1 with VersionNotSupportedError", false},
 		{conformance.ReqMethodNotFound, "JSONRPC 0.3", jsonrpcErrors, false},
 		{conformance.ReqInvalidRequest, "JSONRPC 0.3", jsonrpcErrors, false},
 		{conformance.ReqParseError, "JSONRPC 0.3", jsonrpcErrors, false},
