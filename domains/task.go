@@ -221,3 +221,10 @@ func ParseTasks(data []byte) ([]Task, error) {
 	}
 	return tasks, nil
 }
+
+// UnmarshalJSON implements json.Unmarshaler: numbers in Arguments decode as
+// json.Number, as in ToolCall, so that an expected 2 is tau2's int 2.
+func (a *Action) UnmarshalJSON(b []byte) error {
+	type plain Action
+	return decodeWithNumbers(b, (*plain)(a))
+}

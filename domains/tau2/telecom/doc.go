@@ -35,8 +35,6 @@
 //     the Python function, where most fail too, but set_user_location,
 //     set_data_usage and set_network_mode_preference would store a value
 //     of the wrong type.
-//   - A number argument arrives as a float: refuel_data with gb_amount 2
-//     says "2.0 GB", where tau2 says "2 GB" for an integer.
 //   - refuel_data names a new draft bill "B" and 8 hex digits derived from
 //     the customer and the number of bills, where tau2 draws them at
 //     random, so that replays are deterministic.
