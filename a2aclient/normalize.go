@@ -1,7 +1,9 @@
 package a2aclient
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -180,9 +182,17 @@ func lastAgentMessage(history []*a2a.Message) *a2a.Message {
 // 1.0 field names (oneof parts, "TASK_STATE_*", {"task":…}/{"message":…}
 // wrappers) and 0.3 names ("kind" discriminators, "completed"), and extracts
 // text and data parts from the same five places as fromResult.
+//
+// Numbers are decoded as json.Number, so that a data part's 2 and 2.0 reach
+// the tool-call parser as the agent wrote them.
 func fromRaw(result json.RawMessage) (extracted, bool) {
+	dec := json.NewDecoder(bytes.NewReader(result))
+	dec.UseNumber()
 	var v any
-	if err := json.Unmarshal(result, &v); err != nil {
+	if err := dec.Decode(&v); err != nil {
+		return extracted{}, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
 		return extracted{}, false
 	}
 	obj, ok := v.(map[string]any)

@@ -68,8 +68,8 @@ type InitialState struct {
 	InitializationActions []Action `json:"initialization_actions,omitempty"`
 	// MessageHistory is the conversation so far, in tau2's message format
 	// (role, content, tool_calls, id...), kept as raw JSON. Domain.NewEnv
-	// replays the tool calls it holds (see ReplayHistory); proctor does not
-	// show the history to the agent or the user simulator yet.
+	// replays the tool calls it holds (see ReplayHistory); the rollout
+	// starts the conversation from it (see History).
 	MessageHistory json.RawMessage `json:"message_history,omitempty"`
 }
 
@@ -220,4 +220,11 @@ func ParseTasks(data []byte) ([]Task, error) {
 		seen[tasks[i].ID] = true
 	}
 	return tasks, nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler: numbers in Arguments decode as
+// json.Number, as in ToolCall, so that an expected 2 is tau2's int 2.
+func (a *Action) UnmarshalJSON(b []byte) error {
+	type plain Action
+	return decodeWithNumbers(b, (*plain)(a))
 }

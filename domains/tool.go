@@ -1,8 +1,11 @@
 package domains
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 )
 
 // ToolSpec describes a tool to the agent: its name, what it does, and its
@@ -113,4 +116,26 @@ func (tb *Toolbox[DB]) hasTool(name string) bool { _, ok := tb.funcs[name]; retu
 func (tb *Toolbox[DB]) hasFunc(name string) bool {
 	_, env := tb.envFuncs[name]
 	return env || tb.hasTool(name)
+}
+
+// UnmarshalJSON implements json.Unmarshaler: numbers in Arguments decode as
+// json.Number, so that an integer stays an integer and 2.0 stays a float,
+// as the agent wrote them and as Python reads them (see decodeWithNumbers).
+func (c *ToolCall) UnmarshalJSON(b []byte) error {
+	type plain ToolCall
+	return decodeWithNumbers(b, (*plain)(c))
+}
+
+// decodeWithNumbers decodes one JSON value into v with numbers in
+// interface values as json.Number, rejecting anything after the value.
+func decodeWithNumbers(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("invalid character after top-level JSON value")
+	}
+	return nil
 }

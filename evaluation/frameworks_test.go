@@ -2,6 +2,7 @@ package evaluation_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -46,7 +47,7 @@ func TestSimulationCardWithoutPreferredTransport(t *testing.T) {
 		t.Fatalf("transcript has %d messages, want 6: %+v", len(res.Messages), res.Messages)
 	}
 	call := res.Messages[2].ToolCalls
-	if res.Messages[2].Role != result.RoleAssistant || len(call) != 1 || call[0].Name != "add" || call[0].Arguments["n"] != 2.0 {
+	if res.Messages[2].Role != result.RoleAssistant || len(call) != 1 || call[0].Name != "add" || call[0].Arguments["n"] != json.Number("2") {
 		t.Errorf("agent's first turn = %+v, want the tool call add(n=2)", res.Messages[2])
 	}
 	if m := res.Messages[4]; m.Role != result.RoleAssistant || m.Content != "Done, the count is 2." {

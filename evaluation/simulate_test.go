@@ -2,6 +2,7 @@ package evaluation_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -107,7 +108,7 @@ func TestSolvedTranscript(t *testing.T) {
 		t.Fatalf("roles = %s, want %s", got, want)
 	}
 	call := res.Messages[2].ToolCalls
-	if len(call) != 1 || call[0].Name != "add" || call[0].Arguments["n"] != 2.0 {
+	if len(call) != 1 || call[0].Name != "add" || call[0].Arguments["n"] != json.Number("2") {
 		t.Errorf("tool call = %+v", call)
 	}
 	if res.Messages[3].Content != `{"count":2}` || res.Messages[3].Name != "add" {

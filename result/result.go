@@ -74,6 +74,12 @@ type Message struct {
 	// agent's.
 	Requestor string `json:"requestor,omitempty"`
 	Turn      int    `json:"turn"`
+	// History marks the messages of the task's message history: the
+	// conversation as it stood when the simulation started (tau2's
+	// initial_state.message_history), which head the transcript. Their
+	// tool calls ran while the environment was set up, not during the
+	// simulation; they count in scoring as tau2 counts them.
+	History bool `json:"history,omitempty"`
 }
 
 // Simulation is the result of one task x one trial.

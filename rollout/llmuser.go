@@ -240,3 +240,44 @@ func (u *LLMUser) declarations() []*genai.FunctionDeclaration {
 	}
 	return out
 }
+
+// StartFrom implements HistoryUser: the prior messages become the model's
+// conversation so far, roles flipped as in Reply (the user's own messages
+// and tool calls are the model's turns, the agent's messages and the tool
+// results the other party's).
+func (u *LLMUser) StartFrom(history []domains.HistoryMessage) {
+	for _, m := range history {
+		switch m.Role {
+		case domains.RequestorUser:
+			var parts []*genai.Part
+			if m.Content != "" {
+				parts = append(parts, genai.NewPartFromText(m.Content))
+			}
+			for _, c := range m.ToolCalls {
+				parts = append(parts, &genai.Part{FunctionCall: &genai.FunctionCall{ID: c.ID, Name: c.Name, Args: c.Arguments}})
+			}
+			u.history = append(u.history, &genai.Content{Role: genai.RoleModel, Parts: parts})
+		case domains.RequestorAssistant:
+			u.history = append(u.history, genai.NewContentFromText(m.Content, genai.RoleUser))
+		case domains.RoleTool:
+			key := "result"
+			if m.Error {
+				key = "error"
+			}
+			u.history = append(u.history, &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{FunctionResponse: &genai.FunctionResponse{
+				ID: m.ToolCallID, Name: toolName(history, m.ToolCallID), Response: map[string]any{key: m.Content}}}}})
+		}
+	}
+}
+
+// toolName is the name of the call with the given id in history.
+func toolName(history []domains.HistoryMessage, id string) string {
+	for _, m := range history {
+		for _, c := range m.ToolCalls {
+			if c.ID == id {
+				return c.Name
+			}
+		}
+	}
+	return ""
+}

@@ -88,7 +88,13 @@ type simRun struct {
 	env    domains.Env
 	turn   int
 	errors int
+	// history counts the transcript's leading history messages, which
+	// are not steps of the simulation.
+	history int
 }
+
+// steps is the number of messages the simulation itself added.
+func (r *simRun) steps() int { return len(r.res.Messages) - r.history }
 
 func (r *simRun) add(m result.Message) {
 	m.Turn = r.turn
@@ -165,22 +171,26 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 	if tu, ok := user.(ToolUser); ok && len(r.s.domain.UserTools) > 0 {
 		tu.UseTools(simUserTools{r})
 	}
-	r.add(result.Message{Role: result.RoleAssistant, Content: AgentGreeting})
-	utterance, err := user.Reply(ctx, AgentGreeting)
+	history, err := domains.History(r.task)
 	if err != nil {
-		return r.timeoutOr(ctx, result.TermUserError, fmt.Errorf("user simulator: %w", err))
+		return result.TermInfrastructure, fmt.Errorf("task %s: message_history: %w", r.task.ID, err)
 	}
-	r.add(result.Message{Role: result.RoleUser, Content: utterance})
-	if isUserStop(utterance) {
-		return result.TermUserStop, nil
+	var input translation.Input
+	var term result.TerminationReason
+	if len(history) > 0 {
+		input, term, err = r.startFromHistory(ctx, history, user)
+	} else {
+		input, term, err = r.startFromGreeting(ctx, user)
+	}
+	if term != "" {
+		return term, err
 	}
 
 	conv := agent.NewConversation()
 	r.res.ContextID = conv.ContextID()
 	setup := r.s.setup
-	input := translation.Input{UserText: utterance}
 	for first := true; ; first = false {
-		if len(r.res.Messages) >= r.s.limits.MaxSteps {
+		if r.steps() >= r.s.limits.MaxSteps {
 			return result.TermMaxSteps, nil
 		}
 		if ctx.Err() != nil {
@@ -204,16 +214,7 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 		reply := translation.ParseReply(resp.Parts)
 		if len(reply.ToolCalls) > 0 {
 			r.add(result.Message{Role: result.RoleAssistant, Content: reply.Text, ToolCalls: reply.ToolCalls})
-			outcomes := make([]translation.ToolOutcome, 0, len(reply.ToolCalls))
-			for _, call := range reply.ToolCalls {
-				call.Requestor = string(result.RoleAssistant)
-				out := r.env.Call(call)
-				r.add(result.Message{Role: result.RoleTool, Content: out.Content, ToolCallID: call.ID, Name: call.Name, Error: out.Error})
-				outcomes = append(outcomes, translation.ToolOutcome{Call: call, Result: out})
-				if out.Error {
-					r.errors++
-				}
-			}
+			outcomes := r.runAgentCalls(reply.ToolCalls)
 			if r.errors >= r.s.limits.MaxErrors {
 				return result.TermTooManyErrors, fmt.Errorf("%d tool calls failed", r.errors)
 			}
@@ -224,10 +225,10 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 		if strings.Contains(reply.Text, StopToken) {
 			return result.TermAgentStop, nil
 		}
-		if len(r.res.Messages) >= r.s.limits.MaxSteps {
+		if r.steps() >= r.s.limits.MaxSteps {
 			return result.TermMaxSteps, nil
 		}
-		utterance, err = user.Reply(ctx, reply.Text)
+		utterance, err := user.Reply(ctx, reply.Text)
 		if err != nil {
 			return r.timeoutOr(ctx, result.TermUserError, fmt.Errorf("user simulator: %w", err))
 		}
@@ -237,6 +238,39 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 		}
 		input = translation.Input{UserText: utterance}
 	}
+}
+
+// runAgentCalls runs the agent's tool calls on the agent's side, records
+// their results and counts the failures.
+func (r *simRun) runAgentCalls(calls []domains.ToolCall) []translation.ToolOutcome {
+	outcomes := make([]translation.ToolOutcome, 0, len(calls))
+	for _, call := range calls {
+		call.Requestor = string(result.RoleAssistant)
+		out := r.env.Call(call)
+		r.add(result.Message{Role: result.RoleTool, Content: out.Content, ToolCallID: call.ID, Name: call.Name, Error: out.Error})
+		outcomes = append(outcomes, translation.ToolOutcome{Call: call, Result: out})
+		if out.Error {
+			r.errors++
+		}
+	}
+	return outcomes
+}
+
+// startFromGreeting opens a conversation as tau2 does without a message
+// history: the agent greets, the user answers. A non-empty reason ends
+// the simulation.
+func (r *simRun) startFromGreeting(ctx context.Context, user UserSimulator) (translation.Input, result.TerminationReason, error) {
+	r.add(result.Message{Role: result.RoleAssistant, Content: AgentGreeting})
+	utterance, err := user.Reply(ctx, AgentGreeting)
+	if err != nil {
+		term, err := r.timeoutOr(ctx, result.TermUserError, fmt.Errorf("user simulator: %w", err))
+		return translation.Input{}, term, err
+	}
+	r.add(result.Message{Role: result.RoleUser, Content: utterance})
+	if isUserStop(utterance) {
+		return translation.Input{}, result.TermUserStop, nil
+	}
+	return translation.Input{UserText: utterance}, "", nil
 }
 
 // simUserTools runs a user simulator's tool calls on the user's side of the

@@ -144,8 +144,8 @@ func (s *Scorer) prepare(task *domains.Task, sim *result.Simulation, final domai
 }
 
 // Replay rebuilds the final environment of a recorded simulation: a fresh
-// environment for the task, with every tool call of the transcript run
-// again in order, the agent's on the agent's side and the user simulator's
+// environment for the task (its message history replayed), with every
+// other tool call of the transcript run again in order, the agent's on the agent's side and the user simulator's
 // on the user's. Tools are deterministic, so it is the environment the
 // rollout ended with.
 func Replay(d *domains.Domain, task *domains.Task, messages []result.Message) (domains.Env, error) {
@@ -154,7 +154,8 @@ func Replay(d *domains.Domain, task *domains.Task, messages []result.Message) (d
 		return nil, err
 	}
 	for _, m := range messages {
-		if m.Role != result.RoleAssistant && m.Role != result.RoleUser {
+		// History messages' calls ran when the environment was made.
+		if m.History || (m.Role != result.RoleAssistant && m.Role != result.RoleUser) {
 			continue
 		}
 		for _, call := range m.ToolCalls {

@@ -36,7 +36,12 @@ func (agentBeats) Render(setup Setup, first bool, in Input) []*a2a.Part {
 		return []*a2a.Part{a2a.NewTextPart(input)}
 	}
 	preamble := derived(setup, "agentbeats/preamble", func() string { return agentBeatsPreamble(setup) })
-	return []*a2a.Part{a2a.NewTextPart(preamble + input)}
+	text := preamble + renderHistoryText(in.History) + input
+	if input == "" {
+		// A history that ends with the agent's turn: nothing follows it.
+		text = strings.TrimRight(text, "\n")
+	}
+	return []*a2a.Part{a2a.NewTextPart(text)}
 }
 
 // agentBeatsPreamble is what the first message says before the input: the
@@ -73,7 +78,7 @@ func renderAgentBeatsInput(in Input) string {
 		}
 		blocks = append(blocks, AgentBeatsToolResultPrefix+o.Call.Name+"):\n"+content)
 	}
-	if in.UserText != "" || len(in.ToolResults) == 0 {
+	if in.UserText != "" || (len(in.ToolResults) == 0 && len(in.History) == 0) {
 		blocks = append(blocks, AgentBeatsUserPrefix+in.UserText)
 	}
 	return strings.Join(blocks, "\n\n")

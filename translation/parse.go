@@ -191,6 +191,7 @@ func (p *parsed) addCall(m map[string]any, lenient bool) bool {
 	if !ok {
 		return false
 	}
+	args = literalNumbers(args).(map[string]any)
 	if name == RespondTool {
 		text, ok := respondText(args)
 		if ok {
@@ -230,7 +231,7 @@ func toArguments(v any) (map[string]any, bool) {
 			return nil, false
 		}
 		var m map[string]any
-		if err := json.Unmarshal([]byte(s), &m); err != nil {
+		if err := decodeLiterals(s, &m); err != nil {
 			return nil, false
 		}
 		if m == nil {

@@ -82,9 +82,9 @@ var parseCases = []parseCase{
 	{"kwargs", textParts(`{"name": "get_user", "kwargs": {"user_id": "u-1"}}`),
 		Reply{ToolCalls: []domains.ToolCall{call("call-1", "get_user", map[string]any{"user_id": "u-1"})}, Format: "json"}},
 	{"arguments win over kwargs", textParts(`{"name": "f", "arguments": {"a": 1}, "kwargs": {"b": 2}}`),
-		Reply{ToolCalls: []domains.ToolCall{call("call-1", "f", map[string]any{"a": 1.0})}, Format: "json"}},
+		Reply{ToolCalls: []domains.ToolCall{call("call-1", "f", map[string]any{"a": json.Number("1")})}, Format: "json"}},
 	{"string-encoded arguments", textParts(`{"name": "get_user", "arguments": "{\"user_id\": \"u-1\", \"n\": 2}"}`),
-		Reply{ToolCalls: []domains.ToolCall{call("call-1", "get_user", map[string]any{"user_id": "u-1", "n": 2.0})}, Format: "json"}},
+		Reply{ToolCalls: []domains.ToolCall{call("call-1", "get_user", map[string]any{"user_id": "u-1", "n": json.Number("2")})}, Format: "json"}},
 	{"empty string arguments", textParts(`{"name": "list_all", "arguments": ""}`),
 		Reply{ToolCalls: []domains.ToolCall{call("call-1", "list_all", nil)}, Format: "json"}},
 	{"null arguments", textParts(`{"name": "list_all", "arguments": null}`),
@@ -97,9 +97,9 @@ var parseCases = []parseCase{
 		Reply{ToolCalls: []domains.ToolCall{call("call-1", "f", map[string]any{"x": true})}, Format: "json"}},
 	{"several calls", textParts(`{"tool_calls": [{"name": "a", "arguments": {"x": 1}}, {"name": "b"}, {"name": "c", "kwargs": {"y": [1, 2]}}]}`),
 		Reply{ToolCalls: []domains.ToolCall{
-			call("call-1", "a", map[string]any{"x": 1.0}),
+			call("call-1", "a", map[string]any{"x": json.Number("1")}),
 			call("call-2", "b", nil),
-			call("call-3", "c", map[string]any{"y": []any{1.0, 2.0}}),
+			call("call-3", "c", map[string]any{"y": []any{json.Number("1"), json.Number("2")}}),
 		}, Format: "json"}},
 	{"openai style", textParts(`{"tool_calls": [{"id": "call_abc", "type": "function", "function": {"name": "get_user", "arguments": "{\"user_id\":\"u-1\"}"}}, {"type": "function", "function": {"name": "list_all", "arguments": "{}"}}]}`),
 		Reply{ToolCalls: []domains.ToolCall{
@@ -217,7 +217,7 @@ var parseCases = []parseCase{
 		map[string]any{"name": "a", "arguments": "{\"x\": 1}"},
 		map[string]any{"id": "i2", "type": "function", "function": map[string]any{"name": "b", "arguments": map[string]any{}}},
 	}})},
-		Reply{ToolCalls: []domains.ToolCall{call("call-1", "a", map[string]any{"x": 1.0}), call("i2", "b", nil)}, Format: "data_part"}},
+		Reply{ToolCalls: []domains.ToolCall{call("call-1", "a", map[string]any{"x": json.Number("1")}), call("i2", "b", nil)}, Format: "data_part"}},
 	{"data part respond", []*a2a.Part{a2a.NewDataPart(map[string]any{"name": "respond", "arguments": map[string]any{"content": "Hello"}})},
 		Reply{Text: "Hello", Format: "data_part"}},
 	{"data part with text", []*a2a.Part{a2a.NewTextPart("Let me check."), a2a.NewDataPart(map[string]any{"tool_calls": []any{map[string]any{"name": "a"}}})},
@@ -358,6 +358,21 @@ var roundTripCalls = []domains.ToolCall{
 	{Name: "nested", Arguments: map[string]any{"a": map[string]any{"b": map[string]any{"c": []any{[]any{}, map[string]any{}}}}}},
 }
 
+// asWritten is what the parser should give for arguments as Go's encoder
+// writes them: the same values, numbers as the literals written.
+func asWritten(t *testing.T, args map[string]any) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := decodeLiterals(string(raw), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // presentations wrap an agent's JSON the ways agents do.
 var presentations = map[string]func(string) string{
 	"bare":   func(s string) string { return s },
@@ -379,7 +394,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("%s %s: got %#v", pname, raw, r)
 			}
 			got := r.ToolCalls[0]
-			if got.Name != want.Name || !cmp.Equal(got.Arguments, want.Arguments) || got.ID != "call-1" {
+			if got.Name != want.Name || !cmp.Equal(got.Arguments, asWritten(t, want.Arguments)) || got.ID != "call-1" {
 				t.Errorf("%s: got %#v, want %#v", pname, got, want)
 			}
 		}
@@ -401,7 +416,7 @@ func TestRoundTrip(t *testing.T) {
 		}
 		for i, got := range r.ToolCalls {
 			want := roundTripCalls[i]
-			if got.Name != want.Name || !cmp.Equal(got.Arguments, want.Arguments) || got.ID != fmt.Sprintf("call-%d", i+1) {
+			if got.Name != want.Name || !cmp.Equal(got.Arguments, asWritten(t, want.Arguments)) || got.ID != fmt.Sprintf("call-%d", i+1) {
 				t.Errorf("call %d: got %#v, want %#v", i, got, want)
 			}
 		}

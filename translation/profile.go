@@ -60,6 +60,10 @@ type Input struct {
 	UserText string
 	// ToolResults are the outcomes of the agent's previous tool calls.
 	ToolResults []ToolOutcome
+	// History is the conversation before the agent's first message, when
+	// the task starts from a message history: the messages the agent took
+	// part in (see domains.History). Only a first message carries it.
+	History []domains.HistoryMessage
 }
 
 // ToolOutcome pairs a tool call the agent made with what it returned.

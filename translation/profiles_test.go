@@ -598,7 +598,7 @@ func TestProfileRoundTrip(t *testing.T) {
 				{
 					{name: names[0], args: map[string]any{"user_id": "u-1"}},
 					{id: "mine", name: names[1], args: map[string]any{
-						"flight": "HAT001", "seats": 2.0, "note": `<ok> & "quoted" }{`,
+						"flight": "HAT001", "seats": json.Number("2"), "note": `<ok> & "quoted" }{`,
 						"passengers": []any{map[string]any{"name": "Ann"}},
 					}},
 					{name: names[3], args: map[string]any{}},

@@ -188,7 +188,7 @@ func TestAgentBeatsRespondToolNotDuplicated(t *testing.T) {
 // message asks for parses back: the contract between Render and ParseReply.
 func TestAgentBeatsReferenceReply(t *testing.T) {
 	r := ParseReply([]*a2a.Part{a2a.NewTextPart(`<json>{"name": "book_flight", "arguments": {"flight": "HAT001", "seats": 2}}</json>`)})
-	want := []domains.ToolCall{{ID: "call-1", Name: "book_flight", Arguments: map[string]any{"flight": "HAT001", "seats": 2.0}}}
+	want := []domains.ToolCall{{ID: "call-1", Name: "book_flight", Arguments: map[string]any{"flight": "HAT001", "seats": json.Number("2")}}}
 	if !cmp.Equal(r.ToolCalls, want) || r.Text != "" {
 		t.Errorf("got %#v", r)
 	}

@@ -1,7 +1,6 @@
 package translation
 
 import (
-	"encoding/json"
 	"strings"
 )
 
@@ -75,7 +74,7 @@ func (sc *scanner) try(format ReplyFormat, start, end int) (Reply, bool) {
 		return Reply{}, false
 	}
 	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
+	if err := decodeLiterals(s, &v); err != nil {
 		return Reply{}, false
 	}
 	p, ok := recognise(v)

@@ -40,10 +40,13 @@ func (structured) Render(setup Setup, first bool, in Input) []*a2a.Part {
 		items := newToolResults(in.ToolResults).ToolResults
 		parts = append(parts, a2a.NewDataPart(map[string]any{ToolResultsKey: toGenericJSON(items)}))
 	}
-	if in.UserText != "" || len(in.ToolResults) == 0 {
+	if in.UserText != "" || (len(in.ToolResults) == 0 && (!first || len(in.History) == 0)) {
 		parts = append(parts, a2a.NewTextPart(in.UserText))
 	}
 	if first {
+		if p := historyDataPart(in.History); p != nil {
+			parts = append(parts, p)
+		}
 		parts = append(parts, a2a.NewDataPart(map[string]any{
 			SetupPolicyKey:      strings.TrimSpace(setup.Policy),
 			SetupToolsKey:       derived(setup, "structured/tools", func() any { return toGenericJSON(openAITools(toolFunctions(setup.Tools))) }),

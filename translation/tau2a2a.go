@@ -46,6 +46,7 @@ func (tau2A2A) Render(setup Setup, first bool, in Input) []*a2a.Part {
 	b.WriteString(PolicyOpen + "\n")
 	b.WriteString(strings.TrimSpace(setup.Policy))
 	b.WriteString("\n" + PolicyClose + "\n\n")
+	b.WriteString(renderHistoryText(in.History))
 	if body != "" {
 		b.WriteString(body)
 		b.WriteString("\n\n")

@@ -13,6 +13,18 @@
 // A simulation's database is a copy-on-write [DB.Clone] of one template
 // decoded at load time: records are shared until a tool changes them, so
 // many concurrent simulations cost little more than one.
+//
+// Like tau2, the tools check no argument type up front: tau2 calls its
+// Python methods with the agent's arguments as they are, and the tools
+// follow what Python makes of them (bad_calls.json, replayed by
+// TestBadCalls, holds tau2's answers). Some wrong-typed calls succeed:
+// send_certificate with the amount "100" (a string) adds a certificate;
+// update_reservation_passengers given one object instead of a list stores
+// the object as the passengers when it has as many keys as the
+// reservation has passengers (its keys written in a passenger record's
+// field order, where tau2 keeps the agent's). Others fail with Python's
+// own exception text ("'<=' not supported between instances of 'str' and
+// 'int'", "unhashable type: 'list'").
 package airline
 
 import (

@@ -1,6 +1,7 @@
 package airline
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -200,6 +201,11 @@ type Reservation struct {
 	Insurance       string              `json:"insurance"`
 	// Status is nil or "cancelled".
 	Status *string `json:"status"`
+
+	// passengersDict, when not nil, replaces Passengers: the object that
+	// update_reservation_passengers stored as it was given (see
+	// setPassengersDict).
+	passengersDict map[string]any
 
 	dumped map[string]any // see dumpCache
 }
@@ -489,7 +495,7 @@ func (r *Reservation) buildDump() map[string]any {
 		"flight_type":      r.FlightType,
 		"cabin":            r.Cabin.v,
 		"flights":          flights,
-		"passengers":       dumpPassengers(r.Passengers),
+		"passengers":       r.dumpPassengersField(),
 		"payment_history":  payments,
 		"created_at":       r.CreatedAt,
 		"total_baggages":   r.TotalBaggages.v,
@@ -537,6 +543,80 @@ func (m PaymentMethod) MarshalJSON() ([]byte, error) {
 		ID     string `json:"id"`
 		Amount Float  `json:"amount"`
 	}{m.Source, m.ID, Float(m.Amount)})
+}
+
+// passengerCount is Python's len(reservation.passengers): the number of
+// keys of a stored object.
+func (r *Reservation) passengerCount() int {
+	if r.passengersDict != nil {
+		return len(r.passengersDict)
+	}
+	return len(r.Passengers)
+}
+
+func (r *Reservation) dumpPassengersField() any {
+	if r.passengersDict != nil {
+		return r.passengersDict
+	}
+	return dumpPassengers(r.Passengers)
+}
+
+// MarshalJSON implements json.Marshaler: the reservation's fields in
+// order, its passengers the stored object when there is one.
+func (r *Reservation) MarshalJSON() ([]byte, error) {
+	type plain Reservation
+	if r.passengersDict == nil {
+		return json.Marshal((*plain)(r))
+	}
+	c := *r
+	c.Passengers = nil
+	b, err := json.Marshal((*plain)(&c))
+	if err != nil {
+		return nil, err
+	}
+	obj, err := appendPassengersDict(nil, r.passengersDict)
+	if err != nil {
+		return nil, err
+	}
+	// Only a key is a quoted name followed by a colon: the one
+	// "passengers" member.
+	return bytes.Replace(b, []byte(`"passengers":null`), append([]byte(`"passengers":`), obj...), 1), nil
+}
+
+// appendPassengersDict writes a stored passengers object with its keys in
+// this order: a passenger record's fields, then any others sorted. tau2
+// keeps the agent's own order, which proctor's decoded arguments no longer
+// hold; agents follow the schema's order.
+func appendPassengersDict(b []byte, m map[string]any) ([]byte, error) {
+	passengerKeyOrder := []string{"first_name", "last_name", "dob"}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if !slices.Contains(passengerKeyOrder, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var known []string
+	for _, k := range passengerKeyOrder {
+		if _, ok := m[k]; ok {
+			known = append(known, k)
+		}
+	}
+	b = append(b, '{')
+	for i, k := range append(known, keys...) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, kb...), ':')
+		if b, err = appendJSONValue(b, m[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // MarshalJSON implements json.Marshaler.

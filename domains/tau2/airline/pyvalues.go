@@ -62,9 +62,10 @@ func (v *Value) UnmarshalJSON(data []byte) error {
 
 // fromJSON converts a decoded JSON value (float64 or json.Number numbers) to
 // the dump value Python's json.loads would have produced. A float64 with an
-// integral value is taken to be a JSON integer: proctor decodes tool
-// arguments into float64, which no longer tells 2 from 2.0, and agents write
-// integers far more often than integral floats.
+// integral value is taken to be a JSON integer: a float64 argument no longer
+// tells 2 from 2.0 (proctor keeps json.Number literals, but callers of the
+// Go API may pass float64), and agents write integers far more often than
+// integral floats.
 func fromJSON(v any) (any, error) {
 	switch t := v.(type) {
 	case nil, bool, string, int64:

@@ -893,7 +893,7 @@ func updateReservationFlights(db *DB, args domains.Args) (any, error) {
 	if len(rawFlights) > 0 {
 		return nil, attributeError(rawFlights[0], "flight_number")
 	}
-	n := int64(len(r.Passengers))
+	n := int64(r.passengerCount())
 	var total int64
 	flights := []ReservationFlight{}
 	for _, fi := range infos {
@@ -954,6 +954,9 @@ func updateReservationPassengers(db *DB, args domains.Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if dict, ok := p[1].(map[string]any); ok && len(dict) > 0 {
+		return setPassengersDict(db, p[0], dict)
+	}
 	passengers, _, err := coercePassengers(p[1])
 	if err != nil {
 		return nil, err
@@ -962,11 +965,32 @@ func updateReservationPassengers(db *DB, args domains.Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(passengers) != len(r.Passengers) {
+	if len(passengers) != r.passengerCount() {
 		return nil, fmt.Errorf("Number of passengers does not match")
 	}
 	r = db.mutableReservation(p[0].(string))
-	r.Passengers = passengers
+	r.Passengers, r.passengersDict = passengers, nil
+	return r, nil
+}
+
+// setPassengersDict is update_reservation_passengers given one object
+// instead of a list: tau2 iterates its keys, finds they are not all
+// objects, and so stores the object itself as the passengers when it has
+// as many keys as the reservation has passengers.
+func setPassengersDict(db *DB, id any, dict map[string]any) (any, error) {
+	r, err := db.getReservation(id)
+	if err != nil {
+		return nil, err
+	}
+	if len(dict) != r.passengerCount() {
+		return nil, fmt.Errorf("Number of passengers does not match")
+	}
+	v, err := fromJSON(dict)
+	if err != nil {
+		return nil, err
+	}
+	r = db.mutableReservation(id.(string))
+	r.Passengers, r.passengersDict = nil, v.(map[string]any)
 	return r, nil
 }
 

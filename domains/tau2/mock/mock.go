@@ -18,11 +18,14 @@
 // (tau2 stores any value unvalidated; proctor rejects non-strings), and
 // users or notifications added by initialization_data come after the
 // existing ones in sorted id order, where Python keeps the data's order.
-// create_task with a non-string title fails with proctor's wording, not
-// pydantic's ValidationError text. Otherwise tool messages are tau2's bytes
-// (TestBadCalls replays bad_calls.json): json.dumps layout, TypeErrors
-// naming MockTools or MockUserTools, and a list or object task_id failing
-// as Python's dict lookup does ("unhashable type: 'list'").
+// Otherwise tool messages are tau2's bytes (TestBadCalls replays
+// bad_calls.json): json.dumps layout, TypeErrors naming MockTools or
+// MockUserTools, a list or object task_id failing as Python's dict lookup
+// does ("unhashable type: 'list'"), and create_task with a title that is
+// not a str (or a description neither a str nor null) failing with
+// pydantic's ValidationError text for tau2's Task model, whose
+// errors.pydantic.dev links name the pydantic version tau2 pins
+// (pycompat.PydanticURLVersion).
 package mock
 
 import (

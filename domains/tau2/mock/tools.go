@@ -88,6 +88,29 @@ func optStr(args domains.Args, name string) (*string, error) {
 	return &s, nil
 }
 
+// taskFields reads create_task's title and description as tau2's Task
+// model validates them: a title that is not a str, or a description that
+// is neither a str nor null, fails with pydantic's ValidationError, which
+// names every failing field.
+func taskFields(args domains.Args) (title string, desc *string, err error) {
+	var errs []pycompat.FieldError
+	title, ok := args["title"].(string)
+	if !ok {
+		errs = append(errs, pycompat.StringTypeError("title", args["title"]))
+	}
+	if v := args["description"]; v != nil {
+		s, ok := v.(string)
+		if !ok {
+			errs = append(errs, pycompat.StringTypeError("description", v))
+		}
+		desc = &s
+	}
+	if len(errs) > 0 {
+		return "", nil, pycompat.ValidationError("Task", errs)
+	}
+	return title, desc, nil
+}
+
 func createTask(db *DB, args domains.Args) (any, error) {
 	if err := pycompat.CheckKwargs(toolsClass, "create_task", args, []string{"user_id", "title"}, "description"); err != nil {
 		return nil, err
@@ -100,11 +123,7 @@ func createTask(db *DB, args domains.Args) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("User %s not found", userID)
 	}
-	title, err := str(args, "title")
-	if err != nil {
-		return nil, err
-	}
-	desc, err := optStr(args, "description")
+	title, desc, err := taskFields(args)
 	if err != nil {
 		return nil, err
 	}

@@ -75,6 +75,20 @@ func stringArgs(tool string, args domains.Args, params ...string) ([]string, err
 	return out, nil
 }
 
+// iteratedListArg is stringListArg for a tool that only iterates the list
+// and counts its items: a string is then what Python makes of it, its
+// characters (code points), one item each.
+func iteratedListArg(args domains.Args, name string) ([]string, error) {
+	if s, ok := args[name].(string); ok {
+		out := make([]string, 0, len(s))
+		for _, r := range s {
+			out = append(out, string(r))
+		}
+		return out, nil
+	}
+	return stringListArg(args, name)
+}
+
 func jsonType(v any) string {
 	switch v.(type) {
 	case nil:

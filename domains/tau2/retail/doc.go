@@ -23,8 +23,11 @@
 // that is a number or a boolean names no record ("User not found",
 // "Order not found", "Product not found"; also a non-string zip in
 // find_user_id_by_name_zip), a list or object id fails as Python's
-// hashing does ("unhashable type: 'list'"), and transfer_to_human_agents
-// accepts any summary.
+// hashing does ("unhashable type: 'list'"), transfer_to_human_agents
+// accepts any summary (a number succeeds), and return_delivered_order_items
+// given a string for item_ids iterates its characters, as Python does, so
+// none is found ("Some item not found"). Other arguments of the wrong JSON
+// type fail with a type error where tau2 would fail with Python's.
 //
 // See ExampleNew for an environment of a task and a tool call.
 package retail

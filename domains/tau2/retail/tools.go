@@ -642,7 +642,9 @@ func returnDeliveredOrderItems(db *DB, args domains.Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	itemIDs, err := stringListArg(args, "item_ids")
+	// tau2 iterates item_ids and counts its items: a string's characters
+	// are items that no order has.
+	itemIDs, err := iteratedListArg(args, "item_ids")
 	if err != nil {
 		return nil, err
 	}

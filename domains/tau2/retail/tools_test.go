@@ -420,7 +420,7 @@ func TestArguments(t *testing.T) {
 	fails(t, env, "list_all_product_types", obj{"x": 1.0}, "RetailTools.list_all_product_types() got an unexpected keyword argument 'x'")
 	fails(t, env, "get_order_details", obj{"order_id": 1.0}, "Order not found")
 	fails(t, env, "modify_user_address", obj{"user_id": "ann_1", "address1": "a", "address2": nil, "city": "c", "state": "s", "country": "c", "zip": "z"}, "argument 'address2' must be a string, got null")
-	fails(t, env, "return_delivered_order_items", obj{"order_id": "#W2", "item_ids": "K1", "payment_method_id": "paypal_1"}, "argument 'item_ids' must be an array of strings, got a string")
+	fails(t, env, "return_delivered_order_items", obj{"order_id": "#W2", "item_ids": "K1", "payment_method_id": "paypal_1"}, "Some item not found") // tau2 iterates the characters
 	fails(t, env, "return_delivered_order_items", obj{"order_id": "#W2", "item_ids": []any{"K1", 2.0}, "payment_method_id": "paypal_1"}, "argument 'item_ids' must be an array of strings, but element 1 is a number")
 	fails(t, env, "return_delivered_order_items", obj{"order_id": "#W2", "item_ids": nil, "payment_method_id": "paypal_1"}, "argument 'item_ids' must be an array of strings, got null")
 	// As in tau2, an empty string or object is an empty list.

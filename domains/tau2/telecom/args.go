@@ -2,12 +2,14 @@ package telecom
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/internal/pycompat"
 	"github.com/proctor-eval/proctor/domains/tau2/internal/pyjson"
 )
 
@@ -15,9 +17,9 @@ import (
 // arguments, unchecked against the declared schema (domains-spec.md 1.1).
 // These helpers mirror what follows: an unknown or missing argument fails
 // with Python's TypeError wording. Where tau2 would carry a value of the
-// wrong JSON type into the function, proctor fails the call instead (tau2
-// fails too, or stores the value unvalidated; the known cases are listed in
-// doc.go).
+// wrong JSON type into the function, the tools mirror Python where
+// bad_calls.json records it (doc.go lists them) and otherwise fail the
+// call with a type error.
 
 // str returns a string argument ("" allowed).
 func str(args domains.Args, name string) (string, error) {
@@ -51,11 +53,10 @@ func optBool(args domains.Args, name string) (*bool, error) {
 
 // number is a numeric argument as Python holds it: an int or a float. The
 // difference shows where tau2 formats the value (str(2) is "2", str(2.0)
-// "2.0"). proctor decodes tool arguments into float64, which no longer
-// tells 2 from 2.0, so a float64 is taken to be a float: the parameters
-// that use number are declared as floats (an agent passing 2 to tau2 gets
-// "2 GB" where proctor says "2.0 GB"). A json.Number literal or a Go int
-// keeps the distinction.
+// "2.0"). proctor passes the agent's numbers on as json.Number literals,
+// which keep the distinction, as a Go int does; a float64 (from a Go
+// caller) is taken to be a float, as the parameters that use number are
+// declared.
 type number struct {
 	f     float64
 	isInt bool
@@ -98,6 +99,39 @@ func integer(args domains.Args, name string) (int, error) {
 		return 0, fmt.Errorf("argument '%s' must be an integer, got %v", name, n)
 	}
 	return int(n.f), nil
+}
+
+// sliceBound reads an argument tau2 only uses as a slice bound (list[:n]),
+// as Python takes it when slicing, after the tool's other work: absent, the
+// default; null, no bound (n itself); an int or a bool (an int in Python),
+// its value; anything else fails as Python's slicing does.
+func sliceBound(args domains.Args, name string, def, n int) (int, error) {
+	v, ok := args[name]
+	switch t := v.(type) {
+	case nil:
+		if !ok {
+			return def, nil
+		}
+		return n, nil
+	case bool:
+		if t {
+			return 1, nil
+		}
+		return 0, nil
+	case json.Number, int, int64:
+		if pycompat.TypeName(v) == "int" {
+			i, err := integer(args, name)
+			if err != nil {
+				// Beyond an int64: Python clamps the bound to the list.
+				if strings.HasPrefix(fmt.Sprint(t), "-") {
+					return 0, nil
+				}
+				return n, nil
+			}
+			return i, nil
+		}
+	}
+	return 0, errors.New("slice indices must be integers or None or have an __index__ method")
 }
 
 // typeName names a JSON value's type the way Python names the decoded

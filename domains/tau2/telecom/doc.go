@@ -30,13 +30,28 @@
 // on env assertions (and ACTION for the transfer tasks), not on database
 // hashes.
 //
+// Arguments are not type-checked up front, as tau2 checks none: tau2 calls
+// the Python function with them, and proctor mirrors what follows where
+// bad_calls.json records it. A number for phone_number finds no customer
+// ("Customer with phone number 5551232002 not found"); a str for limit
+// fails as Python's slicing does, and one for gb_amount as its comparison
+// does, after the customer and line are found; an int gb_amount stays an
+// int ("2 GB", where 2.0 says "2.0 GB"). Some calls fail half-way and still
+// change the phone: set_network_mode_preference with a mode that is not a
+// str stores it and searches the network before failing on its .value
+// (None instead answers "'None' is not a valid option"), and
+// set_apn_settings with settings that are not an object stores them before
+// failing on their apn_name; the stored value is what the user database
+// then holds and hashes.
+//
 // Known differences from tau2:
-//   - Arguments of the wrong JSON type fail the call. tau2 passes them into
-//     the Python function, where most fail too, but set_user_location,
-//     set_data_usage and set_network_mode_preference would store a value
-//     of the wrong type.
-//   - A number argument arrives as a float: refuel_data with gb_amount 2
-//     says "2.0 GB", where tau2 says "2 GB" for an integer.
+//   - Other arguments of the wrong JSON type fail the call with a type
+//     error. tau2 passes them into the Python function, where most fail
+//     too, but set_user_location and set_data_usage would store a value of
+//     the wrong type.
+//   - After set_apn_settings stored settings that are not an object,
+//     tau2's later network searches fail reading their apn_name; proctor's
+//     keep the settings the phone had before.
 //   - refuel_data names a new draft bill "B" and 8 hex digits derived from
 //     the customer and the number of bills, where tau2 draws them at
 //     random, so that replays are deterministic.

@@ -42,7 +42,7 @@ func syncSides(db *DB, user any) error {
 	if s.PaymentRequest != nil {
 		return nil // one request at a time
 	}
-	c, err := db.customerByPhone(phone)
+	c, err := db.customerByPhone(phone, phone)
 	if err != nil {
 		return err
 	}

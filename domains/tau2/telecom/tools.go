@@ -181,10 +181,13 @@ func (db *DB) bill(id string) (*Bill, error) {
 // customerByPhone is the first customer, in list order, whose contact
 // number is phone or who owns a line with that number. A line id of theirs
 // that names no line fails, as tau2's lookup raises.
-func (db *DB) customerByPhone(phone string) (*Customer, error) {
+// customerByPhone finds the customer whose number or line's number equals
+// phone (a value of another type than string equals none); shown is
+// phone as the error names it.
+func (db *DB) customerByPhone(phone any, shown string) (*Customer, error) {
 	for i := range db.Customers {
 		c := &db.Customers[i]
-		if c.PhoneNumber == phone {
+		if phone == any(c.PhoneNumber) {
 			return c, nil
 		}
 		for _, id := range c.LineIDs {
@@ -192,12 +195,12 @@ func (db *DB) customerByPhone(phone string) (*Customer, error) {
 			if err != nil {
 				return nil, err
 			}
-			if l.PhoneNumber == phone {
+			if phone == any(l.PhoneNumber) {
 				return c, nil
 			}
 		}
 	}
-	return nil, fmt.Errorf("Customer with phone number %s not found", phone)
+	return nil, fmt.Errorf("Customer with phone number %s not found", shown)
 }
 
 // targetLine is a customer's line: the customer must exist and own it.
@@ -258,11 +261,14 @@ func getCustomerByPhone(db *DB, args domains.Args) (any, error) {
 	if err := pycompat.CheckKwargs(toolsClass, "get_customer_by_phone", args, []string{"phone_number"}); err != nil {
 		return nil, err
 	}
-	phone, err := str(args, "phone_number")
-	if err != nil {
-		return nil, err
+	// tau2 compares the value with each phone number: one that is not a
+	// str matches none and is named in the error as Python's str() has it.
+	v := args["phone_number"]
+	shown, scalar := pycompat.Str(v)
+	if !scalar {
+		return nil, fmt.Errorf("argument 'phone_number' must be a string, got %s", typeName(v))
 	}
-	c, err := db.customerByPhone(phone)
+	c, err := db.customerByPhone(v, shown)
 	if err != nil {
 		return nil, err
 	}
@@ -360,12 +366,6 @@ func getBillsForCustomer(db *DB, args domains.Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := 12
-	if _, ok := args["limit"]; ok {
-		if limit, err = integer(args, "limit"); err != nil {
-			return nil, err
-		}
-	}
 	c, err := db.customer(id)
 	if err != nil {
 		return nil, err
@@ -380,6 +380,10 @@ func getBillsForCustomer(db *DB, args domains.Args) (any, error) {
 	}
 	// Python's sorted(reverse=True) is stable: equal dates keep their order.
 	slices.SortStableFunc(bills, func(a, b *Bill) int { return strings.Compare(string(b.IssueDate), string(a.IssueDate)) })
+	limit, err := sliceBound(args, "limit", 12, len(bills))
+	if err != nil {
+		return nil, err
+	}
 	// bills[:limit] with Python's slice bounds: a negative limit counts
 	// from the end.
 	if limit < 0 {
@@ -532,11 +536,17 @@ func refuelData(db *DB, args domains.Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	gb, err := num(args, "gb_amount")
+	l, err := db.targetLine(cid, lid)
 	if err != nil {
 		return nil, err
 	}
-	l, err := db.targetLine(cid, lid)
+	// tau2 first compares gb_amount with 0: a str, None, list or dict
+	// fails there, as Python's comparison does.
+	switch v := args["gb_amount"]; v.(type) {
+	case string, nil, []any, map[string]any:
+		return nil, fmt.Errorf("'<=' not supported between instances of '%s' and 'int'", pycompat.TypeName(v))
+	}
+	gb, err := num(args, "gb_amount")
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package telecom
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -217,9 +218,11 @@ func TestAgentTools(t *testing.T) {
 		{"plan", "get_details_by_id", m{"id": "P2"}, `{"plan_id": "P2", "name": "Max", "data_limit_gb": 50.0, "price_per_month": 55.0, "data_refueling_price_per_gb": 0.1}`, false},
 		{"unknown id kind", "get_details_by_id", m{"id": "X1"}, "Error: Unknown ID format or type: X1", true},
 		{"unknown line", "get_details_by_id", m{"id": "L9"}, "Error: Line with ID L9 not found", true},
-		{"bills newest first", "get_bills_for_customer", m{"customer_id": "C1", "limit": 2.0}, `[{"bill_id": "B3", "customer_id": "C1", "period_start": "2025-03-01", "period_end": "2025-03-31", "issue_date": "2025-03-01", "total_due": 0.0, "due_date": "2025-03-15", "line_items": [], "status": "Draft"}, {"bill_id": "B2", "customer_id": "C1", "period_start": "2025-02-01", "period_end": "2025-02-28", "issue_date": "2025-02-05", "total_due": 35.0, "due_date": "2025-02-19", "line_items": [{"description": "Starter - Line 555-0101", "amount": 30.0, "date": "2025-02-05", "item_type": "Plan Charge"}, {"description": "Suspension Fee - Line 555-0102", "amount": 5.0, "date": "2025-02-05", "item_type": "Fee"}], "status": "Issued"}]`, false},
-		{"bills negative limit", "get_bills_for_customer", m{"customer_id": "C2", "limit": -1.0}, "[]", false},
-		{"bills fractional limit", "get_bills_for_customer", m{"customer_id": "C1", "limit": 1.5}, "Error: argument 'limit' must be an integer, got 1.5", true},
+		{"bills newest first", "get_bills_for_customer", m{"customer_id": "C1", "limit": json.Number("2")}, `[{"bill_id": "B3", "customer_id": "C1", "period_start": "2025-03-01", "period_end": "2025-03-31", "issue_date": "2025-03-01", "total_due": 0.0, "due_date": "2025-03-15", "line_items": [], "status": "Draft"}, {"bill_id": "B2", "customer_id": "C1", "period_start": "2025-02-01", "period_end": "2025-02-28", "issue_date": "2025-02-05", "total_due": 35.0, "due_date": "2025-02-19", "line_items": [{"description": "Starter - Line 555-0101", "amount": 30.0, "date": "2025-02-05", "item_type": "Plan Charge"}, {"description": "Suspension Fee - Line 555-0102", "amount": 5.0, "date": "2025-02-05", "item_type": "Fee"}], "status": "Issued"}]`, false},
+		{"bills negative limit", "get_bills_for_customer", m{"customer_id": "C2", "limit": json.Number("-1")}, "[]", false},
+		{"bills limit true", "get_bills_for_customer", m{"customer_id": "C2", "limit": true}, `[{"bill_id": "B4", "customer_id": "C2", "period_start": "2025-02-01", "period_end": "2025-02-28", "issue_date": "2025-02-05", "total_due": 55.0, "due_date": "2025-02-19", "line_items": [], "status": "Paid"}]`, false},
+		{"bills float limit", "get_bills_for_customer", m{"customer_id": "C1", "limit": 2.0}, "Error: slice indices must be integers or None or have an __index__ method", true},
+		{"bills string limit, unknown customer", "get_bills_for_customer", m{"customer_id": "C9", "limit": "2"}, "Error: Customer with ID C9 not found", true},
 		{"data usage", "get_data_usage", m{"customer_id": "C1", "line_id": "L1"},
 			`{"line_id": "L1", "data_used_gb": "4.5", "data_limit_gb": "10.0", "data_refueling_gb": "0.0", "cycle_end_date": "2025-02-28"}`, false},
 		{"line of another customer", "get_data_usage", m{"customer_id": "C2", "line_id": "L1"}, "Error: Line L1 not found for customer C2", true},
@@ -236,7 +239,13 @@ func TestAgentTools(t *testing.T) {
 		{"refuel", "refuel_data", m{"customer_id": "C1", "line_id": "L1", "gb_amount": 1.5},
 			`{"message": "Successfully added 1.5 GB of data for line L1 for $3.75", "new_data_refueling_gb": "1.5", "charge": "3.75"}`, false},
 		{"refuel nothing", "refuel_data", m{"customer_id": "C1", "line_id": "L1", "gb_amount": 0.0}, "Error: Refuel amount must be positive", true},
-		{"refuel a string", "refuel_data", m{"customer_id": "C1", "line_id": "L1", "gb_amount": "2"}, "Error: argument 'gb_amount' must be a number, got str", true},
+		{"refuel a string", "refuel_data", m{"customer_id": "C1", "line_id": "L1", "gb_amount": "2"}, "Error: '<=' not supported between instances of 'str' and 'int'", true},
+		{"refuel null", "refuel_data", m{"customer_id": "C1", "line_id": "L1", "gb_amount": nil}, "Error: '<=' not supported between instances of 'NoneType' and 'int'", true},
+		{"refuel a string, unknown line", "refuel_data", m{"customer_id": "C1", "line_id": "L9", "gb_amount": "2"}, "Error: Line L9 not found for customer C1", true},
+		{"refuel an int", "refuel_data", m{"customer_id": "C1", "line_id": "L1", "gb_amount": json.Number("2")},
+			`{"message": "Successfully added 2 GB of data for line L1 for $5.00", "new_data_refueling_gb": "2.0", "charge": "5.0"}`, false},
+		{"phone number as a number", "get_customer_by_phone", m{"phone_number": json.Number("5550100")}, "Error: Customer with phone number 5550100 not found", true},
+		{"phone number as null", "get_customer_by_phone", m{"phone_number": nil}, "Error: Customer with phone number None not found", true},
 		{"transfer", "transfer_to_human_agents", m{"summary": "needs a human"}, "Transfer successful", false},
 		{"unexpected argument", "get_customer_by_id", m{"customer_id": "C1", "x": 1.0}, "Error: TelecomTools.get_customer_by_id() got an unexpected keyword argument 'x'", true},
 		{"missing arguments", "suspend_line", m{"customer_id": "C1"}, "Error: TelecomTools.suspend_line() missing 2 required positional arguments: 'line_id' and 'reason'", true},
@@ -420,8 +429,6 @@ func TestUserToolFailures(t *testing.T) {
 	}{
 		{"toggle_data", m{"x": true}, "Error: TelecomUserTools.toggle_data() got an unexpected keyword argument 'x'"},
 		{"grant_app_permission", m{"app_name": "messaging"}, "Error: TelecomUserTools.grant_app_permission() missing 1 required positional argument: 'permission'"},
-		{"set_network_mode_preference", m{"mode": 3.0}, "Error: argument 'mode' must be a string, got float"},
-		{"set_apn_settings", m{"apn_settings": "internet"}, "Error: argument 'apn_settings' must be an object, got str"},
 		{"set_apn_settings", m{"apn_settings": m{"apn": "internet"}}, "Error: 1 validation error for APNSettings\napn\n  extra inputs are not permitted"},
 		{"set_apn_settings", m{"apn_settings": m{"apn_name": "wap"}}, "Error: 1 validation error for APNSettings\napn_name\n  apn_name \"wap\" is not one of ['internet', 'broken']"},
 		{"set_apn_settings", m{"apn_settings": m{"mms_port": 80.5}}, "Error: 1 validation error for APNSettings\nmms_port\n  must be an integer or null"},
@@ -436,6 +443,65 @@ func TestUserToolFailures(t *testing.T) {
 	}
 	if h, _ := env.Hash(); h != mustHash(t, envWith(t, d)) {
 		t.Error("failed calls changed the environment")
+	}
+}
+
+// TestUserToolHalfWrites: a mode or APN settings of the wrong type is
+// stored before tau2 fails on it, so the call fails and still changes the
+// phone, as tau2's does.
+func TestUserToolHalfWrites(t *testing.T) {
+	d := miniDomain(t)
+	fresh := mustHash(t, envWith(t, d))
+	cases := []struct {
+		name  string
+		steps []struct {
+			tool    string
+			args    m
+			want    string
+			isError bool
+		}
+	}{
+		{"mode as a number", []struct {
+			tool    string
+			args    m
+			want    string
+			isError bool
+		}{
+			{"set_network_mode_preference", m{"mode": json.Number("4")}, "Error: 'int' object has no attribute 'value'", true},
+			{"check_network_mode_preference", nil, "Error: 'int' object has no attribute 'value'", true},
+			{"set_network_mode_preference", m{"mode": "3g_only"}, "Preferred Network Mode set to: 3g_only\nStatus Bar: 📶² Fair | 3G | 📱 Data Enabled | 🔋 80%", false},
+			{"check_network_mode_preference", nil, "Network Mode Preference: 3g_only", false},
+		}},
+		{"mode as null", []struct {
+			tool    string
+			args    m
+			want    string
+			isError bool
+		}{
+			{"set_network_mode_preference", m{"mode": nil}, "Failed to set network mode: 'None' is not a valid option. Please use one of: 4g_5g_preferred, 4g_only, 3g_only, 2g_only\nStatus Bar: 📶³ Good | 4G | 📱 Data Enabled | 🔋 80%", false},
+		}},
+		{"APN settings as a string", []struct {
+			tool    string
+			args    m
+			want    string
+			isError bool
+		}{
+			{"set_apn_settings", m{"apn_settings": "internet"}, "Error: 'str' object has no attribute 'apn_name'", true},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := envWith(t, d)
+			for i, s := range tc.steps {
+				res := env.Call(domains.ToolCall{Name: s.tool, Arguments: s.args, Requestor: "user"})
+				if res.Error != s.isError || res.Content != s.want {
+					t.Errorf("step %d %s: got %v %q\nwant %v %q", i, s.tool, res.Error, res.Content, s.isError, s.want)
+				}
+			}
+			if mustHash(t, env) == fresh {
+				t.Error("the phone did not change")
+			}
+		})
 	}
 }
 
@@ -515,7 +581,7 @@ func TestSync(t *testing.T) {
 	assert("user", "assert_internet_speed", m{"expected_speed": 300.0}, false)
 	assert("user", "assert_internet_not_excellent", nil, false)
 	assert("assistant", "assert_data_refueling_amount", m{"customer_id": "C1", "line_id": "L1", "expected_amount": 1.0}, true)
-	if got := call(t, env, "", "get_bills_for_customer", m{"customer_id": "C1", "limit": 1.0}); !strings.Contains(got,
+	if got := call(t, env, "", "get_bills_for_customer", m{"customer_id": "C1", "limit": json.Number("1")}); !strings.Contains(got,
 		`"total_due": 2.5, "due_date": "2025-03-15", "line_items": [{"description": "Data refueling: 1.0 GB at $2.5/GB", "amount": 2.5, "date": "2025-02-25", "item_type": "Charge"}], "status": "Draft"`) {
 		t.Errorf("draft bill after refuel: %s", got)
 	}
@@ -523,10 +589,10 @@ func TestSync(t *testing.T) {
 	// A customer without a draft bill gets one, named deterministically.
 	env = envWith(t, d)
 	call(t, env, "", "refuel_data", m{"customer_id": "C2", "line_id": "L3", "gb_amount": 1.0})
-	got := call(t, env, "", "get_bills_for_customer", m{"customer_id": "C2", "limit": 1.0})
+	got := call(t, env, "", "get_bills_for_customer", m{"customer_id": "C2", "limit": json.Number("1")})
 	other := envWith(t, d)
 	call(t, other, "", "refuel_data", m{"customer_id": "C2", "line_id": "L3", "gb_amount": 1.0})
-	if again := call(t, other, "", "get_bills_for_customer", m{"customer_id": "C2", "limit": 1.0}); again != got ||
+	if again := call(t, other, "", "get_bills_for_customer", m{"customer_id": "C2", "limit": json.Number("1")}); again != got ||
 		!strings.Contains(got, `"period_start": "2025-03-01", "period_end": "2025-03-31", "issue_date": "2025-03-01", "total_due": 0.1,`) {
 		t.Errorf("new draft bill: %s\nagain: %s", got, again)
 	}

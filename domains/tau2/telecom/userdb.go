@@ -327,6 +327,13 @@ type Phone struct {
 	VPNConnected               bool        `json:"vpn_connected"`
 	VPNDetails                 *VPNDetails `json:"vpn_details"`
 	AppStatuses                Apps        `json:"app_statuses"`
+
+	// modeOther and apnOther hold a value of another type that tau2 stored
+	// unvalidated in network_mode_preference or active_apn_settings (see
+	// setNetworkModePreference and setAPNSettings); the field then dumps
+	// it. modeOther is set with NetworkModePreference "", which no search
+	// knows, as tau2's search falls back for it.
+	modeOther, apnOther *any
 }
 
 func defaultPhone() Phone {
@@ -349,13 +356,27 @@ func (p *Phone) dump() obj {
 		{"network_technology_connected", p.NetworkTechnologyConnected},
 		{"network_connection_status", p.NetworkConnectionStatus}, {"battery_level", int64(p.BatteryLevel)},
 		{"data_enabled", p.DataEnabled}, {"roaming_enabled", p.RoamingEnabled},
-		{"network_mode_preference", p.NetworkModePreference}, {"active_apn_settings", p.ActiveAPNSettings.dump()},
+		{"network_mode_preference", p.modeDump()}, {"active_apn_settings", p.apnDump()},
 		{"wifi_enabled", p.WifiEnabled}, {"wifi_connected", p.WifiConnected}, {"wifi_ssid", strOrNil(p.WifiSSID)},
 		{"wifi_signal_strength", p.WifiSignalStrength}, {"wifi_calling_enabled", p.WifiCallingEnabled},
 		{"wifi_calling_mms_over_wifi", p.WifiCallingMMSOverWifi}, {"data_saver_mode", p.DataSaverMode},
 		{"vpn_enabled_setting", p.VPNEnabledSetting}, {"vpn_connected", p.VPNConnected}, {"vpn_details", vpn},
 		{"app_statuses", p.AppStatuses.dump()},
 	}
+}
+
+func (p *Phone) modeDump() any {
+	if p.modeOther != nil {
+		return *p.modeOther
+	}
+	return p.NetworkModePreference
+}
+
+func (p *Phone) apnDump() any {
+	if p.apnOther != nil {
+		return *p.apnOther
+	}
+	return p.ActiveAPNSettings.dump()
 }
 
 // UnmarshalJSON reads the phone's state strictly; absent fields take

@@ -27,7 +27,7 @@ func UserTools() *domains.Toolbox[UserDB] {
 	}{
 		{"check_status_bar", "See the icons in your phone's status bar: signal, network type, mobile data, Wi-Fi, VPN and battery.", none, nil, (*UserDB).checkStatusBar},
 		{"check_network_status", "See your phone's connection details: airplane mode, SIM, cellular connection, signal and network type, mobile data, data roaming and Wi-Fi.", none, nil, (*UserDB).checkNetworkStatus},
-		{"check_network_mode_preference", "See which kind of cellular network your phone prefers.", none, nil, (*UserDB).checkNetworkModePreference},
+		{"check_network_mode_preference", "See which kind of cellular network your phone prefers.", none, checkNetworkModePreference, nil},
 		{"set_network_mode_preference", "Choose which kind of cellular network your phone prefers; faster networks (4G/5G) give faster data.",
 			`{"type": "object", "properties": {
 				"mode": {"type": "string", "enum": ["4g_5g_preferred", "4g_only", "3g_only", "2g_only"], "description": "The preferred network mode."}
@@ -143,8 +143,17 @@ func (db *UserDB) checkNetworkStatus() string {
 	return strings.Join(lines, "\n")
 }
 
-func (db *UserDB) checkNetworkModePreference() string {
-	return "Network Mode Preference: " + db.Device.NetworkModePreference
+// checkNetworkModePreference names the preferred mode; a mode of another
+// type that set_network_mode_preference stored fails, as tau2 reads its
+// .value.
+func checkNetworkModePreference(db *UserDB, args domains.Args) (any, error) {
+	if err := pycompat.CheckKwargs(userToolsClass, "check_network_mode_preference", args, nil); err != nil {
+		return nil, err
+	}
+	if m := db.Device.modeOther; m != nil {
+		return nil, fmt.Errorf("'%s' object has no attribute 'value'", pycompat.TypeName(*m))
+	}
+	return "Network Mode Preference: " + db.Device.NetworkModePreference, nil
 }
 
 func (db *UserDB) runSpeedTest() string {
@@ -481,17 +490,31 @@ func setNetworkModePreference(db *UserDB, args domains.Args) (any, error) {
 	if err := pycompat.CheckKwargs(userToolsClass, "set_network_mode_preference", args, []string{"mode"}); err != nil {
 		return nil, err
 	}
-	mode, err := str(args, "mode")
-	if err != nil {
-		return nil, err
+	mode, ok := args["mode"].(string)
+	if !ok {
+		return setNetworkModeOther(db, args["mode"])
 	}
 	if oneOf("mode", mode, networkModes()) != nil {
 		return db.withStatusBar(fmt.Sprintf("Failed to set network mode: '%s' is not a valid option. Please use one of: %s",
 			mode, strings.Join(networkModes(), ", "))), nil
 	}
-	db.Device.NetworkModePreference = mode
+	db.Device.NetworkModePreference, db.Device.modeOther = mode, nil
 	db.searchNetwork()
 	return db.withStatusBar("Preferred Network Mode set to: " + mode), nil
+}
+
+// setNetworkModeOther is set_network_mode_preference with a mode that is
+// not a str: tau2 stores it unvalidated and searches the network (its
+// search falls back to 4G for a mode it does not know), then fails reading
+// the mode's .value; None alone reads as "not a valid option".
+func setNetworkModeOther(db *UserDB, mode any) (any, error) {
+	db.Device.NetworkModePreference, db.Device.modeOther = "", &mode
+	db.searchNetwork()
+	if mode == nil {
+		return db.withStatusBar(fmt.Sprintf("Failed to set network mode: 'None' is not a valid option. Please use one of: %s",
+			strings.Join(networkModes(), ", "))), nil
+	}
+	return nil, fmt.Errorf("'%s' object has no attribute 'value'", pycompat.TypeName(mode))
 }
 
 func setAPNSettings(db *UserDB, args domains.Args) (any, error) {
@@ -500,13 +523,17 @@ func setAPNSettings(db *UserDB, args domains.Args) (any, error) {
 	}
 	raw, ok := args["apn_settings"].(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("argument 'apn_settings' must be an object, got %s", typeName(args["apn_settings"]))
+		// tau2 stores anything but a dict unvalidated, then fails
+		// reading its apn_name, before any network search.
+		v := args["apn_settings"]
+		db.Device.apnOther = &v
+		return nil, fmt.Errorf("'%s' object has no attribute 'apn_name'", pycompat.TypeName(v))
 	}
 	apn, err := apnFromArgs(raw)
 	if err != nil {
 		return nil, err
 	}
-	db.Device.ActiveAPNSettings = apn
+	db.Device.ActiveAPNSettings, db.Device.apnOther = apn, nil
 	db.searchNetwork()
 	return db.withStatusBar("APN settings set to: " + apn.APNName), nil
 }
