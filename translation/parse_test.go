@@ -198,7 +198,7 @@ var parseCases = []parseCase{
 	{"args", textParts(`{"name": "get_user", "args": {"user_id": "u-1"}}`),
 		Reply{ToolCalls: []domains.ToolCall{call("call-1", "get_user", map[string]any{"user_id": "u-1"})}, Format: "json"}},
 	{"arguments win over args", textParts(`{"name": "f", "args": {"b": 2}, "arguments": {"a": 1}}`),
-		Reply{ToolCalls: []domains.ToolCall{call("call-1", "f", map[string]any{"a": 1.0})}, Format: "json"}},
+		Reply{ToolCalls: []domains.ToolCall{call("call-1", "f", map[string]any{"a": json.Number("1")})}, Format: "json"}},
 	// tRPC-Agent-Go v1.11.2 server/a2a: a function call is a data part
 	// with the arguments JSON-encoded under "args"; a function response
 	// (the framework ran the tool itself) is not a call.
