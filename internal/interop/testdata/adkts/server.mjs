@@ -25,7 +25,7 @@
 // then one final response with the whole text.
 
 import http from 'node:http';
-import { parseArgs } from 'node:util';
+import { exitWithParent, peerFlags } from '../peerkit.mjs';
 
 import { BaseLlm, LlmAgent, LogLevel, setLogger } from '@google/adk';
 import { toA2a } from '@google/adk/a2a';
@@ -38,27 +38,8 @@ export const TOOL_CALL = JSON.stringify({
 export const FINAL = 'I have looked up your account. Is there anything else I can do for you?';
 const CHUNK = 16;
 
-function usage(msg) {
-  process.stderr.write(`adkts: ${msg}\nusage: node server.mjs --mode refuse|toolcall [--port 0] [--host 127.0.0.1]\n`);
-  process.exit(2);
-}
-
-let flags;
-try {
-  flags = parseArgs({
-    options: {
-      mode: { type: 'string' },
-      port: { type: 'string', default: '0' },
-      host: { type: 'string', default: '127.0.0.1' },
-    },
-    strict: true,
-  }).values;
-} catch (err) {
-  usage(err.message);
-}
-if (!['refuse', 'toolcall'].includes(flags.mode)) usage(`--mode must be refuse or toolcall, not ${JSON.stringify(flags.mode)}`);
-const port = Number(flags.port);
-if (!Number.isInteger(port) || port < 0 || port > 65535) usage(`bad --port ${JSON.stringify(flags.port)}`);
+const flags = peerFlags('adkts');
+const { port } = flags;
 
 // ADK logs to stdout, which carries only the READY line: its warnings and
 // errors go to stderr instead.
@@ -150,12 +131,7 @@ function shutdown(code) {
   server.close();
   process.exit(code);
 }
-process.on('SIGTERM', () => shutdown(0));
-process.on('SIGINT', () => shutdown(0));
-process.stdin.on('end', () => shutdown(0));
-process.stdin.on('close', () => shutdown(0));
-process.stdin.on('error', () => shutdown(0));
-process.stdin.resume();
+exitWithParent(shutdown);
 
 try {
   await new Promise((resolve, reject) => {

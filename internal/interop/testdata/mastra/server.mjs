@@ -15,7 +15,7 @@
 // process exits on SIGTERM, SIGINT and when its stdin closes, so that it
 // never outlives the test that started it.
 //
-// The model is the AI SDK's MockLanguageModelV3 (ai/test), scripted here;
+// The model is the AI SDK's MockLanguageModelV3 (ai/test), scripted in ../peerkit.mjs;
 // Mastra drives it as it would any provider's model. It streams its text in
 // small chunks, so that a tool-call JSON reaches A2A as several appended
 // artifact chunks:
@@ -27,39 +27,10 @@
 //
 // internal/interop/mastra_test.go asserts these exact texts.
 
-import { parseArgs } from 'node:util';
+import { exitWithParent, peerFlags, scriptedModel, urlHost } from '../peerkit.mjs';
 
-const REFUSAL = "I'm sorry, but I can't help with Taskly accounts.";
-const TOOL_CALL = JSON.stringify({
-  name: 'find_user_by_email',
-  arguments: { email: 'omar.haddad@example.com' },
-});
-const FINAL_TEXT = 'I looked up your account, but I cannot say more about your tasks.';
-
-// CHUNK is how many characters each streamed text delta carries.
-const CHUNK = 7;
-
-function usage(msg) {
-  process.stderr.write(`mastra peer: ${msg}\nusage: node server.mjs --mode refuse|toolcall [--port 0] [--host 127.0.0.1]\n`);
-  process.exit(2);
-}
-
-let flags;
-try {
-  flags = parseArgs({
-    options: {
-      mode: { type: 'string' },
-      port: { type: 'string', default: '0' },
-      host: { type: 'string', default: '127.0.0.1' },
-    },
-    strict: true,
-  }).values;
-} catch (err) {
-  usage(err.message);
-}
-if (!['refuse', 'toolcall'].includes(flags.mode)) usage(`--mode must be refuse or toolcall, not ${JSON.stringify(flags.mode)}`);
-const port = Number(flags.port);
-if (!Number.isInteger(port) || port < 0 || port > 65535) usage(`bad --port ${JSON.stringify(flags.port)}`);
+const flags = peerFlags('mastra peer');
+const { port } = flags;
 
 // Nothing may leave loopback: Mastra reports usage to PostHog unless told
 // not to, so the environment is set before the framework is imported.
@@ -72,55 +43,8 @@ const { MastraServer } = await import('@mastra/hono');
 const { InMemoryTaskStore } = await import('@mastra/server/a2a/store');
 const { MockLanguageModelV3, simulateReadableStream } = await import('ai/test');
 
-// ---------------------------------------------------------------- the model
-
-// promptText is the text of the last user message of an AI SDK prompt.
-function promptText(prompt) {
-  for (let i = prompt.length - 1; i >= 0; i--) {
-    const m = prompt[i];
-    if (m.role !== 'user') continue;
-    return (Array.isArray(m.content) ? m.content : [])
-      .filter((p) => p.type === 'text')
-      .map((p) => p.text)
-      .join('\n');
-  }
-  return '';
-}
-
-// reply is the script: what the agent answers to the text proctor sent.
-function reply(text) {
-  if (flags.mode === 'refuse') return REFUSAL;
-  return text.includes('<policy>') ? TOOL_CALL : FINAL_TEXT;
-}
-
-const usageCounts = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-
-function streamParts(text) {
-  const parts = [{ type: 'stream-start', warnings: [] }, { type: 'text-start', id: 't0' }];
-  for (let i = 0; i < text.length; i += CHUNK) {
-    parts.push({ type: 'text-delta', id: 't0', delta: text.slice(i, i + CHUNK) });
-  }
-  parts.push({ type: 'text-end', id: 't0' });
-  parts.push({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: usageCounts });
-  return parts;
-}
-
-const model = new MockLanguageModelV3({
-  provider: 'proctor-script',
-  modelId: `scripted-${flags.mode}`,
-  doGenerate: async ({ prompt }) => ({
-    content: [{ type: 'text', text: reply(promptText(prompt)) }],
-    finishReason: { unified: 'stop', raw: 'stop' },
-    usage: usageCounts,
-    warnings: [],
-  }),
-  doStream: async ({ prompt }) => ({
-    stream: simulateReadableStream({ chunks: streamParts(reply(promptText(prompt))), initialDelayInMs: null, chunkDelayInMs: null }),
-  }),
-});
+// The model plays the script of peerkit.mjs.
+const model = scriptedModel({ MockLanguageModelV3, simulateReadableStream }, flags.mode);
 
 // ---------------------------------------------------------------- Mastra
 
@@ -149,15 +73,10 @@ function shutdown(code) {
   process.exit(code);
 }
 
-process.on('SIGTERM', () => shutdown(0));
-process.on('SIGINT', () => shutdown(0));
-process.stdin.on('end', () => shutdown(0));
-process.stdin.on('close', () => shutdown(0));
-process.stdin.on('error', () => shutdown(0));
-process.stdin.resume();
+exitWithParent(shutdown);
 
 httpServer = serve({ fetch: app.fetch, port, hostname: flags.host }, (info) => {
-  const host = flags.host.includes(':') ? `[${flags.host}]` : flags.host;
+  const host = urlHost(flags.host);
   process.stdout.write(`READY http://${host}:${info.port}/api/.well-known/${flags.mode}/agent-card.json\n`);
 });
 httpServer.on('error', (err) => {
