@@ -36,6 +36,9 @@ type Task struct {
 	// gets to these names (tau2's user_tools). Informational for now:
 	// proctor's user simulators do not call tools yet.
 	UserTools []string `json:"user_tools,omitempty"`
+	// Issues are tau2's known problems with the task (retail has a few),
+	// kept as tau2's file gives them so that exports carry them.
+	Issues json.RawMessage `json:"issues,omitempty"`
 }
 
 // TaskDescription documents a task for people reading results.

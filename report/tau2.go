@@ -216,7 +216,7 @@ func NewTau2Task(t *domains.Task) Tau2Task {
 	if d := t.Description; d != nil {
 		out.Description = &Tau2Description{Purpose: strPtr(d.Purpose), Notes: strPtr(d.Notes)}
 	}
-	out.Ticket = t.Ticket
+	out.Ticket, out.Issues = t.Ticket, t.Issues
 	out.InitialState = newTau2InitialState(t.InitialState)
 	if c := t.EvaluationCriteria; c != nil {
 		ec := &Tau2EvaluationCriteria{CommunicateInfo: c.CommunicateInfo, NLAssertions: c.NLAssertions, RewardBasis: t.Bases()}

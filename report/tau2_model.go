@@ -54,6 +54,7 @@ type Tau2Task struct {
 	UserScenario       Tau2UserScenario        `json:"user_scenario"`
 	InitialState       *Tau2InitialState       `json:"initial_state,omitempty"`
 	EvaluationCriteria *Tau2EvaluationCriteria `json:"evaluation_criteria,omitempty"`
+	Issues             json.RawMessage         `json:"issues,omitempty"`
 }
 
 // Tau2Description is tau2-bench's Description.

@@ -289,8 +289,9 @@ func TestTau2ExportCarriesWholeTasks(t *testing.T) {
 	no := false
 	history := json.RawMessage(`[{"role":"assistant","content":"Hi"}]`)
 	ticket := "Mobile data does not work."
+	issues := json.RawMessage(`[{"id":"issue_1","title":"The user never asks for a number.","status":"open","created_at":"2026-01-16"}]`)
 	task := domains.Task{
-		ID: "t1", Ticket: &ticket,
+		ID: "t1", Ticket: &ticket, Issues: issues,
 		UserScenario: domains.UserScenario{Instructions: "fix it"},
 		InitialState: &domains.InitialState{
 			InitializationData: &domains.InitializationData{UserData: map[string]any{"device": map[string]any{"on": false}}},
@@ -323,6 +324,9 @@ func TestTau2ExportCarriesWholeTasks(t *testing.T) {
 		t.Errorf("tau2 would not load it: %v", err)
 	}
 	r := NewTau2Results(eval, d)
+	if got := string(r.Tasks[0].Issues); got != string(issues) {
+		t.Errorf("issues %s, want the task's %s", got, issues)
+	}
 	if r.Info.EnvironmentInfo.DomainName != "mock" {
 		t.Errorf("domain_name %q, want tau2's name mock", r.Info.EnvironmentInfo.DomainName)
 	}
