@@ -2,6 +2,7 @@ package agentdial
 
 import (
 	"errors"
+	"net"
 	"net/netip"
 	"strings"
 	"testing"
@@ -80,7 +81,8 @@ func TestLegacyIPv4Spellings(t *testing.T) {
 
 // FuzzLegacyIPv4 reads arbitrary hosts: never a panic, never a dotted quad
 // or an IPv6 address taken for a legacy spelling, and CheckHost refuses
-// exactly what LegacyIPv4 reads.
+// exactly what LegacyIPv4 reads of the host its address names (brackets
+// and all: "[0]:1" names the host 0).
 func FuzzLegacyIPv4(f *testing.F) {
 	for _, s := range []string{"2130706433", "0x7f.1", "0177.0.0.1", "127.1", "127.0.0.1", "::1", "example.com", "0x", "00", "1.2.3.4.5"} {
 		f.Add(s)
@@ -93,8 +95,14 @@ func FuzzLegacyIPv4(f *testing.F) {
 		if ok && !ip.Is4() {
 			t.Fatalf("%q read as %s, not IPv4", host, ip)
 		}
-		if err := CheckHost(host + ":1"); (err != nil) != ok && !strings.Contains(host, ":") {
-			t.Fatalf("%q: LegacyIPv4 %v, CheckHost %v", host, ok, err)
+		address := host + ":1"
+		named, _, err := net.SplitHostPort(address)
+		if err != nil {
+			named = address
+		}
+		_, refuse := LegacyIPv4(named)
+		if err := CheckHost(address); (err != nil) != refuse {
+			t.Fatalf("%q: LegacyIPv4(%q) %v, CheckHost %v", address, named, refuse, err)
 		}
 	})
 }
