@@ -121,7 +121,7 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	reply := s.record(req)
+	reply := s.record(r.Context(), req)
 	switch {
 	case reply.isError():
 		reply.setRetryAfter(w.Header())

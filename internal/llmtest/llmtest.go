@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -66,6 +67,10 @@ type Reply struct {
 	Raw string
 	// Chunks is how many deltas a streamed Text is split into (default 3).
 	Chunks int
+	// Hold, if set, delays the reply until it is closed or the client
+	// gives up on the request: a model call that is still running while
+	// the test looks at the agent (a task that stays working).
+	Hold <-chan struct{}
 
 	fail string // set by Sequence: the test must fail
 }
@@ -101,8 +106,9 @@ func newServer(t testing.TB, provider string, script func(Request) Reply, handle
 	return s
 }
 
-// record stores a decoded request and asks the script for the reply.
-func (s *Server) record(req Request) Reply {
+// record stores a decoded request and asks the script for the reply,
+// which it gives once the reply's Hold allows.
+func (s *Server) record(ctx context.Context, req Request) Reply {
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
@@ -110,6 +116,12 @@ func (s *Server) record(req Request) Reply {
 	if reply.fail != "" {
 		s.t.Errorf("llmtest: %s server: %s", s.provider, reply.fail)
 		return Reply{Status: http.StatusInternalServerError, ErrorMessage: reply.fail}
+	}
+	if reply.Hold != nil {
+		select {
+		case <-reply.Hold:
+		case <-ctx.Done():
+		}
 	}
 	return reply
 }

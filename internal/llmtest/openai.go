@@ -135,7 +135,7 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request) {
 	}
 	req.System = strings.Join(system, "\n")
 
-	reply := s.record(req)
+	reply := s.record(r.Context(), req)
 	switch {
 	case reply.isError():
 		reply.setRetryAfter(w.Header())
