@@ -46,7 +46,7 @@ type Set struct {
 	Path   string `json:"-"`
 	// Metrics are the metrics given with the set (tRPC's metrics file, ADK's
 	// test_config.json, YAML cases' expectations), in order.
-	Metrics []*Metric `json:"-"`
+	Metrics []*Metric `json:"metrics,omitempty"`
 }
 
 // Case is one eval case: a conversation of invocations sent in order on one
@@ -68,15 +68,18 @@ type Case struct {
 	Rubrics            []*CaseRubric `json:"rubrics,omitempty"`
 	Created            *EpochTime    `json:"creationTimestamp,omitempty"`
 
+	// The fields below are proctor's, not tRPC-Agent-Go's: a tRPC file has
+	// none of them, so they are left out when it is written back.
+
 	// Transport, from a YAML case, selects the binding the case is played
 	// on ("jsonrpc", "rest", "grpc"), overriding the run's.
-	Transport string `json:"-"`
+	Transport string `json:"transport,omitempty"`
 	// MaxSteps, from a YAML case, bounds the tool calls the agent may make
 	// in one invocation; 0 is no bound.
-	MaxSteps int `json:"-"`
+	MaxSteps int `json:"maxSteps,omitempty"`
 	// Metrics, from a YAML case's expectations, score this case in place of
 	// the set's metrics of the same name.
-	Metrics []*Metric `json:"-"`
+	Metrics []*Metric `json:"metrics,omitempty"`
 }
 
 // CaseRubric is a rubric a case adds to one metric (tRPC's EvalCaseRubric).
@@ -139,10 +142,10 @@ type Tool struct {
 	// ArgsContain, from a YAML case, are texts that must each appear in
 	// the call's arguments (as JSON); when set they replace the arguments
 	// comparison.
-	ArgsContain []string `json:"-"`
+	ArgsContain []string `json:"argsContain,omitempty"`
 	// Parallel, from a YAML case, marks an expected call that may come in
 	// any order with the adjacent calls so marked.
-	Parallel bool `json:"-"`
+	Parallel bool `json:"parallel,omitempty"`
 }
 
 // Role is a message's author.

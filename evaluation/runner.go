@@ -413,6 +413,9 @@ func Load(ctx context.Context, st Store, id string) (*result.Evaluation, error) 
 	if err != nil {
 		return nil, err
 	}
+	if rec.Kind == store.KindEvalSets {
+		return nil, fmt.Errorf("%s: %w", rec.ID, ErrEvalSetRun)
+	}
 	var eval result.Evaluation
 	if err := json.Unmarshal(rec.Data, &eval); err != nil {
 		return nil, fmt.Errorf("evaluation %s is unreadable: %w", rec.ID, err)

@@ -162,6 +162,9 @@ type EvalSetInfo struct {
 	NumCases int            `json:"num_cases"`
 	// Metrics are the metrics the set was scored with.
 	Metrics []*evalset.Metric `json:"metrics,omitempty"`
+	// Cases are the set's cases as played, so that the run can be scored
+	// again without the files.
+	Cases []*evalset.Case `json:"cases,omitempty"`
 }
 
 // EvalSetConfig is how an eval-set run was asked for.

@@ -57,9 +57,18 @@ func (m *Metrics) add(r a2aclient.RequestMetrics) {
 // Percentiles need the raw latencies of every request, given apart since
 // simulations keep only their own summaries.
 func MergeMetrics(sims []Simulation, latencies []float64) Metrics {
+	ms := make([]Metrics, len(sims))
+	for i := range sims {
+		ms[i] = sims[i].Metrics
+	}
+	return Merge(ms, latencies)
+}
+
+// Merge totals several sets of metrics (the simulations' or case runs'),
+// with the latency distribution of every request they made.
+func Merge(ms []Metrics, latencies []float64) Metrics {
 	m := Metrics{StatusCodes: map[string]int{}}
-	for _, s := range sims {
-		sm := s.Metrics
+	for _, sm := range ms {
 		m.Requests += sm.Requests
 		m.Errors += sm.Errors
 		m.Retries += sm.Retries

@@ -151,7 +151,7 @@ func (s *Service) listEvaluations(ctx context.Context, req ResultsRequest) (*Res
 	if limit == 0 {
 		limit = DefaultResultsLimit
 	}
-	filter := store.ListFilter{Domain: req.Domain, Status: req.Status, Limit: limit + 1, Before: req.Before}
+	filter := store.ListFilter{Kind: store.KindSimulations, Domain: req.Domain, Status: req.Status, Limit: limit + 1, Before: req.Before}
 	if req.AgentURL != "" {
 		filter.Limit = -1 // agent URLs are matched loosely, below
 	}

@@ -16,6 +16,10 @@ type Evaluation struct {
 	// ID is the key; use NewID for new evaluations so keys sort by
 	// creation time.
 	ID string `json:"id"`
+	// Kind says what was run: "" (or KindSimulations) for an evaluation of
+	// simulations, KindEvalSets for a run of eval sets. ListFilter can
+	// select on it.
+	Kind string `json:"kind,omitempty"`
 	// Domain is the evaluated domain's name; ListFilter can select on it.
 	Domain string `json:"domain"`
 	// AgentURL is the evaluated agent's URL, compared verbatim by ListFilter.
@@ -35,9 +39,16 @@ type Evaluation struct {
 	Data json.RawMessage `json:"data"`
 }
 
+// Evaluation kinds.
+const (
+	KindSimulations = "simulations"
+	KindEvalSets    = "evalsets"
+)
+
 // evalHeader is the part of a stored Evaluation that filters need; decoding
 // into it skips copying Data.
 type evalHeader struct {
+	Kind      string    `json:"kind"`
 	Domain    string    `json:"domain"`
 	AgentURL  string    `json:"agent_url"`
 	Status    string    `json:"status"`
@@ -153,6 +164,9 @@ type ListFilter struct {
 	// Domain, AgentURL and Status select evaluations whose fields are
 	// equal to them.
 	Domain, AgentURL, Status string
+	// Kind selects evaluations of one kind; KindSimulations also matches
+	// records written before kinds existed.
+	Kind string
 	// Limit is the maximum number of evaluations returned: 0 means 50,
 	// a negative value means no limit.
 	Limit int
@@ -163,7 +177,12 @@ type ListFilter struct {
 }
 
 func (f ListFilter) matches(h evalHeader) bool {
-	return (f.Domain == "" || f.Domain == h.Domain) &&
+	kind := h.Kind
+	if kind == "" {
+		kind = KindSimulations
+	}
+	return (f.Kind == "" || f.Kind == kind) &&
+		(f.Domain == "" || f.Domain == h.Domain) &&
 		(f.AgentURL == "" || f.AgentURL == h.AgentURL) &&
 		(f.Status == "" || f.Status == h.Status)
 }
@@ -174,7 +193,7 @@ func (f ListFilter) matches(h evalHeader) bool {
 // matches, so a small page reads only what it needs. It returns an empty,
 // non-nil slice when nothing matches.
 func (db *DB) ListEvaluations(ctx context.Context, f ListFilter) ([]Evaluation, error) {
-	filtering := f.Domain != "" || f.AgentURL != "" || f.Status != ""
+	filtering := f.Kind != "" || f.Domain != "" || f.AgentURL != "" || f.Status != ""
 	return listNewestFirst(ctx, db, bucketEvaluations, page{before: f.Before, limit: f.Limit}, func(k, v []byte) (Evaluation, bool, error) {
 		if filtering {
 			h, err := decodeEvalHeader(k, v)

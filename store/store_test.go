@@ -267,7 +267,7 @@ func TestListEvaluations(t *testing.T) {
 			st = "running"
 		}
 		mustPutEval(t, db, Evaluation{
-			ID: id, Domain: []string{"airline", "retail"}[i%2],
+			ID: id, Domain: []string{"airline", "retail"}[i%2], Kind: []string{"", KindSimulations, "", KindEvalSets}[i%4],
 			AgentURL: fmt.Sprintf("http://agent%d", i%3), Status: st,
 			Data: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i)),
 		})
@@ -298,6 +298,8 @@ func TestListEvaluations(t *testing.T) {
 		{"before before everything", ListFilter{Before: "0"}, []string{}},
 		{"before non-existent id", ListFilter{Limit: 2, Before: newest[3] + "x"}, newest[3:5]},
 		{"domain", ListFilter{Domain: "retail", Limit: -1}, pick(func(i int) bool { return i%2 == 1 })},
+		{"eval-set runs", ListFilter{Kind: KindEvalSets, Limit: -1}, pick(func(i int) bool { return i%4 == 3 })},
+		{"simulations, unkinded included", ListFilter{Kind: KindSimulations, Limit: -1}, pick(func(i int) bool { return i%4 != 3 })},
 		{"agent", ListFilter{AgentURL: "http://agent2", Limit: 4}, pick(func(i int) bool { return i%3 == 2 })[:4]},
 		{"status", ListFilter{Status: "running"}, pick(func(i int) bool { return i%5 == 0 })},
 		{"all filters", ListFilter{Domain: "airline", AgentURL: "http://agent0", Status: "running"}, pick(func(i int) bool { return i%2 == 0 && i%3 == 0 && i%5 == 0 })},

@@ -1,0 +1,117 @@
+package evaluation
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/evalset"
+	"github.com/proctor-eval/proctor/llm"
+	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/store"
+)
+
+// ErrEvalSetRun is returned by Load for a stored record that is an
+// eval-set run.
+var ErrEvalSetRun = fmt.Errorf("an eval-set run, not an evaluation of simulations")
+
+// ErrNotEvalSetRun is returned by LoadEvalSetRun for a stored record that
+// is an evaluation of simulations.
+var ErrNotEvalSetRun = fmt.Errorf("not an eval-set run")
+
+// LoadEvalSetRun reads a stored eval-set run with its case results. The
+// totals of a run that did not complete are recomputed with summarize from
+// the case runs it kept.
+func LoadEvalSetRun(ctx context.Context, st Store, id string, summarize func([]*result.CaseResult, int) result.EvalSetSummary) (*result.EvalSetRun, error) {
+	rec, err := st.GetEvaluation(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Kind != store.KindEvalSets {
+		return nil, fmt.Errorf("%s: %w (it is an evaluation of simulations: see proctor results %s)", rec.ID, ErrNotEvalSetRun, rec.ID)
+	}
+	var run result.EvalSetRun
+	if err := json.Unmarshal(rec.Data, &run); err != nil {
+		return nil, fmt.Errorf("eval-set run %s is unreadable: %w", rec.ID, err)
+	}
+	run.Status = result.Status(rec.Status)
+	done, err := loadCaseResults(ctx, st, rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	t := &caseTally{done: done}
+	if run.Status != result.StatusCompleted {
+		t.latencies = caseLatencies(ctx, st, rec.ID, done)
+		r := &EvalSetRunner{Summarize: summarize}
+		r.finish(&run, setsOf(run.Sets), t)
+		return &run, nil
+	}
+	run.Cases = sortedCases(done, setsOf(run.Sets))
+	return &run, nil
+}
+
+// setsOf rebuilds the sets a run played from its record.
+func setsOf(infos []result.EvalSetInfo) []*evalset.Set {
+	sets := make([]*evalset.Set, len(infos))
+	for i, in := range infos {
+		sets[i] = &evalset.Set{ID: in.ID, AppName: in.AppName, Name: in.Name, Format: in.Format, Path: in.Path, Metrics: in.Metrics, Cases: in.Cases}
+	}
+	return sets
+}
+
+// RescoreEvalSets scores the case runs that the stored run src recorded
+// again into dst (NewEvalSetRun), with r's Scorer and Summarize: nothing is
+// played. metrics, when not nil, replace every set's metrics. dst names its
+// source and is stored like any run, so an interrupted rescore resumes with
+// RescoreEvalSets on the same dst.
+func RescoreEvalSets(ctx context.Context, r *EvalSetRunner, src, dst *result.EvalSetRun, metrics []*evalset.Metric) error {
+	if r.Store == nil {
+		return fmt.Errorf("rescore %s: a store is required", src.ID)
+	}
+	recorded, err := loadRecordedCases(ctx, r.Store, src.ID)
+	if err != nil {
+		return err
+	}
+	sets := setsOf(src.Sets)
+	for _, s := range sets {
+		if metrics != nil {
+			s.Metrics = metrics
+		}
+	}
+	dst.Sets = nil
+	for _, s := range sets {
+		dst.Sets = append(dst.Sets, result.EvalSetInfo{ID: s.ID, AppName: s.AppName, Name: s.Name, Format: s.Format,
+			Path: s.Path, NumCases: len(s.Cases), Metrics: s.Metrics, Cases: s.Cases})
+	}
+	dst.RescoredFrom = src.ID
+	rr := *r
+	rr.recorded = recorded
+	return rr.Run(ctx, dst, sets)
+}
+
+// loadRecordedCases reads a run's case results with their request metrics,
+// by id.
+func loadRecordedCases(ctx context.Context, st Store, runID string) (map[string]*result.CaseResult, error) {
+	done, err := loadCaseResults(ctx, st, runID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*result.CaseResult, len(done))
+	for _, cr := range done {
+		raw, err := st.Requests(ctx, runID, cr.ID)
+		if err != nil {
+			return nil, fmt.Errorf("requests of case run %s of %s: %w", cr.ID, runID, err)
+		}
+		if len(raw) > 0 {
+			var reqs []a2aclient.RequestMetrics
+			if err := json.Unmarshal(raw, &reqs); err != nil {
+				return nil, fmt.Errorf("requests of case run %s of %s are unreadable: %w", cr.ID, runID, err)
+			}
+			cr.Requests = reqs
+		}
+		cr.Metrics.LLMUsage = llm.UsageByRole(cr.LLMCalls)
+		out[cr.ID] = cr
+	}
+	return out, nil
+}
