@@ -3,8 +3,8 @@ package evaluation_test
 import (
 	"context"
 	"errors"
-	"slices"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -168,4 +168,3 @@ func TestEvalSetRunnerRefusesDuplicateSetIDs(t *testing.T) {
 		t.Fatal("no error for two sets with one id")
 	}
 }
-
