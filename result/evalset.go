@@ -182,6 +182,9 @@ type EvalSetConfig struct {
 	Timeout     Duration `json:"timeout"`
 	// RequestTimeout bounds one request to the agent.
 	RequestTimeout Duration `json:"request_timeout"`
+	// HeaderNames lists the extra request headers by name only: their
+	// values are never stored.
+	HeaderNames []string `json:"header_names,omitempty"`
 }
 
 // EvalSetRun is one run of one or more eval sets against an agent: every
