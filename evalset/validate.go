@@ -58,7 +58,9 @@ func validateSet(s *Set, metrics []*Metric, scorers bool, p problems) {
 		} else {
 			ids[c.ID] = i
 		}
-		validateCase(c, path, name, p)
+		if s.Format != FormatYAML { // YAML cases were checked as their files were read
+			validateCase(c, path, name, p)
+		}
 		compileCasePatterns(s, c, metrics, path, name, p)
 		if scorers && c.Scorer != "" {
 			checkScorer(c, metrics, p)

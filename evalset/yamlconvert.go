@@ -14,7 +14,7 @@ func (y *yamlCase) toCase(single bool, p problems) *Case {
 	if len(y.Input) == 0 {
 		return c
 	}
-	expectations := y.turnExpectations(single, p)
+	expectations, where := y.turnExpectations(single, p)
 	var tools bool
 	var text textExpectation
 	for k, turn := range y.Input {
@@ -28,7 +28,7 @@ func (y *yamlCase) toCase(single bool, p problems) *Case {
 			inv.Tools = yamlTools(e.ToolCalls)
 		}
 		if e != nil && e.FinalResponse != nil {
-			inv.FinalResponse = text.add(e.FinalResponse, field(turnPath(k, single), "expected"), p)
+			inv.FinalResponse = text.add(e.FinalResponse, where[k], p)
 		}
 		c.Conversation = append(c.Conversation, inv)
 	}
@@ -37,23 +37,23 @@ func (y *yamlCase) toCase(single bool, p problems) *Case {
 	return c
 }
 
-// turnExpectations are each turn's expectations, the top-level ones the
-// last turn's.
-func (y *yamlCase) turnExpectations(single bool, p problems) []*yamlExpected {
-	out := make([]*yamlExpected, len(y.Input))
+// turnExpectations are each turn's expectations and where they are
+// written, the top-level ones the last turn's.
+func (y *yamlCase) turnExpectations(single bool, p problems) ([]*yamlExpected, []string) {
+	out, where := make([]*yamlExpected, len(y.Input)), make([]string, len(y.Input))
 	for k, turn := range y.Input {
 		if turn != nil {
-			out[k] = turn.Expected
+			out[k], where[k] = turn.Expected, field(turnPath(k, single), "expected")
 		}
 	}
 	last := len(out) - 1
 	if y.Expected != nil && out[last] != nil {
-		p.add("expected", "the last turn's expectations are given twice: here and in %s.expected", turnPath(last, single))
+		p.add("expected", "the last turn's expectations are given twice: here and in %s", where[last])
 	}
 	if y.Expected != nil {
-		out[last] = y.Expected
+		out[last], where[last] = y.Expected, "expected"
 	}
-	return out
+	return out, where
 }
 
 func turnPath(k int, single bool) string {
