@@ -56,6 +56,10 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzSSE$$' -fuzztime=10s ./conformance/
 	$(GO) test -run='^$$' -fuzz='^FuzzEnvelope$$' -fuzztime=10s ./conformance/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeObject$$' -fuzztime=10s ./conformance/
+	$(GO) test -run='^$$' -fuzz='^FuzzTRPCSet$$' -fuzztime=10s ./evalset/
+	$(GO) test -run='^$$' -fuzz='^FuzzADKSet$$' -fuzztime=10s ./evalset/
+	$(GO) test -run='^$$' -fuzz='^FuzzYAMLCase$$' -fuzztime=10s ./evalset/
+	$(GO) test -run='^$$' -fuzz='^FuzzMetrics$$' -fuzztime=10s ./evalset/
 
 FUZZTIME ?= 30s
 fuzz:
@@ -74,3 +78,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzSSE$$' -fuzztime=$(FUZZTIME) ./conformance/
 	$(GO) test -run='^$$' -fuzz='^FuzzEnvelope$$' -fuzztime=$(FUZZTIME) ./conformance/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeObject$$' -fuzztime=$(FUZZTIME) ./conformance/
+	$(GO) test -run='^$$' -fuzz='^FuzzTRPCSet$$' -fuzztime=$(FUZZTIME) ./evalset/
+	$(GO) test -run='^$$' -fuzz='^FuzzADKSet$$' -fuzztime=$(FUZZTIME) ./evalset/
+	$(GO) test -run='^$$' -fuzz='^FuzzYAMLCase$$' -fuzztime=$(FUZZTIME) ./evalset/
+	$(GO) test -run='^$$' -fuzz='^FuzzMetrics$$' -fuzztime=$(FUZZTIME) ./evalset/

@@ -2,6 +2,7 @@ package evalset
 
 import (
 	"encoding/json"
+	"regexp"
 	"time"
 )
 
@@ -45,8 +46,13 @@ type Set struct {
 	Format Format `json:"-"`
 	Path   string `json:"-"`
 	// Metrics are the metrics given with the set (tRPC's metrics file, ADK's
-	// test_config.json, YAML cases' expectations), in order.
-	Metrics []*Metric `json:"metrics,omitempty"`
+	// test_config.json), in order; a YAML set's cases carry their own.
+	Metrics []*Metric `json:"-"`
+	// Patterns are the regular expressions the set's text criteria use,
+	// compiled once by [Load] and [Validate], keyed by the text compiled
+	// (lower-cased when the criterion is case-insensitive, as tRPC-Agent-Go
+	// lower-cases both sides before compiling).
+	Patterns map[string]*regexp.Regexp `json:"-"`
 }
 
 // Case is one eval case: a conversation of invocations sent in order on one
@@ -55,6 +61,9 @@ type Case struct {
 	// ID identifies the case within its set (tRPC's evalId).
 	ID   string `json:"evalId,omitempty"`
 	Mode Mode   `json:"evalMode,omitempty"`
+	// ExpectedRunnerEnabled is tRPC's switch to produce the expected
+	// invocations with a second runner; kept so the file round-trips.
+	ExpectedRunnerEnabled bool `json:"expectedRunnerEnabled,omitempty"`
 	// ContextMessages are sent before every invocation's user message.
 	ContextMessages []*Message `json:"contextMessages,omitempty"`
 	// Conversation is the turns: each invocation's user content is sent in
@@ -80,6 +89,9 @@ type Case struct {
 	// Metrics, from a YAML case's expectations, score this case in place of
 	// the set's metrics of the same name.
 	Metrics []*Metric `json:"metrics,omitempty"`
+	// Scorer, from a YAML case, names a metric of the run's metrics that
+	// scores the case besides its Metrics; [Validate] checks it exists.
+	Scorer string `json:"scorer,omitempty"`
 }
 
 // CaseRubric is a rubric a case adds to one metric (tRPC's EvalCaseRubric).
@@ -160,20 +172,34 @@ const (
 )
 
 // Message is a message of an invocation, in tRPC-Agent-Go's model.Message
-// JSON (text only: images and files are not kept).
+// JSON: only text is sent or compared, the rest is kept for round trips.
 type Message struct {
 	Role         Role          `json:"role"`
 	Content      string        `json:"content,omitempty"`
 	ContentParts []ContentPart `json:"content_parts,omitempty"`
+	// ToolID and ToolName name the call a tool message answers.
+	ToolID   string `json:"tool_id,omitempty"`
+	ToolName string `json:"tool_name,omitempty"`
+	// ToolCalls are an assistant message's tool calls, in tRPC-Agent-Go's
+	// model.ToolCall JSON, kept verbatim.
+	ToolCalls []json.RawMessage `json:"tool_calls,omitempty"`
 	// ReasoningContent is the agent's private thought: recorded, never
 	// shown to a judge or a user simulator.
-	ReasoningContent string `json:"reasoning_content,omitempty"`
+	ReasoningContent   string `json:"reasoning_content,omitempty"`
+	ReasoningSignature string `json:"reasoning_signature,omitempty"`
 }
 
-// ContentPart is one text part of a message.
+// ContentPart is one part of a message. Only text parts are sent or
+// compared; the others are kept verbatim so that a file round-trips, and
+// [Validate] refuses them in what proctor sends.
 type ContentPart struct {
-	Type string  `json:"type"`
-	Text *string `json:"text,omitempty"`
+	Type       string          `json:"type"`
+	Text       *string         `json:"text,omitempty"`
+	Image      json.RawMessage `json:"image,omitempty"`
+	Audio      json.RawMessage `json:"audio,omitempty"`
+	Video      json.RawMessage `json:"video,omitempty"`
+	File       json.RawMessage `json:"file,omitempty"`
+	ContentRef json.RawMessage `json:"content_ref,omitempty"`
 }
 
 // Text is the message's text: Content, else its text parts joined.

@@ -1,0 +1,91 @@
+package evalset
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// singleOrList marks a list type whose YAML may also be a single element.
+type singleOrList interface{ singleOrList() }
+
+// opaque says whether values of t are kept as they are (raw JSON, free
+// maps, custom decoders), so their keys are not checked.
+func opaque(t reflect.Type) bool {
+	return t == reflect.TypeFor[json.RawMessage]() || t == reflect.TypeFor[map[string]any]() ||
+		reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]())
+}
+
+// checkKeys reports every key of the decoded value v (maps and lists as
+// encoding/json or yaml.v3 decode into any) that the type t, read through
+// its struct tags named tag, does not have. Values typed any are not
+// checked.
+func checkKeys(v any, t reflect.Type, tag, path string, p problems) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if opaque(t) {
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		checkStructKeys(v, t, tag, path, p)
+	case reflect.Slice:
+		list, ok := v.([]any)
+		if !ok && t.Implements(reflect.TypeFor[singleOrList]()) {
+			checkKeys(v, t.Elem(), tag, path, p)
+			return
+		}
+		for i, e := range list {
+			checkKeys(e, t.Elem(), tag, index(path, i), p)
+		}
+	case reflect.Map:
+		m, _ := v.(map[string]any)
+		for _, k := range sortedKeys(m) {
+			checkKeys(m[k], t.Elem(), tag, field(path, k), p)
+		}
+	}
+}
+
+func checkStructKeys(v any, t reflect.Type, tag, path string, p problems) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	fields := tagFields(t, tag)
+	for _, k := range sortedKeys(m) {
+		ft, known := fields[k]
+		if !known {
+			p.add(field(path, k), "unknown field (known: %s)", knownList(sortedKeys(fields)))
+			continue
+		}
+		checkKeys(m[k], ft, tag, field(path, k), p)
+	}
+}
+
+// tagFields maps a struct's field names, as the tag names them, to their
+// types.
+func tagFields(t reflect.Type, tag string) map[string]reflect.Type {
+	fields := map[string]reflect.Type{}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get(tag), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fields[name] = f.Type
+	}
+	return fields
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
