@@ -219,4 +219,3 @@ func porterStep5b(w string) string {
 	}
 	return w
 }
-

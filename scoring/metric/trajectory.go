@@ -220,6 +220,11 @@ func (t trajectory) explainMissing(actual []*evalset.Tool, expected *evalset.Too
 			return head + " in the required order"
 		}
 	}
+	if index < len(actual) && actual[index] != nil {
+		if why := t.compareTool(actual[index], expected, true); why != "" {
+			return fmt.Sprintf("%s: actual call %d (%s): %s", head, index+1, actual[index].Name, why)
+		}
+	}
 	return head + ": no call of " + name
 }
 
