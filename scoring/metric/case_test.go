@@ -12,7 +12,9 @@ import (
 	"github.com/proctor-eval/proctor/result"
 )
 
-func msg(role evalset.Role, s string) *evalset.Message { return &evalset.Message{Role: role, Content: s} }
+func msg(role evalset.Role, s string) *evalset.Message {
+	return &evalset.Message{Role: role, Content: s}
+}
 
 func turn(user, answer string, tools ...*evalset.Tool) *evalset.Invocation {
 	inv := &evalset.Invocation{UserContent: msg(evalset.RoleUser, user), Tools: tools}

@@ -121,11 +121,13 @@ func (t trajectory) unorderedMatch(actual, expected []*evalset.Tool) int {
 // the expected tool's, else the default. A per-tool strategy replaces the
 // default whole: parts it leaves unset are not compared.
 func (t trajectory) strategy(actual, expected *evalset.Tool) *evalset.ToolStrategy {
-	if s, ok := t.crit.ToolStrategy[actual.Name]; ok && s != nil {
-		return s
-	}
-	if s, ok := t.crit.ToolStrategy[expected.Name]; ok && s != nil {
-		return s
+	if len(t.crit.ToolStrategy) > 0 {
+		if s, ok := t.crit.ToolStrategy[actual.Name]; ok && s != nil {
+			return s
+		}
+		if s, ok := t.crit.ToolStrategy[expected.Name]; ok && s != nil {
+			return s
+		}
 	}
 	if t.crit.DefaultStrategy != nil {
 		return t.crit.DefaultStrategy
@@ -147,25 +149,34 @@ func (t trajectory) compareTool(actual, expected *evalset.Tool, explain bool) st
 	s := t.strategy(actual, expected)
 	if s.Name != nil {
 		if why := t.re.matchText(s.Name, actual.Name, expected.Name, explain); why != "" {
-			return "name: " + why
+			return explained(explain, "name: ", why)
 		}
 	}
 	switch {
 	case len(expected.ArgsContain) > 0:
 		if why := argsContain(actual.Arguments, expected.ArgsContain); why != "" {
-			return "arguments: " + why
+			return explained(explain, "arguments: ", why)
 		}
 	case s.Arguments != nil:
 		if ok, why := matchJSON(s.Arguments, actual.Arguments, expected.Arguments, explain); !ok {
-			return "arguments: " + orMismatch(why)
+			return explained(explain, "arguments: ", orMismatch(why))
 		}
 	}
 	if s.Result != nil {
 		if ok, why := matchJSON(s.Result, actual.Result, expected.Result, explain); !ok {
-			return "result: " + orMismatch(why)
+			return explained(explain, "result: ", orMismatch(why))
 		}
 	}
 	return ""
+}
+
+// explained prefixes a reason with the part it concerns, only when
+// explaining (matching builds no strings).
+func explained(explain bool, part, why string) string {
+	if !explain {
+		return mismatch
+	}
+	return part + why
 }
 
 func orMismatch(why string) string {
