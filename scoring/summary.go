@@ -74,7 +74,7 @@ func Summarize(sims []result.Simulation, taskOrder []string) result.Summary {
 			sum.PassAtK[strconv.Itoa(k)] = round6(at / float64(tasks))
 		}
 	}
-	sum.PassHat1CI95 = wilson(successes, len(sims), 1.959963984540054)
+	sum.PassHat1CI95 = WilsonCI95(successes, len(sims))
 	return sum
 }
 
@@ -157,6 +157,11 @@ func binom(n, k int) float64 {
 	}
 	return r
 }
+
+// WilsonCI95 is the 95% Wilson score interval of a pass rate: successes
+// out of n trials (the zero interval when n is 0). Eval-set summaries use it
+// too.
+func WilsonCI95(successes, n int) result.Interval { return wilson(successes, n, 1.959963984540054) }
 
 // wilson is the Wilson score interval for a binomial proportion: unlike the
 // normal approximation it stays inside [0, 1] and behaves at 0 and n
