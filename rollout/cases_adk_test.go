@@ -122,7 +122,9 @@ type forecast struct {
 // userHeader maps the X-User-ID header to the caller, as an ADK
 // deployment's authentication would: adka2a takes the session's user from
 // the call context.
-type userHeader struct{ a2asrv.PassthroughCallInterceptor }
+type userHeader struct {
+	a2asrv.PassthroughCallInterceptor
+}
 
 func (userHeader) Before(ctx context.Context, cc *a2asrv.CallContext, _ *a2asrv.Request) (context.Context, any, error) {
 	if v, ok := cc.ServiceParams().Get("x-user-id"); ok && len(v) > 0 {
@@ -166,7 +168,9 @@ func dialAgent(t *testing.T, base string) rollout.Agent {
 	return rollout.ClientAgent(c)
 }
 
-func userMsg(text string) *evalset.Message { return &evalset.Message{Role: evalset.RoleUser, Content: text} }
+func userMsg(text string) *evalset.Message {
+	return &evalset.Message{Role: evalset.RoleUser, Content: text}
+}
 
 func assistantMsg(text, thought string) *evalset.Message {
 	return &evalset.Message{Role: evalset.RoleAssistant, Content: text, ReasoningContent: thought}
