@@ -55,14 +55,14 @@ type turnLog struct {
 
 func (l *turnLog) list() []Event { return slices.Clip(l.events) }
 
-// find returns the index of the logged Event ev repeats, or -1.
+// find returns the index of the logged Event ev repeats, or -1. An
+// artifact without an id repeats the latest one without an id.
 func (l *turnLog) find(ev Event) int {
-	for i, e := range l.events {
+	for i := len(l.events) - 1; i >= 0; i-- {
+		e := l.events[i]
 		if (e.Source == EventArtifact) != (ev.Source == EventArtifact) {
 			continue
 		}
-		// Artifacts are one by id, the empty id included, as
-		// mergeArtifact has it.
 		if ev.Source == EventArtifact || e.ID != "" || ev.ID != "" {
 			if e.ID == ev.ID {
 				return i
@@ -110,17 +110,21 @@ func (l *turnLog) message(source EventSource, m *a2a.Message, state a2a.TaskStat
 }
 
 // artifactUpdate applies a streamed artifact update: a chunk with Append
-// continues the artifact of its id, anything else replaces it.
+// continues the artifact of its id, anything else replaces it. An update
+// without parts changes nothing (tRPC-Agent-Go streams one per
+// preprocessing step and one to close, all without an id), and one
+// without an id that does not append is an artifact of its own
+// (tRPC-Agent-Go sends a tool's response so).
 func (l *turnLog) artifactUpdate(e *a2a.TaskArtifactUpdateEvent) {
 	a := e.Artifact
-	if a == nil {
+	if a == nil || len(a.Parts) == 0 {
 		return
 	}
 	ev := Event{Source: EventArtifact, ID: string(a.ID), Name: a.Name, Parts: a.Parts, Metadata: a.Metadata, EventMetadata: e.Metadata}
 	i := l.find(ev)
 	switch {
-	case i < 0:
-		l.add(ev)
+	case i < 0 || (a.ID == "" && !e.Append):
+		l.events = append(l.events, ev)
 	case e.Append:
 		old := &l.events[i]
 		old.Parts = continueText(old.Parts, a.Parts)

@@ -193,3 +193,28 @@ func TestEventsFromRaw(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
+
+// TestTurnLogIDlessArtifacts reads tRPC-Agent-Go's stream shape: artifact
+// updates without an id, a tool's response among empty ones; the empty
+// ones change nothing and the response stays an Event of its own.
+func TestTurnLogIDlessArtifacts(t *testing.T) {
+	upd := func(id string, parts ...*a2a.Part) *a2a.TaskArtifactUpdateEvent {
+		return &a2a.TaskArtifactUpdateEvent{Artifact: &a2a.Artifact{ID: a2a.ArtifactID(id), Parts: parts}}
+	}
+	var l turnLog
+	for _, e := range []*a2a.TaskArtifactUpdateEvent{
+		upd(""), upd("r1", a2a.NewTextPart("call")), upd("", a2a.NewTextPart("response")), upd(""),
+		upd("r2", a2a.NewTextPart("partial")), upd("r2", a2a.NewTextPart("answer")), upd(""),
+	} {
+		l.artifactUpdate(e)
+	}
+	l.task(&a2a.Task{Artifacts: []*a2a.Artifact{{ID: "r1", Parts: []*a2a.Part{a2a.NewTextPart("call")}}, {Parts: []*a2a.Part{a2a.NewTextPart("response")}},
+		{ID: "r2", Parts: []*a2a.Part{a2a.NewTextPart("answer")}}}}, turnStart{})
+	var got []string
+	for _, e := range l.list() {
+		got = append(got, e.ID+":"+PartsText(e.Parts))
+	}
+	if diff := cmp.Diff([]string{"r1:call", ":response", "r2:answer"}, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
