@@ -263,12 +263,28 @@ func (c *Client) Close() error {
 // cookies: what the agent sets over HTTP during the conversation is sent
 // back on its later requests (see conversationJar), unless the HTTP client
 // given with WithHTTPClient has a Jar, which then keeps all cookies.
-func (c *Client) NewConversation() *Conversation {
+func (c *Client) NewConversation(opts ...ConversationOption) *Conversation {
 	cv := &Conversation{client: c, contextID: uuid.NewString()}
 	if c.http.Jar == nil {
 		cv.jar = newConversationJar()
 	}
+	for _, opt := range opts {
+		opt(cv)
+	}
 	return cv
+}
+
+// ConversationOption configures one Conversation.
+type ConversationOption func(*Conversation)
+
+// WithConversationHeaders adds headers to every request of the
+// conversation (as gRPC metadata over gRPC), after the client's own
+// (WithHeaders), which they replace when both name a header (over gRPC
+// both are sent). An eval
+// case sends its user id so: tRPC-Agent-Go's server/a2a reads the user
+// from the X-User-ID header by default.
+func WithConversationHeaders(h http.Header) ConversationOption {
+	return func(cv *Conversation) { cv.headers = h.Clone() }
 }
 
 // CardNotes returns the agent card's deviations from the protocol that the

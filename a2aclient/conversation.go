@@ -38,6 +38,8 @@ type Conversation struct {
 	// jar keeps the cookies the agent sets (see conversationJar); nil
 	// when the client's HTTP client has its own jar.
 	jar *conversationJar
+	// headers go with every request of the conversation.
+	headers http.Header
 }
 
 func (cv *Conversation) turnStart() turnStart { return turnStart{sent: cv.sent, seen: cv.seen} }
@@ -51,6 +53,15 @@ type Response struct {
 	Parts []*a2a.Part
 	// Shape says where Parts were found (ShapeMessage, ShapeArtifacts, ...).
 	Shape Shape
+	// Events are every part the agent emitted during the turn, in the
+	// order they arrived, each with where it came from and its metadata:
+	// streamed, the message result or the status updates (interim
+	// working ones included) and artifact updates (an artifact's chunks
+	// joined as for Parts); unstreamed or polled, the task history's
+	// agent messages since the user's message, its status message, then
+	// its artifacts. Parts is the answer read from them; Events is the
+	// whole turn (tool calls and thoughts an agent reports, say).
+	Events []Event
 	// TaskID and State describe the task the reply belongs to, when the agent
 	// answered with a task; both are empty for a plain message.
 	TaskID a2a.TaskID
@@ -93,7 +104,7 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	defer cancel()
 	ctx, ex := withExchange(ctx, c.bodies)
 	defer ex.release()
-	ex.jar = cv.jar
+	ex.jar, ex.headers = cv.jar, cv.headers
 
 	msg := a2a.NewMessage(a2a.MessageRoleUser, parts...)
 	msg.ContextID = cv.contextID
@@ -139,6 +150,7 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	}
 
 	resp.Parts, resp.Shape, resp.TaskID, resp.State = out.parts, out.shape, out.taskID, out.state
+	resp.Events = out.events
 	resp.NonConformant = cv.deviations(nonConformant)
 	for _, id := range out.said {
 		if id != "" {
@@ -199,7 +211,12 @@ func (cv *Conversation) attempt(ctx context.Context, ex *exchange, msg *a2a.Mess
 	}
 	if err == nil && out.isTask && !turnOver(out.state) {
 		var pollNC string
+		before := out.events
 		out, pollNC, err = cv.poll(ctx, ex, out)
+		var log turnLog
+		log.addAll(before)
+		log.addAll(out.events)
+		out.events = log.list()
 		if nonConformant == "" {
 			nonConformant = pollNC
 		}

@@ -83,6 +83,8 @@ type exchange struct {
 	// jar holds the conversation's cookies; nil when the caller's HTTP
 	// client has a jar of its own.
 	jar *conversationJar
+	// headers are the conversation's own headers (WithConversationHeaders).
+	headers http.Header
 }
 
 // newBodyPool returns a pool for the copies of response bodies kept for
@@ -178,15 +180,18 @@ type recordingTransport struct {
 func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
 	var jar *conversationJar
+	var own http.Header
 	if ex != nil {
-		jar = ex.jar
+		jar, own = ex.jar, ex.headers
 	}
-	if len(t.headers) > 0 || jar != nil {
+	if len(t.headers) > 0 || len(own) > 0 || jar != nil {
 		req = req.Clone(req.Context()) // a RoundTripper must not modify its request
-		for k, vs := range t.headers {
-			req.Header.Del(k)
-			for _, v := range vs {
-				req.Header.Add(k, v)
+		for _, h := range []http.Header{t.headers, own} {
+			for k, vs := range h {
+				req.Header.Del(k)
+				for _, v := range vs {
+					req.Header.Add(k, v)
+				}
 			}
 		}
 		if jar != nil {

@@ -38,6 +38,9 @@ type extracted struct {
 	// said are the ids of the agent messages the reply reports, so that a
 	// later reply of the conversation does not report them again.
 	said []string
+	// events are everything the agent emitted in the turn, in order
+	// (Response.Events).
+	events []Event
 }
 
 // turnStart says where the agent's turn starts in a task's history: after
@@ -52,7 +55,8 @@ type turnStart struct {
 func fromResult(res a2a.SendMessageResult, ts turnStart) extracted {
 	switch r := res.(type) {
 	case *a2a.Message:
-		return extracted{parts: r.Parts, shape: ShapeMessage, metadata: []map[string]any{r.Metadata}, contextID: r.ContextID}
+		return extracted{parts: r.Parts, shape: ShapeMessage, metadata: []map[string]any{r.Metadata}, contextID: r.ContextID,
+			events: messageEvents(r)}
 	case *a2a.Task:
 		return fromTask(r, ts)
 	}
@@ -75,6 +79,7 @@ func fromTask(t *a2a.Task, ts turnStart) extracted {
 	// a2a-go's types keep 0.3 state and role strings ("completed", "agent")
 	// found inside 1.0 wrappers as they are; read them as their 1.0 names.
 	out := extracted{taskID: t.ID, contextID: t.ContextID, state: normalizeState(string(t.Status.State)), isTask: true, shape: ShapeEmpty}
+	out.events = taskEvents(t, ts)
 	out.metadata = append(out.metadata, t.Metadata)
 	for _, a := range t.Artifacts {
 		if a == nil {
@@ -178,6 +183,13 @@ func lastAgentMessage(history []*a2a.Message) *a2a.Message {
 	return nil
 }
 
+// messageEvents is the Event of a Message result.
+func messageEvents(m *a2a.Message) []Event {
+	var l turnLog
+	l.message(EventMessage, m, "", nil)
+	return l.list()
+}
+
 // fromRaw reads a JSON-RPC result that a2a-go's types rejected. It accepts
 // 1.0 field names (oneof parts, "TASK_STATE_*", {"task":…}/{"message":…}
 // wrappers) and 0.3 names ("kind" discriminators, "completed"), and extracts
@@ -229,12 +241,71 @@ func rawObject(obj map[string]any, depth int) (extracted, bool) {
 	if parts, ok := obj["parts"].([]any); ok {
 		ctxID, _ := obj["contextId"].(string)
 		meta, _ := obj["metadata"].(map[string]any)
-		return extracted{parts: rawParts(parts), shape: ShapeMessage, contextID: ctxID, metadata: []map[string]any{meta}}, true
+		return extracted{parts: rawParts(parts), shape: ShapeMessage, contextID: ctxID, metadata: []map[string]any{meta},
+			events: messageEvents(rawMessage(obj))}, true
 	}
 	return extracted{}, false
 }
 
+// rawMessage reads a message object a2a-go's types rejected: its id, role,
+// parts and metadata.
+func rawMessage(obj map[string]any) *a2a.Message {
+	if obj == nil {
+		return nil
+	}
+	m := &a2a.Message{}
+	id, _ := obj["messageId"].(string)
+	role, _ := obj["role"].(string)
+	m.ID, m.Role = id, a2a.MessageRole(role)
+	m.Metadata, _ = obj["metadata"].(map[string]any)
+	if ps, ok := obj["parts"].([]any); ok {
+		m.Parts = rawParts(ps)
+	}
+	return m
+}
+
+// rawTaskEvents is the Events of a task object a2a-go's types rejected:
+// its agent messages after the last user message, its status message and
+// its artifacts.
+func rawTaskEvents(obj map[string]any, state a2a.TaskState) []Event {
+	t := &a2a.Task{Status: a2a.TaskStatus{State: state}}
+	t.Metadata, _ = obj["metadata"].(map[string]any)
+	status, _ := obj["status"].(map[string]any)
+	if sm, ok := status["message"].(map[string]any); ok {
+		t.Status.Message = rawMessage(sm)
+	}
+	hist, _ := obj["history"].([]any)
+	for _, h := range hist {
+		if hm, ok := h.(map[string]any); ok {
+			t.History = append(t.History, rawMessage(hm))
+		}
+	}
+	arts, _ := obj["artifacts"].([]any)
+	for _, a := range arts {
+		am, _ := a.(map[string]any)
+		if am == nil {
+			continue
+		}
+		id, _ := am["artifactId"].(string)
+		name, _ := am["name"].(string)
+		art := &a2a.Artifact{ID: a2a.ArtifactID(id), Name: name}
+		art.Metadata, _ = am["metadata"].(map[string]any)
+		if ps, ok := am["parts"].([]any); ok {
+			art.Parts = rawParts(ps)
+		}
+		t.Artifacts = append(t.Artifacts, art)
+	}
+	return taskEvents(t, turnStart{})
+}
+
 func rawTask(obj map[string]any) extracted {
+	out := rawTaskAnswer(obj)
+	out.events = rawTaskEvents(obj, out.state)
+	return out
+}
+
+// rawTaskAnswer reads the agent's answer from a task object.
+func rawTaskAnswer(obj map[string]any) extracted {
 	out := extracted{isTask: true, shape: ShapeEmpty}
 	id, _ := obj["id"].(string)
 	out.taskID = a2a.TaskID(id)
@@ -307,8 +378,11 @@ func rawParts(parts []any) []*a2a.Part {
 			}
 			continue
 		}
+		meta, _ := pm["metadata"].(map[string]any)
 		if s, ok := pm["text"].(string); ok {
-			out = append(out, a2a.NewTextPart(s))
+			tp := a2a.NewTextPart(s)
+			tp.Metadata = meta
+			out = append(out, tp)
 			continue
 		}
 		if d, ok := pm["data"]; ok && d != nil {
@@ -319,7 +393,9 @@ func rawParts(parts []any) []*a2a.Part {
 					d = dd
 				}
 			}
-			out = append(out, a2a.NewDataPart(d))
+			dp := a2a.NewDataPart(d)
+			dp.Metadata = meta
+			out = append(out, dp)
 		}
 	}
 	return out

@@ -27,8 +27,12 @@ func (cv *Conversation) stream(ctx context.Context, ex *exchange, msg *a2a.Messa
 	// Event-level metadata carries what task snapshots drop: ADK reports
 	// token usage on its artifact updates, for one.
 	var eventMeta []map[string]any
+	// log is the turn as it streamed, in order (Response.Events).
+	var log turnLog
 	done := func(out extracted) extracted {
 		out.metadata = append(out.metadata, eventMeta...)
+		log.addAll(out.events)
+		out.events = log.list()
 		return out
 	}
 	ensure := func(id a2a.TaskID, contextID string) {
@@ -50,13 +54,18 @@ func (cv *Conversation) stream(ctx context.Context, ex *exchange, msg *a2a.Messa
 		}
 		switch e := ev.(type) {
 		case *a2a.Message:
-			return fromResult(e, cv.turnStart()), nil
+			out := fromResult(e, cv.turnStart())
+			log.addAll(out.events)
+			out.events = log.list()
+			return out, nil
 		case *a2a.Task:
 			t := *e
 			task = &t
+			log.task(e, cv.turnStart())
 		case *a2a.TaskStatusUpdateEvent:
 			ensure(e.TaskID, e.ContextID)
 			eventMeta = append(eventMeta, e.Metadata)
+			log.message(EventStatus, e.Status.Message, normalizeState(string(e.Status.State)), e.Metadata)
 			// The agent's turn is every message it sends, interim ones
 			// included: keep them in the history, as the server does.
 			if m := task.Status.Message; m != nil && (e.Status.Message == nil || !sameMessage(m, e.Status.Message)) && !inHistory(task.History, m) {
@@ -69,6 +78,7 @@ func (cv *Conversation) stream(ctx context.Context, ex *exchange, msg *a2a.Messa
 		case *a2a.TaskArtifactUpdateEvent:
 			ensure(e.TaskID, e.ContextID)
 			eventMeta = append(eventMeta, e.Metadata)
+			log.artifactUpdate(e)
 			mergeArtifact(task, e)
 		}
 	}
@@ -106,12 +116,13 @@ func mergeArtifact(task *a2a.Task, e *a2a.TaskArtifactUpdateEvent) {
 // continueText returns parts followed by next, as a new slice, with the
 // text of next's first part continuing the text of parts' last part when
 // both are text: text that arrives in pieces is one text, and no separator
-// the agent did not send is put between the pieces. Neither argument is
+// the agent did not send is put between the pieces. A thought (IsThought)
+// never continues an answer, nor an answer a thought. Neither argument is
 // modified.
 func continueText(parts, next []*a2a.Part) []*a2a.Part {
 	out := make([]*a2a.Part, 0, len(parts)+len(next))
 	out = append(out, parts...)
-	if n := len(out); n > 0 && len(next) > 0 && isText(out[n-1]) && isText(next[0]) {
+	if n := len(out); n > 0 && len(next) > 0 && isText(out[n-1]) && isText(next[0]) && IsThought(out[n-1]) == IsThought(next[0]) {
 		joined := *out[n-1]
 		joined.Content = a2a.Text(out[n-1].Text() + next[0].Text())
 		out[n-1], next = &joined, next[1:]

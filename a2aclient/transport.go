@@ -137,10 +137,10 @@ func (c *Client) grpcDialOptions() []grpc.DialOption {
 		grpc.WithStatsHandler(grpcRecorder{}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMsg)),
 		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-			return invoker(withGRPCHeaders(ctx, headers), method, req, reply, cc, opts...)
+			return invoker(withConversationHeaders(withGRPCHeaders(ctx, headers)), method, req, reply, cc, opts...)
 		}),
 		grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-			return streamer(withGRPCHeaders(ctx, headers), desc, cc, method, opts...)
+			return streamer(withConversationHeaders(withGRPCHeaders(ctx, headers)), desc, cc, method, opts...)
 		}),
 	}
 	if c.guard != nil {
@@ -162,6 +162,16 @@ func withGRPCHeaders(ctx context.Context, h map[string][]string) context.Context
 		}
 	}
 	return metadata.AppendToOutgoingContext(ctx, pairs...)
+}
+
+// withConversationHeaders sends the headers of the conversation the call
+// belongs to (WithConversationHeaders) as gRPC metadata.
+func withConversationHeaders(ctx context.Context) context.Context {
+	ex, _ := ctx.Value(exchangeKey{}).(*exchange)
+	if ex == nil {
+		return ctx
+	}
+	return withGRPCHeaders(ctx, ex.headers)
 }
 
 // grpcRecorder feeds gRPC calls' wire sizes and status codes into the

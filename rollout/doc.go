@@ -18,6 +18,22 @@ the [ScriptedUser], which says its task's script, and the [LLMUser], which
 plays the task's persona with a language model and, in domains with a user
 side (telecom), calls the user's own tools.
 
+Eval cases (package evalset: tRPC-Agent-Go, ADK and YAML sets) are played
+by a [CasePlayer]: each case on a conversation of its own (a fresh A2A
+context id and cookie jar; sessionInput.userId sent in the X-User-ID
+header, [CaseOptions].UserIDHeader), its invocations' user contents sent
+in order, its contextMessages once ahead of the first ([ContextText]), a
+conversationScenario driven by a [ScenarioUser], a trace-mode case read
+from its recorded conversation without contacting the agent. What the
+agent did is read from the whole turn on the wire (a2aclient's
+Response.Events): function_call and function_response data parts (metadata
+"type" or "adk_type", the convention of tRPC-Agent-Go and ADK) become the
+invocation's tools, matched by call id; text parts marked as thoughts
+("thought" / "adk_thought") go to the turn's thoughts and the message's
+ReasoningContent, never to its text nor to the user simulator. A
+[CaseRecording] holds the actual invocations, what proctor saw of each
+turn ([result.Turn]), request metrics and model calls, unscored.
+
 A [Recording] holds the [result.Simulation] (transcript, tool calls and
 their results with their requestor, the final database hash, request
 metrics, model calls) and the environment it ended with.

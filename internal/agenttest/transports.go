@@ -33,7 +33,14 @@ type Peer struct {
 // card points at. Everything closes when the test ends.
 func StartPeer(tb testing.TB, p Peer, reply ReplyFunc) string {
 	tb.Helper()
-	handler := a2asrv.NewHandler(executor{reply})
+	return StartExecutorPeer(tb, p, executor{reply})
+}
+
+// StartExecutorPeer is StartPeer for an agent executor of the caller's (an
+// ADK agent's adka2a executor, say), with the request handler's options.
+func StartExecutorPeer(tb testing.TB, p Peer, exec a2asrv.AgentExecutor, opts ...a2asrv.RequestHandlerOption) string {
+	tb.Helper()
+	handler := a2asrv.NewHandler(exec, opts...)
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	tb.Cleanup(srv.Close)

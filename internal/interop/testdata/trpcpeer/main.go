@@ -4,7 +4,7 @@
 // rest (the runner, sessions, the tool-call flow, the A2A server and its
 // event conversion) is the framework's own.
 //
-//	go run . --mode refuse|toolcall [--port 0] [--host 127.0.0.1]
+//	go run . --mode refuse|toolcall|evaltool [--port 0] [--host 127.0.0.1]
 //
 // The agent card is the one server/a2a builds itself: 0.3-style, with only
 // url (no preferredTransport, no protocolVersion), JSON-RPC at "/". Once the
@@ -97,14 +97,14 @@ func main() {
 
 func run() error {
 	fs := flag.NewFlagSet("trpcpeer", flag.ContinueOnError)
-	mode := fs.String("mode", string(ModeRefuse), "script: refuse or toolcall")
+	mode := fs.String("mode", string(ModeRefuse), "script: refuse, toolcall or evaltool")
 	port := fs.Int("port", 0, "port to listen on (0 picks a free one)")
 	host := fs.String("host", "127.0.0.1", "address to listen on")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
 	}
-	if m := Mode(*mode); m != ModeRefuse && m != ModeToolCall {
-		fmt.Fprintf(os.Stderr, "trpcpeer: unknown --mode %q: want refuse or toolcall\n", *mode)
+	if m := Mode(*mode); m != ModeRefuse && m != ModeToolCall && m != ModeEvalTool {
+		fmt.Fprintf(os.Stderr, "trpcpeer: unknown --mode %q: want refuse, toolcall or evaltool\n", *mode)
 		os.Exit(2)
 	}
 	logToStderr()
@@ -136,6 +136,9 @@ func run() error {
 // the one server/a2a makes from the agent (NewAgentCard), with base as its
 // url.
 func newHandler(mode Mode, base string) (http.Handler, error) {
+	if mode == ModeEvalTool {
+		return newEvalToolHandler(base)
+	}
 	tools := mockTools()
 	ag := llmagent.New("taskly_helper",
 		llmagent.WithModel(scriptModel{mode: mode}),
