@@ -49,15 +49,20 @@ func (p *progress) update(pr evaluation.Progress) {
 	}
 	switch p.mode {
 	case "bar":
-		const width = 30
-		filled := width * pr.Done / max(pr.Total, 1)
-		fmt.Fprintf(p.w, "\r[%s%s] %d/%d  pass %.2f  %s ", strings.Repeat("=", filled), strings.Repeat(" ", width-filled),
-			pr.Done, pr.Total, rate, time.Since(p.start).Round(time.Second))
-		p.drawn = true
+		p.bar(pr.Done, pr.Total, rate)
 	case "lines":
 		last := pr.Last
 		fmt.Fprintf(p.w, "proctor: %d/%d %s reward %.3f %s (pass %.2f)\n", pr.Done, pr.Total, last.ID, last.Reward, last.TerminationReason, rate)
 	}
+}
+
+// bar redraws the progress bar; p.mu is held.
+func (p *progress) bar(done, total int, rate float64) {
+	const width = 30
+	filled := width * done / max(total, 1)
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d  pass %.2f  %s ", strings.Repeat("=", filled), strings.Repeat(" ", width-filled),
+		done, total, rate, time.Since(p.start).Round(time.Second))
+	p.drawn = true
 }
 
 func (p *progress) finish() {
@@ -65,5 +70,26 @@ func (p *progress) finish() {
 	defer p.mu.Unlock()
 	if p.drawn {
 		fmt.Fprintln(p.w)
+	}
+}
+
+// updateCase shows a finished case run of an eval-set run.
+func (p *progress) updateCase(pr evaluation.CaseProgress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rate := 0.0
+	if pr.Done > 0 {
+		rate = float64(pr.Passed) / float64(pr.Done)
+	}
+	switch p.mode {
+	case "bar":
+		p.bar(pr.Done, pr.Total, rate)
+	case "lines":
+		last := pr.Last
+		line := fmt.Sprintf("proctor: %d/%d %s %s", pr.Done, pr.Total, last.ID, last.FinalEvalStatus)
+		if last.ErrorMessage != "" {
+			line += ": " + last.ErrorMessage
+		}
+		fmt.Fprintf(p.w, "%s (pass %.2f)\n", line, rate)
 	}
 }

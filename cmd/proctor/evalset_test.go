@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/proctor-eval/proctor/internal/agenttest"
+	"github.com/proctor-eval/proctor/result"
+)
+
+// calcSet is a tRPC-Agent-Go eval set for agenttest's calculator: add and
+// mul pass, sub expects the wrong answer, and hello expects a tool call the
+// agent does not make.
+const calcSet = `{
+  "evalSetId": "calc",
+  "name": "calculator",
+  "evalCases": [
+    {"evalId": "add", "conversation": [{"invocationId": "add-1",
+      "userContent": {"role": "user", "content": "calc add 2 3"},
+      "finalResponse": {"role": "assistant", "content": "The result is 5."},
+      "tools": [{"id": "x", "name": "calculator", "arguments": {"operation": "add", "a": 2, "b": 3}, "result": {"result": 5}}]}]},
+    {"evalId": "sub", "conversation": [{"invocationId": "sub-1",
+      "userContent": {"role": "user", "content": "calc sub 7 4"},
+      "finalResponse": {"role": "assistant", "content": "The result is 4."},
+      "tools": [{"name": "calculator", "arguments": {"operation": "sub", "a": 7, "b": 4}, "result": {"result": 3}}]}]},
+    {"evalId": "two-turns", "conversation": [
+      {"invocationId": "t-1", "userContent": {"role": "user", "content": "calc mul 6 7"},
+       "finalResponse": {"role": "assistant", "content": "The result is 42."},
+       "tools": [{"name": "calculator", "arguments": {"operation": "mul", "a": 6, "b": 7}, "result": {"result": 42}}]},
+      {"invocationId": "t-2", "userContent": {"role": "user", "content": "thanks"},
+       "finalResponse": {"role": "assistant", "content": "I can only calculate."}}]},
+    {"evalId": "hello", "conversation": [{"invocationId": "hello-1",
+      "userContent": {"role": "user", "content": "hello"},
+      "finalResponse": {"role": "assistant", "content": "I can only calculate."},
+      "tools": [{"name": "calculator", "arguments": {"operation": "add", "a": 1, "b": 1}, "result": {"result": 2}}]}]}
+  ]
+}`
+
+const calcMetrics = `[
+  {"metricName": "tool_trajectory_avg_score", "threshold": 1,
+   "criterion": {"toolTrajectory": {"orderSensitive": true, "defaultStrategy": {
+     "name": {"matchStrategy": "exact"}, "arguments": {"matchStrategy": "exact"}, "result": {"matchStrategy": "exact"}}}}},
+  {"metricName": "final_response_avg_score", "threshold": 1,
+   "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}}}
+]`
+
+// writeCalcSet writes the set as tRPC-Agent-Go lays it out and returns the
+// app directory.
+func writeCalcSet(t *testing.T) string {
+	t.Helper()
+	app := filepath.Join(t.TempDir(), "calc-app")
+	if err := os.MkdirAll(app, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"calc.evalset.json": calcSet, "calc.metrics.json": calcMetrics} {
+		if err := os.WriteFile(filepath.Join(app, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return app
+}
+
+// TestEvalSetRun plays a tRPC-Agent-Go eval set against a real A2A agent
+// that reports its tool calls on the wire, twice per case: every case's
+// verdict and the tool calls read from the wire are checked, the run is
+// stored, exit status 3 says a case failed, and the evalset_result files
+// are written.
+func TestEvalSetRun(t *testing.T) {
+	agent := agenttest.StartCalculator(t, agenttest.CalculatorOptions{})
+	app := writeCalcSet(t)
+	db := tempDB(t)
+	out := t.TempDir()
+	r := mustCLI(t, exitCaseFailed, "evalset", "run", "--agent", agent.URL, "--db", db, "--num-runs", "2",
+		"--format", "json", app)
+	var run result.EvalSetRun
+	if err := json.Unmarshal([]byte(r.stdout), &run); err != nil {
+		t.Fatalf("--format json: %v\n%s", err, clip(r.stdout))
+	}
+	got := map[string]result.EvalStatus{}
+	for _, c := range run.Summary.Cases {
+		got[c.EvalID] = c.Status
+	}
+	want := map[string]result.EvalStatus{"add": result.EvalPassed, "sub": result.EvalFailed, "two-turns": result.EvalPassed, "hello": result.EvalFailed}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("case verdicts (-want +got):\n%s", diff)
+	}
+	if len(run.Cases) != 8 || run.Status != result.StatusCompleted {
+		t.Fatalf("%d case runs, status %s; want 8, completed", len(run.Cases), run.Status)
+	}
+	add := run.Cases[0]
+	if add.EvalID != "add" || len(add.Actual) != 1 || len(add.Actual[0].Tools) != 1 {
+		t.Fatalf("first case run: %+v", add)
+	}
+	tool := add.Actual[0].Tools[0]
+	args, _ := json.Marshal(tool.Arguments)
+	res, _ := json.Marshal(tool.Result)
+	if tool.Name != "calculator" || string(args) != `{"a":2,"b":3,"operation":"add"}` || string(res) != `{"result":5}` {
+		t.Errorf("tool call read from the wire: %s %s -> %s", tool.Name, args, res)
+	}
+	if fr := add.Actual[0].FinalResponse.Text(); fr != "The result is 5." {
+		t.Errorf("final response %q", fr)
+	}
+	if !strings.Contains(r.stderr, "cases failed") {
+		t.Errorf("stderr does not say cases failed:\n%s", r.stderr)
+	}
+
+	// The same run exported in tRPC-Agent-Go's layout.
+	mustCLI(t, exitCaseFailed, "evalset", "run", "--agent", agent.URL, "--db", db, "--format", "evalset-result", "--out-dir", out, "--progress", "none", app)
+	files, _ := filepath.Glob(filepath.Join(out, "calc-app", "calc-app_calc_*.evalset_result.json"))
+	if len(files) != 1 {
+		t.Fatalf("evalset_result files: %v", files)
+	}
+}
+
+// TestEvalSetRunBadInput: a malformed set is exit 2 with the path of what
+// is wrong, before anything is played.
+func TestEvalSetRunBadInput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "app")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bad := `{"evalSetId": "s", "evalCases": [{"evalId": "a", "conversation": [{"invocationId": "1"}]}]}`
+	if err := os.WriteFile(filepath.Join(dir, "s.evalset.json"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustCLI(t, exitUsage, "evalset", "run", "--agent", "http://127.0.0.1:1", "--db", tempDB(t), dir)
+	if !strings.Contains(r.stderr, "evalCases[0].conversation[0].userContent") {
+		t.Errorf("stderr does not name the missing field:\n%s", r.stderr)
+	}
+}

@@ -1,0 +1,120 @@
+package agenttest
+
+import (
+	"context"
+	"iter"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// CalculatorOptions configure StartCalculator.
+type CalculatorOptions struct {
+	// Delay is how long every turn takes before its first event: a slow
+	// agent, for overhead and wall-time measurements.
+	Delay time.Duration
+}
+
+// StartCalculator serves a real a2a-go JSON-RPC agent that does arithmetic
+// with a calculator tool and reports its tool use the way tRPC-Agent-Go's
+// and ADK's A2A servers do: a working status message with a function_call
+// data part, then one with the function_response, then a completed task
+// whose artifact is the answer. "calc add 2 3" calls calculator with
+// {"operation": "add", "a": 2, "b": 3} and answers "The result is 5."; any
+// other text is answered "I can only calculate." without a tool.
+func StartCalculator(tb testing.TB, o CalculatorOptions) *httptest.Server {
+	tb.Helper()
+	return serve(tb, a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(calculator{o})))
+}
+
+type calculator struct{ o CalculatorOptions }
+
+func (c calculator) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		if c.o.Delay > 0 {
+			t := time.NewTimer(c.o.Delay)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				yield(nil, ctx.Err())
+				return
+			}
+		}
+		var text string
+		if ec.Message != nil {
+			for _, p := range ec.Message.Parts {
+				text += p.Text()
+			}
+		}
+		if ec.StoredTask == nil && !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
+			return
+		}
+		op, a, b, ok := parseCalc(text)
+		answer := "I can only calculate."
+		if ok {
+			v := apply(op, a, b)
+			args := map[string]any{"operation": op, "a": a, "b": b}
+			if !yield(toolStatus(ec, "function_call", map[string]any{"id": "call-1", "name": "calculator", "args": args}), nil) ||
+				!yield(toolStatus(ec, "function_response", map[string]any{"id": "call-1", "name": "calculator", "response": map[string]any{"result": v}}), nil) {
+				return
+			}
+			answer = "The result is " + strconv.FormatFloat(v, 'f', -1, 64) + "."
+		}
+		art := a2a.NewArtifactEvent(ec, a2a.NewTextPart(answer))
+		if !yield(art, nil) {
+			return
+		}
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
+	}
+}
+
+func (calculator) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
+	}
+}
+
+// toolStatus is a working status update whose message carries a tool call
+// or response as a data part, typed in its metadata.
+func toolStatus(ec *a2asrv.ExecutorContext, kind string, data map[string]any) a2a.Event {
+	part := a2a.NewDataPart(data)
+	part.Metadata = map[string]any{"type": kind}
+	msg := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, part)
+	return a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, msg)
+}
+
+// parseCalc reads "calc OP A B".
+func parseCalc(text string) (op string, a, b float64, ok bool) {
+	f := strings.Fields(text)
+	if len(f) != 4 || f[0] != "calc" {
+		return "", 0, 0, false
+	}
+	a, errA := strconv.ParseFloat(f[2], 64)
+	b, errB := strconv.ParseFloat(f[3], 64)
+	switch f[1] {
+	case "add", "sub", "mul", "div":
+		return f[1], a, b, errA == nil && errB == nil
+	}
+	return "", 0, 0, false
+}
+
+func apply(op string, a, b float64) float64 {
+	switch op {
+	case "add":
+		return a + b
+	case "sub":
+		return a - b
+	case "mul":
+		return a * b
+	}
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
