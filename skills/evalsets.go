@@ -3,6 +3,7 @@ package skills
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -438,4 +439,36 @@ func (s *Service) RescoreEvalSets(ctx context.Context, src string, metrics []*ev
 		return nil, err
 	}
 	return dst, nil
+}
+
+// ListEvalSetRuns returns the stored eval-set runs, newest first, without
+// their case results: at most limit (0: DefaultResultsLimit), of the agent
+// at agentURL when it is not empty.
+func (s *Service) ListEvalSetRuns(ctx context.Context, agentURL string, limit int) ([]result.EvalSetRun, error) {
+	if limit == 0 {
+		limit = DefaultResultsLimit
+	}
+	recs, err := s.Store.ListEvaluations(ctx, store.ListFilter{Kind: store.KindEvalSets, Limit: -1})
+	if err != nil {
+		return nil, err
+	}
+	out := []result.EvalSetRun{}
+	for _, r := range recs {
+		var run result.EvalSetRun
+		if err := json.Unmarshal(r.Data, &run); err != nil {
+			run = result.EvalSetRun{ID: r.ID, Agent: result.AgentInfo{URL: r.AgentURL}, Error: fmt.Sprintf("%s: %v", UnreadableRecord, err)}
+		}
+		run.Status = result.Status(r.Status)
+		if agentURL != "" && !SameAgent(agentURL, r.AgentURL, result.Evaluation{Agent: run.Agent, Config: result.Config{Agent: run.Config.Agent}}) {
+			continue
+		}
+		for i := range run.Sets {
+			run.Sets[i].Cases = nil // the listing's size must not grow with the sets
+		}
+		out = append(out, run)
+		if len(out) == limit {
+			break
+		}
+	}
+	return out, nil
 }

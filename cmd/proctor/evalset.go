@@ -159,6 +159,9 @@ func loadSets(paths []string, metricsFile string) ([]*evalset.Set, error) {
 		for _, s := range sets {
 			s.Metrics = metrics
 		}
+		if err := evalset.Validate(sets, metrics); err != nil {
+			return nil, usageErr("%v", err)
+		}
 	}
 	return sets, nil
 }

@@ -109,6 +109,33 @@ func TestEvalSetRun(t *testing.T) {
 		t.Errorf("stderr does not say cases failed:\n%s", r.stderr)
 	}
 
+	// Stored: listed beside evaluations, shown by id in any format.
+	list := mustCLI(t, 0, "results", "--db", db)
+	if !strings.Contains(list.stdout, run.ID) || !strings.Contains(list.stdout, "EVAL-SET RUN") {
+		t.Errorf("proctor results does not list the eval-set run %s:\n%s", run.ID, list.stdout)
+	}
+	junit := mustCLI(t, 0, "results", "--db", db, run.ID, "--format", "junit")
+	if !strings.Contains(junit.stdout, "<testsuite") || !strings.Contains(junit.stdout, `name="sub"`) {
+		t.Errorf("proctor results --format junit:\n%s", clip(junit.stdout))
+	}
+
+	// Rescored with the final-response metric alone: hello passes too, sub
+	// still fails, and nothing is played.
+	loose := filepath.Join(t.TempDir(), "loose.metrics.json")
+	if err := os.WriteFile(loose, []byte(`[{"metricName": "final_response_avg_score", "threshold": 1,
+	  "criterion": {"finalResponse": {"text": {"matchStrategy": "contains"}}}}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rescored := mustCLI(t, exitCaseFailed, "evalset", "rescore", run.ID, "--db", db, "--metrics", loose, "--format", "json")
+	var again result.EvalSetRun
+	if err := json.Unmarshal([]byte(rescored.stdout), &again); err != nil {
+		t.Fatal(err)
+	}
+	if again.RescoredFrom != run.ID || again.Summary.Passed != 3 || again.Metrics.Requests != run.Metrics.Requests {
+		t.Errorf("rescore: from %q, %d passed, %d requests; want %q, 3, %d", again.RescoredFrom, again.Summary.Passed,
+			again.Metrics.Requests, run.ID, run.Metrics.Requests)
+	}
+
 	// The same run exported in tRPC-Agent-Go's layout.
 	mustCLI(t, exitCaseFailed, "evalset", "run", "--agent", agent.URL, "--db", db, "--format", "evalset-result", "--out-dir", out, "--progress", "none", app)
 	files, _ := filepath.Glob(filepath.Join(out, "calc-app", "calc-app_calc_*.evalset_result.json"))

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -17,6 +19,7 @@ import (
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/scoring/metric"
 	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -72,6 +75,9 @@ func newResultsCmd() *cobra.Command {
 			defer db.Close()
 			if len(args) == 1 {
 				eval, err := evaluation.Load(ctx, db, args[0])
+				if errors.Is(err, evaluation.ErrEvalSetRun) {
+					return showEvalSetRun(ctx, db, cmd.OutOrStdout(), args[0], out, format)
+				}
 				if conformanceRuns || (errors.Is(err, store.ErrNotFound) && conformanceExists(ctx, db, args[0])) {
 					return showConformance(ctx, db, cmd.OutOrStdout(), args[0], out, format)
 				}
@@ -107,7 +113,14 @@ func newResultsCmd() *cobra.Command {
 					heads[i].Status += " (unreadable)"
 				}
 			}
-			return listResults(cmd.OutOrStdout(), format, heads)
+			if err := listResults(cmd.OutOrStdout(), format, heads); err != nil || format == "json" {
+				return err
+			}
+			runs, err := svc.ListEvalSetRuns(ctx, agent, limit)
+			if err != nil {
+				return failErr(err)
+			}
+			return listEvalSetRuns(cmd.OutOrStdout(), runs)
 		},
 	}
 	fl := cmd.Flags()
@@ -120,6 +133,52 @@ func newResultsCmd() *cobra.Command {
 	fl.BoolVar(&conformanceRuns, "conformance", false, "list conformance runs (proctor conformance, check_conformance) instead of evaluations")
 	addTau2Flag(cmd, &tau2Data)
 	return cmd
+}
+
+// showEvalSetRun writes a stored eval-set run in format (table, json,
+// markdown or junit).
+func showEvalSetRun(ctx context.Context, db *store.DB, stdout io.Writer, id, out, format string) (err error) {
+	if format == string(report.Tau2) {
+		return usageErr("--format tau2 is for evaluations of simulations; %s is an eval-set run", id)
+	}
+	run, err := evaluation.LoadEvalSetRun(ctx, db, id, metric.Summarize)
+	if err != nil {
+		return failErr(err)
+	}
+	run.Status = shownStatus(run.Status)
+	w := stdout
+	if out != "" {
+		file, err := os.Create(out)
+		if err != nil {
+			return failErr(fmt.Errorf("--out: %w", err))
+		}
+		defer func() {
+			if cerr := file.Close(); err == nil && cerr != nil {
+				err = failErr(fmt.Errorf("--out: %w", cerr))
+			}
+		}()
+		w = file
+	}
+	return report.WriteEvalSetRun(w, report.Format(format), run)
+}
+
+// listEvalSetRuns writes the eval-set runs after the evaluations.
+func listEvalSetRuns(out io.Writer, runs []result.EvalSetRun) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "EVAL-SET RUN\tCREATED\tSETS\tAGENT\tSTATUS\tCASES\tPASSED\tFAILED")
+	for _, r := range runs {
+		ids := make([]string, len(r.Sets))
+		for i, s := range r.Sets {
+			ids[i] = s.ID
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", r.ID, r.CreatedAt.Local().Format("2006-01-02 15:04"),
+			strings.Join(ids, ","), report.AgentLabel(r.Agent), shownStatus(r.Status), r.Summary.NumCases, r.Summary.Passed, r.Summary.Failed)
+	}
+	return tw.Flush()
 }
 
 func listResults(out io.Writer, format string, heads []result.Evaluation) error {
