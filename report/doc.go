@@ -4,5 +4,12 @@
 // tooling ([WriteTau2]). The CLI and the A2A server render with the same
 // code.
 //
+// Eval-set runs render as a table, JSON, Markdown and JUnit XML
+// ([WriteEvalSetRun]), as tRPC-Agent-Go's evalset_result.json files
+// ([WriteEvalSetResults]) and as a report.json and report.md directory
+// ([WriteEvalSetReport]); a run is compared with a baseline (a previous
+// run's JSON or tRPC-Agent-Go results, [ReadEvalSetBaseline]) by
+// [CompareEvalSets].
+//
 // See Example for a rendering.
 package report

@@ -213,7 +213,7 @@ func passK(m map[string]float64, k int) string {
 
 // outcomeCounts renders the totals: "4: 1 passed, 2 failed, 1 error".
 func outcomeCounts(s result.EvalSetSummary) string {
-	return fmt.Sprintf("%d: %d passed, %d failed, %d error", s.NumCases, s.Passed, s.Failed, s.Errors)
+	return fmt.Sprintf("%d: %d passed, %d failed, %s", s.NumCases, s.Passed, s.Failed, plural(s.Errors, "error"))
 }
 
 // setsLine names the run's sets: "smoke (trpc, 4 cases)".

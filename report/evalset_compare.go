@@ -195,7 +195,7 @@ func comparisonTable(w io.Writer, c Comparison) error {
 		if len(sec.changes) == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "\n%s\t\n", sec.title)
+		fmt.Fprintf(tw, "\n%s\n", sec.title)
 		for _, ch := range sec.changes {
 			fmt.Fprintf(tw, "%s\t%s\n", clip(ch.Case, tableTextChars), changeLine(ch))
 		}

@@ -25,6 +25,8 @@ const (
 	MaxEvalSetRunBytes = 256 << 20
 	// MaxEvalSetResultFiles bounds the evalset_result files of a directory.
 	MaxEvalSetResultFiles = 10000
+	// MaxEvalSetRuns bounds the runs of a case (a run id, num_runs).
+	MaxEvalSetRuns = 10000
 )
 
 // ReadEvalSetRun reads a run written by WriteEvalSetRun's JSON (proctor
@@ -132,9 +134,15 @@ func has(keys map[string]json.RawMessage, names ...string) bool {
 // checkRun refuses a run whose case runs or summaries do not say which case
 // they are.
 func checkRun(run *result.EvalSetRun) error {
+	if run.Config.NumRuns < 0 || run.Config.NumRuns > MaxEvalSetRuns {
+		return fmt.Errorf("eval-set run: config.num_runs %d is not between 0 and %d", run.Config.NumRuns, MaxEvalSetRuns)
+	}
 	for i, cr := range run.Cases {
 		if cr == nil || cr.EvalSetID == "" || cr.EvalID == "" {
 			return fmt.Errorf("eval-set run: cases[%d] has no evalSetId or evalId", i)
+		}
+		if cr.RunID < 0 || cr.RunID > MaxEvalSetRuns {
+			return fmt.Errorf("eval-set run: cases[%d] has runId %d, not between 0 and %d", i, cr.RunID, MaxEvalSetRuns)
 		}
 	}
 	for i, cs := range run.Summary.Cases {
@@ -154,12 +162,18 @@ func decodeTRPC(data []byte) (*trpcEvalSetResult, error) {
 	if res.EvalSetID == "" {
 		return nil, errors.New("tRPC-Agent-Go eval-set result has no evalSetId")
 	}
+	if res.Summary != nil && (res.Summary.NumRuns < 0 || res.Summary.NumRuns > MaxEvalSetRuns) {
+		return nil, fmt.Errorf("tRPC-Agent-Go eval-set result %s: summary.numRuns %d is not between 0 and %d", res.EvalSetID, res.Summary.NumRuns, MaxEvalSetRuns)
+	}
 	for i, c := range res.EvalCaseResults {
 		if c == nil || c.EvalID == "" {
 			return nil, fmt.Errorf("tRPC-Agent-Go eval-set result %s: evalCaseResults[%d] has no evalId", res.EvalSetID, i)
 		}
 		if c.RunID <= 0 {
 			c.RunID = 1
+		}
+		if c.RunID > MaxEvalSetRuns {
+			return nil, fmt.Errorf("tRPC-Agent-Go eval-set result %s: evalCaseResults[%d] has runId %d, beyond %d", res.EvalSetID, i, c.RunID, MaxEvalSetRuns)
 		}
 		if c.EvalSetID == "" {
 			c.EvalSetID = res.EvalSetID
@@ -342,8 +356,12 @@ func caseSummariesFromTRPC(setID string, sum *trpcSummary) []result.CaseSummary 
 		if cs == nil {
 			continue
 		}
-		s := result.CaseSummary{EvalSetID: setID, EvalID: cs.EvalID, Status: cs.OverallStatus, Runs: len(cs.RunSummaries)}
+		s := result.CaseSummary{EvalSetID: setID, EvalID: cs.EvalID, Status: cs.OverallStatus}
 		for _, r := range cs.RunSummaries {
+			if r == nil {
+				continue
+			}
+			s.Runs++
 			if r.FinalEvalStatus == result.EvalPassed {
 				s.Passed++
 			}
@@ -352,6 +370,9 @@ func caseSummariesFromTRPC(setID string, sum *trpcSummary) []result.CaseSummary 
 			}
 		}
 		for _, m := range cs.MetricSummaries {
+			if m == nil {
+				continue
+			}
 			s.Metrics = append(s.Metrics, &result.MetricResult{MetricName: m.MetricName, Score: m.AverageScore, EvalStatus: m.EvalStatus, Threshold: m.Threshold})
 		}
 		s.PassAtK, s.PassHatK = passKs(s.Runs, s.Passed)
@@ -362,28 +383,30 @@ func caseSummariesFromTRPC(setID string, sum *trpcSummary) []result.CaseSummary 
 	return out
 }
 
-// passKs are pass@k (some of k runs pass) and pass^k (all k pass) for k =
-// 1..n, estimated without bias from c passes in n runs.
+// passKs are pass@k (some of k runs pass) and pass^k (all k pass), the
+// unbiased estimates from c passes in n runs, for k = 1 and k = n.
 func passKs(n, c int) (at, hat map[string]float64) {
-	if n <= 0 {
+	if n <= 0 || c < 0 || c > n {
 		return nil, nil
 	}
 	at, hat = map[string]float64{}, map[string]float64{}
-	for k := 1; k <= n; k++ {
+	for _, k := range []int{1, n} {
 		key := strconv.Itoa(k)
-		at[key] = round6(1 - binomial(n-c, k)/binomial(n, k))
-		hat[key] = round6(binomial(c, k) / binomial(n, k))
+		at[key] = round6(1 - chooseRatio(n-c, n, k))
+		hat[key] = round6(chooseRatio(c, n, k))
 	}
 	return at, hat
 }
 
-func binomial(n, k int) float64 {
-	if k < 0 || k > n {
+// chooseRatio is C(m, k) / C(n, k) for m <= n, as a product that neither
+// overflows nor loses precision.
+func chooseRatio(m, n, k int) float64 {
+	if k > m {
 		return 0
 	}
 	r := 1.0
-	for i := 1; i <= k; i++ {
-		r = r * float64(n-k+i) / float64(i)
+	for i := 0; i < k; i++ {
+		r *= float64(m-i) / float64(n-i)
 	}
 	return r
 }

@@ -48,27 +48,27 @@ func renderEvalSetTable(w io.Writer, run *result.EvalSetRun) error {
 	return tableFailures(w, views)
 }
 
-// tableCases writes a row per case; pass@k and pass^k columns when a case
-// ran more than once.
+// tableCases writes a row per case, flaky ones marked; pass@k and pass^k
+// columns when a case ran more than once.
 func tableCases(w io.Writer, views []*caseView) error {
 	k := maxRuns(views)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if k > 1 {
-		fmt.Fprintf(tw, "CASE\tSTATUS\tRUNS PASSED\tSCORES\tPASS@%d\tPASS^%d\tFLAKY\n", k, k)
+		fmt.Fprintf(tw, "CASE\tSTATUS\tRUNS PASSED\tPASS@%d\tPASS^%d\tSCORES\n", k, k)
 	} else {
 		fmt.Fprintln(tw, "CASE\tSTATUS\tRUNS PASSED\tSCORES")
 	}
 	for _, v := range views {
 		s := v.summary
-		row := fmt.Sprintf("%s\t%s\t%d/%d\t%s", clip(v.key, tableTextChars), outcomeOf(s), s.Passed, s.Runs, scoresLine(s.Metrics))
-		if k > 1 {
-			flaky := ""
-			if s.Flaky {
-				flaky = "flaky"
-			}
-			row += fmt.Sprintf("\t%s\t%s\t%s", passK(s.PassAtK, k), passK(s.PassHatK, k), flaky)
+		status := string(outcomeOf(s))
+		if s.Flaky {
+			status += " (flaky)"
 		}
-		fmt.Fprintln(tw, row)
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t", clip(v.key, tableTextChars), status, s.Passed, s.Runs)
+		if k > 1 {
+			fmt.Fprintf(tw, "%s\t%s\t", passK(s.PassAtK, k), passK(s.PassHatK, k))
+		}
+		fmt.Fprintln(tw, scoresLine(s.Metrics))
 	}
 	return tw.Flush()
 }

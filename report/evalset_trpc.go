@@ -283,6 +283,9 @@ type metricTallies map[string]*metricTally
 
 func (mt metricTallies) add(ms []*trpcMetricResult) {
 	for _, m := range ms {
+		if m == nil {
+			continue
+		}
 		t := mt[m.MetricName]
 		if t == nil {
 			t = &metricTally{}
@@ -409,9 +412,11 @@ func trpcMetricRunResults(ms []*trpcMetricResult) []*trpcMetricRunResult {
 	if len(ms) == 0 {
 		return nil
 	}
-	out := make([]*trpcMetricRunResult, len(ms))
-	for i, m := range ms {
-		out[i] = &trpcMetricRunResult{MetricName: m.MetricName, Score: m.Score, EvalStatus: m.EvalStatus, Threshold: m.Threshold}
+	out := make([]*trpcMetricRunResult, 0, len(ms))
+	for _, m := range ms {
+		if m != nil {
+			out = append(out, &trpcMetricRunResult{MetricName: m.MetricName, Score: m.Score, EvalStatus: m.EvalStatus, Threshold: m.Threshold})
+		}
 	}
 	slices.SortStableFunc(out, func(a, b *trpcMetricRunResult) int { return strings.Compare(a.MetricName, b.MetricName) })
 	return out
