@@ -161,20 +161,21 @@ func (r *EvalSetRunner) plan(sets []*evalset.Set, numRuns int, done []*result.Ca
 	return jobs
 }
 
-// execute runs the jobs on Concurrency workers, each storing what it
-// finishes; it returns the first store error, which stops the run.
+// execute runs the jobs on Concurrency workers and tallies what they
+// finish. A finished case run is stored apart from the worker that played
+// it, which goes on to its next case: a case is often a single request, and
+// waiting for its write would make the store's commit the pace of the run,
+// where concurrent writes share one. It returns the first store error,
+// which stops the run.
 func (r *EvalSetRunner) execute(ctx context.Context, runID string, jobs []caseJob, t *caseTally) error {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var (
-		storeErr  error
-		storeOnce sync.Once
-	)
+	w := &caseWriter{r: r, runID: runID, cancel: cancel, results: make(chan *result.CaseResult),
+		pending: make(chan struct{}, max(4*r.Concurrency, maxPendingWrites))}
 	jobCh := make(chan caseJob)
-	results := make(chan *result.CaseResult)
-	var wg sync.WaitGroup
+	var workers sync.WaitGroup
 	for range min(max(r.Concurrency, 1), max(len(jobs), 1)) {
-		wg.Go(func() {
+		workers.Go(func() {
 			for j := range jobCh {
 				if r.Slots.acquire(runCtx) != nil {
 					continue
@@ -184,12 +185,7 @@ func (r *EvalSetRunner) execute(ctx context.Context, runID string, jobs []caseJo
 				if runCtx.Err() != nil {
 					continue // cut short: the case run stays to do
 				}
-				if err := r.persist(runCtx, runID, cr); err != nil {
-					storeOnce.Do(func() { storeErr = err })
-					cancel()
-					return
-				}
-				results <- cr
+				w.store(runCtx, cr)
 			}
 		})
 	}
@@ -203,7 +199,46 @@ func (r *EvalSetRunner) execute(ctx context.Context, runID string, jobs []caseJo
 			}
 		}
 	}()
-	go func() { wg.Wait(); close(results) }()
+	go func() { workers.Wait(); w.writes.Wait(); close(w.results) }()
+	r.tally(t, w.results)
+	return w.err
+}
+
+// maxPendingWrites is how many finished case runs may wait for the store
+// at least: enough for one commit to take a whole batch of short cases.
+const maxPendingWrites = 256
+
+// caseWriter stores finished case runs concurrently, at most cap(pending)
+// at once, and hands each stored one to results.
+type caseWriter struct {
+	r       *EvalSetRunner
+	runID   string
+	cancel  context.CancelFunc
+	results chan *result.CaseResult
+	pending chan struct{}
+	writes  sync.WaitGroup
+	once    sync.Once
+	err     error
+}
+
+// store starts writing cr; it waits only while too many writes are pending.
+func (w *caseWriter) store(ctx context.Context, cr *result.CaseResult) {
+	w.pending <- struct{}{}
+	w.writes.Go(func() {
+		defer func() { <-w.pending }()
+		if err := w.r.persist(ctx, w.runID, cr); err != nil {
+			w.once.Do(func() { w.err = err })
+			w.cancel()
+			return
+		}
+		// Always delivered: tally reads until every write is done, and a
+		// stored case run must be in the result.
+		w.results <- cr
+	})
+}
+
+// tally adds the stored case runs to t as they arrive, reporting progress.
+func (r *EvalSetRunner) tally(t *caseTally, results <-chan *result.CaseResult) {
 	passed := countPassed(t.done)
 	for cr := range results {
 		for _, q := range cr.Requests {
@@ -218,7 +253,6 @@ func (r *EvalSetRunner) execute(ctx context.Context, runID string, jobs []caseJo
 			r.OnProgress(CaseProgress{Done: len(t.done), Total: t.total, Passed: passed, Last: cr})
 		}
 	}
-	return storeErr
 }
 
 func countPassed(rs []*result.CaseResult) int {

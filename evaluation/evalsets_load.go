@@ -69,7 +69,7 @@ func RescoreEvalSets(ctx context.Context, r *EvalSetRunner, src, dst *result.Eva
 	if r.Store == nil {
 		return fmt.Errorf("rescore %s: a store is required", src.ID)
 	}
-	recorded, err := loadRecordedCases(ctx, r.Store, src.ID)
+	recorded, err := loadRecordedCases(ctx, r.Store, src)
 	if err != nil {
 		return err
 	}
@@ -90,15 +90,20 @@ func RescoreEvalSets(ctx context.Context, r *EvalSetRunner, src, dst *result.Eva
 	return rr.Run(ctx, dst, sets)
 }
 
-// loadRecordedCases reads a run's case results with their request metrics,
-// by id.
-func loadRecordedCases(ctx context.Context, st Store, runID string) (map[string]*result.CaseResult, error) {
-	done, err := loadCaseResults(ctx, st, runID)
-	if err != nil {
-		return nil, err
+// loadRecordedCases reads a run's case results (those src holds, else the
+// stored ones) with their request metrics, by id.
+func loadRecordedCases(ctx context.Context, st Store, src *result.EvalSetRun) (map[string]*result.CaseResult, error) {
+	runID := src.ID
+	done := src.Cases
+	if len(done) == 0 {
+		var err error
+		if done, err = loadCaseResults(ctx, st, runID); err != nil {
+			return nil, err
+		}
 	}
 	out := make(map[string]*result.CaseResult, len(done))
-	for _, cr := range done {
+	for _, rec := range done {
+		cr := *rec // the caller's stays as it was
 		raw, err := st.Requests(ctx, runID, cr.ID)
 		if err != nil {
 			return nil, fmt.Errorf("requests of case run %s of %s: %w", cr.ID, runID, err)
@@ -111,7 +116,7 @@ func loadRecordedCases(ctx context.Context, st Store, runID string) (map[string]
 			cr.Requests = reqs
 		}
 		cr.Metrics.LLMUsage = llm.UsageByRole(cr.LLMCalls)
-		out[cr.ID] = cr
+		out[cr.ID] = &cr
 	}
 	return out, nil
 }

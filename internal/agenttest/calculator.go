@@ -2,7 +2,10 @@ package agenttest
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"iter"
+	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -18,6 +21,11 @@ type CalculatorOptions struct {
 	// Delay is how long every turn takes before its first event: a slow
 	// agent, for overhead and wall-time measurements.
 	Delay time.Duration
+	// Lean serves the agent without a2a-go's server: SendMessage answered
+	// at once with the completed task (the tool messages in its history),
+	// at a fraction of the CPU, so that benchmarks running the agent in
+	// proctor's own process measure proctor rather than the agent's SDK.
+	Lean bool
 }
 
 // StartCalculator serves a real a2a-go JSON-RPC agent that does arithmetic
@@ -29,7 +37,70 @@ type CalculatorOptions struct {
 // other text is answered "I can only calculate." without a tool.
 func StartCalculator(tb testing.TB, o CalculatorOptions) *httptest.Server {
 	tb.Helper()
+	if o.Lean {
+		return serve(tb, leanCalculator(o))
+	}
 	return serve(tb, a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(calculator{o})))
+}
+
+// leanCalculator answers JSON-RPC SendMessage with the whole turn as a
+// completed task.
+func leanCalculator(o CalculatorOptions) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     any    `json:"id"`
+			Method string `json:"method"`
+			Params struct {
+				Message *a2a.Message `json:"message"`
+			} `json:"params"`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Method != "SendMessage" || req.Params.Message == nil {
+			_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID,
+				"error": map[string]any{"code": -32600, "message": "only SendMessage is served"}})
+			return
+		}
+		if o.Delay > 0 {
+			t := time.NewTimer(o.Delay)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": a2a.StreamResponse{Event: leanTask(req.Params.Message)}})
+	})
+}
+
+// leanTask is the completed task of one turn.
+func leanTask(in *a2a.Message) *a2a.Task {
+	var text string
+	for _, p := range in.Parts {
+		text += p.Text()
+	}
+	task := &a2a.Task{ID: a2a.NewTaskID(), ContextID: in.ContextID, History: []*a2a.Message{in}}
+	answer := "I can only calculate."
+	if op, a, b, ok := parseCalc(text); ok {
+		v := apply(op, a, b)
+		for i, d := range []struct {
+			kind string
+			data map[string]any
+		}{
+			{"function_call", map[string]any{"id": "call-1", "name": "calculator", "args": map[string]any{"operation": op, "a": a, "b": b}}},
+			{"function_response", map[string]any{"id": "call-1", "name": "calculator", "response": map[string]any{"result": v}}},
+		} {
+			part := a2a.NewDataPart(d.data)
+			part.Metadata = map[string]any{"type": d.kind}
+			m := a2a.NewMessage(a2a.MessageRoleAgent, part)
+			m.ID, m.TaskID, m.ContextID = fmt.Sprintf("%s-%d", task.ID, i), task.ID, in.ContextID
+			task.History = append(task.History, m)
+		}
+		answer = "The result is " + strconv.FormatFloat(v, 'f', -1, 64) + "."
+	}
+	task.Artifacts = []*a2a.Artifact{{ID: a2a.NewArtifactID(), Parts: []*a2a.Part{a2a.NewTextPart(answer)}}}
+	task.Status = a2a.TaskStatus{State: a2a.TaskStateCompleted}
+	return task
 }
 
 type calculator struct{ o CalculatorOptions }
