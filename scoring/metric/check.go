@@ -83,8 +83,10 @@ func (s *Scorer) CheckCases(cases []*evalset.Case, metrics []*evalset.Metric) er
 // metrics' regex criteria.
 func (s *Scorer) checkRegexps(c *evalset.Case, metrics []*evalset.Metric) error {
 	var errs []error
+	reported := map[string]bool{}
 	compile := func(where string, t *evalset.TextCriterion, target string) {
-		if p, ok := regexTarget(t, target); ok {
+		if p, ok := regexTarget(t, target); ok && !reported[where+"\x00"+p] {
+			reported[where+"\x00"+p] = true
 			if _, err := s.re.compile(p); err != nil {
 				errs = append(errs, fmt.Errorf("case %s: %s: regex %q: %w", c.ID, where, p, err))
 			}

@@ -265,7 +265,11 @@ func checkJudgeMetric(k judgeKind) func(*Scorer, *evalset.Metric) error {
 			return fmt.Errorf("criterion.llmJudge.judgeModel.%w", err)
 		}
 		switch {
-		case s.judge != nil, s.source != nil && s.judgeSpec != "":
+		case s.judge != nil:
+		case s.source != nil && s.judgeSpec != "":
+			if _, _, err := llm.ParseSpec(s.judgeSpec); err != nil {
+				return err
+			}
 		case s.source == nil:
 			return errors.New("it is judged by an LLM but no judge model is configured: give one (proctor's --judge-model provider:model)")
 		default:
