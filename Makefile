@@ -60,6 +60,8 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzADKSet$$' -fuzztime=10s ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzYAMLCase$$' -fuzztime=10s ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzMetrics$$' -fuzztime=10s ./evalset/
+	$(GO) test -run='^$$' -fuzz='^FuzzReadTurn$$' -fuzztime=10s ./rollout/
+	$(GO) test -run='^$$' -fuzz='^FuzzJudgeReply$$' -fuzztime=10s ./scoring/metric/
 
 FUZZTIME ?= 30s
 fuzz:
@@ -82,3 +84,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzADKSet$$' -fuzztime=$(FUZZTIME) ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzYAMLCase$$' -fuzztime=$(FUZZTIME) ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzMetrics$$' -fuzztime=$(FUZZTIME) ./evalset/
+	$(GO) test -run='^$$' -fuzz='^FuzzReadTurn$$' -fuzztime=$(FUZZTIME) ./rollout/
+	$(GO) test -run='^$$' -fuzz='^FuzzReadEvalSetRun$$' -fuzztime=$(FUZZTIME) ./report/
+	$(GO) test -run='^$$' -fuzz='^FuzzJSONCriterion$$' -fuzztime=$(FUZZTIME) ./scoring/metric/
+	$(GO) test -run='^$$' -fuzz='^FuzzTextRegex$$' -fuzztime=$(FUZZTIME) ./scoring/metric/
+	$(GO) test -run='^$$' -fuzz='^FuzzJudgeReply$$' -fuzztime=$(FUZZTIME) ./scoring/metric/
