@@ -33,6 +33,10 @@ const FixedTime = "2026-01-01T12:00:00Z"
 // calcFallback is the answer to a message the script does not know.
 const calcFallback = "Sorry, I only do arithmetic."
 
+// calcFailText is the user message the model fails on, as a provider error
+// would.
+const calcFailText = "fail this turn"
+
 // calcCall is one tool call of a scripted step: the tool and its JSON
 // arguments.
 type calcCall struct {
@@ -157,7 +161,11 @@ func (m *calcModel) GenerateContent(_ context.Context, req *model.Request) (<-ch
 	if req == nil || len(req.Messages) == 0 {
 		return nil, errors.New("empty request")
 	}
-	step, known := m.script[lastUserText(req.Messages)]
+	text := lastUserText(req.Messages)
+	if text == calcFailText {
+		return nil, errors.New("scripted model failure")
+	}
+	step, known := m.script[text]
 	if !known {
 		step = calcStep{Answer: calcFallback}
 	}
