@@ -7,7 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -297,6 +299,87 @@ func TestTRPCEvalOracle(t *testing.T) {
 	t.Run("compare-finds-differences", func(t *testing.T) {
 		checkCompareFindsDifferences(t, decodeTRPCResult(t, "trajectory", files["trajectory"]).EvalCaseResults)
 	})
+	t.Run("served-over-a2a", func(t *testing.T) {
+		checkCalcServed(t, startTRPCPeers(t, bin, trpcCalc)[trpcCalc])
+	})
+}
+
+// trpcCalc serves the calculator agent the oracle runs in-process.
+const trpcCalc trpcMode = "calc"
+
+// calcWirePart is what a turn of the calculator agent shows on the wire: a
+// function_call or function_response data part, or the answer's text.
+type calcWirePart struct {
+	Kind, Name, Payload string
+}
+
+// checkCalcServed sends one turn to the calculator agent behind
+// server/a2a and checks that its tool calls and their results travel as
+// data parts marked function_call / function_response, matched by id, and
+// its answer as the artifact's text: what proctor's case player observes.
+func checkCalcServed(t *testing.T, base string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m1",` +
+		`"role":"user","contextId":"c1","parts":[{"kind":"text","text":"add 1 and 1, then tell the time"}]}}}`
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	type part struct {
+		Kind, Text string
+		Data       struct {
+			ID, Name, Args, Response string
+		}
+		Metadata struct{ Type string }
+	}
+	var reply struct {
+		Result struct {
+			History   []struct{ Parts []part }
+			Artifacts []struct{ Parts []part }
+		}
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&reply); err != nil {
+		t.Fatal(err)
+	}
+	var got []calcWirePart
+	calls := make(map[string]string)
+	for _, m := range reply.Result.History {
+		for _, p := range m.Parts {
+			switch p.Metadata.Type {
+			case "function_call":
+				calls[p.Data.ID] = p.Data.Name
+				got = append(got, calcWirePart{p.Metadata.Type, p.Data.Name, p.Data.Args})
+			case "function_response":
+				if calls[p.Data.ID] != p.Data.Name {
+					t.Errorf("function_response %s (%s) answers no call of that id", p.Data.ID, p.Data.Name)
+				}
+				got = append(got, calcWirePart{p.Metadata.Type, p.Data.Name, p.Data.Response})
+			}
+		}
+	}
+	for _, a := range reply.Result.Artifacts {
+		for _, p := range a.Parts {
+			got = append(got, calcWirePart{p.Kind, "", p.Text})
+		}
+	}
+	want := []calcWirePart{
+		{"function_call", "calculator", `{"operation":"add","a":1,"b":1}`},
+		{"function_call", "current_time", `{"timezone":"UTC"}`},
+		{"function_response", "calculator", `{"result":2}`},
+		{"function_response", "current_time", `{"time":"2026-01-01T12:00:00Z","timezone":"UTC"}`},
+		{"text", "", "1 + 1 = 2, and it is 12:00 UTC."},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the calculator agent's turn on the wire (-want +got):\n%s", diff)
+	}
 }
 
 // checkResultLayout pins the result file's layout: the top-level keys, the
