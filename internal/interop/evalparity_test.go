@@ -223,6 +223,10 @@ func trpcOracle(t *testing.T) map[string]map[string]caseOutcome {
 			// case-insensitive contains of TIME matches.
 			"name_regex":    outcomes(t, traj, F, "0f 0f 0f 0f 0f 0f 1p 0f 0f"),
 			"name_contains": outcomes(t, traj, F, "0f 0f 0f 0f 0f 0f 0f 1p 0f"),
+			// The per-tool strategy is picked by the actual call's name
+			// first; having no name part, it matches an expected call of
+			// another name.
+			"other_name": outcomes(t, traj, F, "0f 0f 0f 0f 1p 0f 0f 0f 0f"),
 			// An expected call without a result fails wherever results
 			// are compared (the tool did return one).
 			"no_result": outcomes(t, traj, F, "0f 0f 0f 0f 1p 0f 1p 1p 0f"),
