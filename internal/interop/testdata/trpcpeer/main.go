@@ -4,7 +4,11 @@
 // rest (the runner, sessions, the tool-call flow, the A2A server and its
 // event conversion) is the framework's own.
 //
-//	go run . --mode refuse|toolcall|evaltool [--port 0] [--host 127.0.0.1]
+//	go run . --mode refuse|toolcall|evaltool|calc [--port 0] [--host 127.0.0.1]
+//	go run . eval --data DIR --app APP --set ID[,ID...] --out DIR [--runs N]
+//
+// The eval subcommand runs tRPC-Agent-Go's own evaluator (evaluation
+// v1.10.0) on the calculator agent of --mode calc; see eval.go.
 //
 // The agent card is the one server/a2a builds itself: 0.3-style, with only
 // url (no preferredTransport, no protocolVersion), JSON-RPC at "/". Once the
@@ -28,6 +32,11 @@
 //     turn with "You're welcome.". Which turn is the first is read from the
 //     conversation the framework gives the model: its session history, kept
 //     by context id and the anonymous-user cookie server/a2a sets.
+//
+// Mode calc serves another agent, the calculator of calcagent.go, whose
+// tools (calculator, current_time) the framework executes itself; its
+// script is keyed by the user's exact words. The eval subcommand runs the
+// same agent.
 //
 // With streaming asked for, text is streamed as the OpenAI adapters do: a
 // few partial deltas, then the whole message again under the same response
@@ -96,15 +105,18 @@ func main() {
 }
 
 func run() error {
+	if len(os.Args) > 1 && os.Args[1] == "eval" {
+		return runEval(os.Args[2:])
+	}
 	fs := flag.NewFlagSet("trpcpeer", flag.ContinueOnError)
-	mode := fs.String("mode", string(ModeRefuse), "script: refuse, toolcall or evaltool")
+	mode := fs.String("mode", string(ModeRefuse), "script: refuse, toolcall, evaltool or calc")
 	port := fs.Int("port", 0, "port to listen on (0 picks a free one)")
 	host := fs.String("host", "127.0.0.1", "address to listen on")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
 	}
-	if m := Mode(*mode); m != ModeRefuse && m != ModeToolCall && m != ModeEvalTool {
-		fmt.Fprintf(os.Stderr, "trpcpeer: unknown --mode %q: want refuse, toolcall or evaltool\n", *mode)
+	if m := Mode(*mode); m != ModeRefuse && m != ModeToolCall && m != ModeEvalTool && m != ModeCalc {
+		fmt.Fprintf(os.Stderr, "trpcpeer: unknown --mode %q: want refuse, toolcall, evaltool or calc\n", *mode)
 		os.Exit(2)
 	}
 	logToStderr()
@@ -138,6 +150,9 @@ func run() error {
 func newHandler(mode Mode, base string) (http.Handler, error) {
 	if mode == ModeEvalTool {
 		return newEvalToolHandler(base)
+	}
+	if mode == ModeCalc {
+		return newCalcHandler(base)
 	}
 	tools := mockTools()
 	ag := llmagent.New("taskly_helper",
