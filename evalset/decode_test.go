@@ -125,4 +125,3 @@ func FuzzDecode(f *testing.F) {
 		_, _ = DecodeYAMLCases("yaml_cases", []string{string(data)})
 	})
 }
-
