@@ -12,6 +12,7 @@ import (
 	sdkclient "github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/server"
@@ -238,6 +239,9 @@ func TestRunEvalSetRejected(t *testing.T) {
 		}},
 		{"bad request", map[string]any{"agent_url": "ftp://x", "num_runs": 500, "eval_set": jsonValue(t, calcSet)}, []string{
 			"num_runs 500: at most 100",
+		}},
+		{"above the response ceiling", map[string]any{"agent_url": agent, "max_response_bytes": 1 << 40, "eval_set": jsonValue(t, calcSet)}, []string{
+			fmt.Sprintf("max_response_bytes %d: at most %d, this service's ceiling (a request may only lower it)", int64(1<<40), a2aclient.DefaultMaxResponseBytes),
 		}},
 		{"too many cases", map[string]any{"agent_url": agent, "eval_set": map[string]any{"evalSetId": "big", "evalCases": many}}, []string{
 			"eval_set has 10001 cases; at most 10000: split it over several runs",
