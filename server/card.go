@@ -79,6 +79,26 @@ func cardSkills(io []string) []a2a.AgentSkill {
 			InputModes: io, OutputModes: io,
 		},
 		{
+			ID: string(SkillRunEvalSet), Name: "Run an eval set",
+			Description: "Play the cases of an inline eval set against the A2A agent at agent_url and score them the way " +
+				"tRPC-Agent-Go and Google ADK score them: eval_set is a tRPC-Agent-Go or ADK eval set (format told from content), " +
+				"metrics a tRPC-Agent-Go metrics list or an ADK test_config object; or yaml_cases, a list of YAML case texts. " +
+				"The agent's tool calls are read from the wire. At most 4 MiB and 10,000 cases. Returns a task at once; it " +
+				"reports progress and ends with an artifact named Result holding a Markdown summary and the run JSON.",
+			Tags: []string{"evaluation", "evalset", "trpc-agent-go", "adk", "a2a"},
+			Examples: []string{
+				`{"skill": "run_evalset", "params": {"agent_url": "https://agent.example.com", "num_runs": 2, ` +
+					`"eval_set": {"evalSetId": "calc", "evalCases": [{"evalId": "add", "conversation": [{"invocationId": "add-1", ` +
+					`"userContent": {"role": "user", "content": "calc add 2 3"}, "finalResponse": {"role": "assistant", "content": "The result is 5."}, ` +
+					`"tools": [{"name": "calculator", "arguments": {"operation": "add", "a": 2, "b": 3}}]}]}]}, ` +
+					`"metrics": [{"metricName": "tool_trajectory_avg_score", "threshold": 1, "criterion": {"toolTrajectory": {"orderSensitive": true, ` +
+					`"defaultStrategy": {"name": {"matchStrategy": "exact"}, "arguments": {"matchStrategy": "exact"}}}}}]}}`,
+				`{"skill": "run_evalset", "params": {"agent_url": "https://agent.example.com", "yaml_cases": ` +
+					`["case: add\ninput:\n  content: calc add 2 3\nexpected:\n  tool_calls:\n    - name: calculator\n      args_contain: [add]\n  final_response:\n    contains: \"5\"\n"]}}`,
+			},
+			InputModes: io, OutputModes: io,
+		},
+		{
 			ID: string(SkillListDomains), Name: "List domains",
 			Description: "The domains agents can be evaluated on, with descriptions, task counts and tool names.",
 			Tags:        []string{"evaluation", "domains"},
@@ -87,7 +107,7 @@ func cardSkills(io []string) []a2a.AgentSkill {
 		},
 		{
 			ID: string(SkillGetResults), Name: "Get results",
-			Description: "One evaluation by id (or id prefix), or a page of recent ones filtered by domain, agent or status.",
+			Description: "One evaluation or eval-set run by id (or id prefix), or a page of recent evaluations filtered by domain, agent or status.",
 			Tags:        []string{"evaluation", "results"},
 			Examples: []string{
 				`{"skill": "get_results", "params": {"id": "01a1fd45"}}`,

@@ -13,15 +13,16 @@ keeps them in package store and renders them with package report:
 It serves JSON-RPC and HTTP+JSON at protocol 1.0 and 0.3 on their own
 paths (PathJSONRPC, PathREST, PathJSONRPC03, PathREST03), gRPC at 1.0 on a
 second port, the agent card at /.well-known/agent-card.json and
-PathHealth. Its four skills (Skill) are run_evaluation, list_domains,
-get_results and check_conformance, asked for with a data part (or text
+PathHealth. Its five skills (Skill) are run_evaluation, run_evalset,
+list_domains, get_results and check_conformance, asked for with a data part (or text
 holding the JSON) {"skill": ..., "params": {...}}, or, for an evaluation,
 with an AgentBeats assessment request {"participants": {"agent": URL},
 "config": {...}}. Free text gets a reply that shows these forms, or, with
 Config.ChatModel, an answer from a chat model whose tools are the skills.
 
-list_domains and get_results answer at once with a message.
-run_evaluation and check_conformance are long-running tasks, which share
+list_domains and get_results answer at once with a message (get_results
+with the id of an eval-set run answers with that run).
+run_evaluation, run_evalset and check_conformance are long-running tasks, which share
 one lifecycle: asked with returnImmediately (0.3: blocking false) they
 answer at once with a working task (a blocking send waits for the end, as
 A2A requires); they wait for one of Config.MaxConcurrent slots, first come
@@ -33,7 +34,11 @@ can be resumed). A bad request ends the task rejected, listing every
 violation.
 
 run_evaluation's artifact is named ResultArtifact: a Markdown summary and
-the results JSON. check_conformance checks another agent against the A2A
+the results JSON. run_evalset plays an inline eval set (a tRPC-Agent-Go or
+ADK set with its metrics, or YAML cases; at most MaxEvalSetBytes and
+MaxEvalSetCases) against an agent, scored as those frameworks score it;
+its ResultArtifact holds a Markdown summary and the run JSON, without the
+sets' cases (and without the invocations when it would be over 1 MiB). check_conformance checks another agent against the A2A
 specification (package conformance); its artifact, ConformanceArtifact,
 holds a Markdown summary and the report JSON, which is also stored.
 

@@ -55,6 +55,7 @@ func ExampleCard() {
 	// 0.3 JSONRPC https://proctor.example.com/a2a/v0.3/jsonrpc
 	// 0.3 HTTP+JSON https://proctor.example.com/a2a/v0.3/rest
 	// run_evaluation
+	// run_evalset
 	// list_domains
 	// get_results
 	// check_conformance

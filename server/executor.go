@@ -87,6 +87,8 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 			e.runEvaluation(ctx, ec, req.run, yield)
 		case SkillCheckConformance:
 			e.checkConformance(ctx, ec, req.conformance, yield)
+		case SkillRunEvalSet:
+			e.runEvalSet(ctx, ec, req.evalSet, yield)
 		}
 	}
 }

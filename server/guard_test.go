@@ -79,9 +79,9 @@ func sendSkill(t *testing.T, srv *Server, binding, token, skill string, params m
 }
 
 // TestPrivateTargetsRefused: with the private-target guard on (proctor
-// serve --deny-private-targets), run_evaluation and check_conformance of
-// an agent on loopback are rejected as bad requests on every binding
-// (issue 13: check_conformance used to complete as a stored
+// serve --deny-private-targets), run_evaluation, run_evalset and
+// check_conformance of an agent on loopback are rejected as bad requests
+// on every binding (issue 13: check_conformance used to complete as a stored
 // "non-conformant" run); the agent sees no connection, and nothing is
 // stored; so for its other spellings (localhost, IPv6, IPv4-mapped, NAT64,
 // decimal, hexadecimal, octal, shortened) and for private, link-local and
@@ -140,6 +140,7 @@ func TestPrivateTargetsRefused(t *testing.T) {
 			}{
 				{string(SkillRunEvaluation), map[string]any{"domain": "mock", "agent_url": url, "num_tasks": 1}},
 				{string(SkillCheckConformance), map[string]any{"agent_url": url}},
+				{string(SkillRunEvalSet), map[string]any{"agent_url": url, "eval_set": guardEvalSet}},
 			} {
 				t.Run(binding+" "+r.skill+" "+host, func(t *testing.T) {
 					answer := sendSkill(t, srv, binding, testToken, r.skill, r.params)
@@ -158,6 +159,10 @@ func TestPrivateTargetsRefused(t *testing.T) {
 		t.Errorf("%d conformance runs stored (%v)", len(runs), err)
 	}
 }
+
+// guardEvalSet is a one-case eval set, as plain JSON values.
+var guardEvalSet = map[string]any{"evalSetId": "guard", "evalCases": []any{map[string]any{"evalId": "hi",
+	"conversation": []any{map[string]any{"userContent": map[string]any{"role": "user", "content": "hi"}}}}}}
 
 // agentMux serves agenttest's agent and its card at srv's URL.
 func agentMux(srv *httptest.Server) http.Handler {

@@ -31,6 +31,10 @@ const (
 	// (package conformance), as a long-running task that ends with the
 	// ConformanceReport artifact.
 	SkillCheckConformance Skill = "check_conformance"
+	// SkillRunEvalSet plays an inline eval set (tRPC-Agent-Go, ADK or YAML
+	// cases) against an agent and scores it, as a long-running task that
+	// ends with the Result artifact.
+	SkillRunEvalSet Skill = "run_evalset"
 )
 
 // freeText is the kind of a request that asks for no skill.
@@ -43,7 +47,9 @@ type request struct {
 	results *skills.ResultsRequest
 	// conformance is check_conformance's parameters.
 	conformance *skills.ConformanceRequest
-	text        string // the free text
+	// evalSet is run_evalset's parameters.
+	evalSet *evalSetParams
+	text    string // the free text
 }
 
 // runParams are run_evaluation's parameters: an evaluation request plus
@@ -82,7 +88,8 @@ type assessmentConfig struct {
 }
 
 // maxRequestJSON bounds the JSON read from one message (the HTTP layer
-// bounds the request body too).
+// bounds the request body too), but for run_evalset's, which may be up to
+// maxEvalSetRequestJSON.
 const maxRequestJSON = 1 << 20
 
 // parseRequest reads what a message asks for: a {"skill", "params"} object
@@ -120,8 +127,8 @@ func parseRequest(msg *a2a.Message) (request, error) {
 	default:
 		return request{text: text}, nil
 	}
-	if len(raw) > maxRequestJSON {
-		return request{}, invalid("the request is %d bytes; at most %d", len(raw), maxRequestJSON)
+	if len(raw) > maxEvalSetRequestJSON {
+		return request{}, invalid("the request is %d bytes; at most %d", len(raw), maxEvalSetRequestJSON)
 	}
 	var head map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &head); err != nil {
@@ -129,6 +136,9 @@ func parseRequest(msg *a2a.Message) (request, error) {
 			return request{text: text}, nil // text that merely starts with a brace
 		}
 		return request{}, invalid("the request is not a JSON object: %v", err)
+	}
+	if len(raw) > maxRequestJSON && !isEvalSetRequest(head) {
+		return request{}, invalid("the request is %d bytes; at most %d (%s requests may be up to %d)", len(raw), maxRequestJSON, SkillRunEvalSet, maxEvalSetRequestJSON)
 	}
 	switch {
 	case head["skill"] != nil:
@@ -140,6 +150,12 @@ func parseRequest(msg *a2a.Message) (request, error) {
 		return request{}, invalid(`a data part must hold {"skill": ..., "params": {...}} or an assessment {"participants": ..., "config": ...}`)
 	}
 	return request{text: text}, nil
+}
+
+// isEvalSetRequest reports whether a request asks for run_evalset.
+func isEvalSetRequest(head map[string]json.RawMessage) bool {
+	var skill Skill
+	return json.Unmarshal(head["skill"], &skill) == nil && skill == SkillRunEvalSet
 }
 
 func parseSkill(head map[string]json.RawMessage) (request, error) {
@@ -180,9 +196,15 @@ func parseSkill(head map[string]json.RawMessage) (request, error) {
 			return request{}, invalid("params: %v", err)
 		}
 		return request{kind: skill, conformance: &p}, nil
+	case SkillRunEvalSet:
+		var p evalSetParams
+		if err := strictDecode(params, &p); err != nil {
+			return request{}, invalid("params: %v", err)
+		}
+		return request{kind: skill, evalSet: &p}, nil
 	}
-	return request{}, invalid("unknown skill %q: want %s, %s, %s or %s", truncate(string(skill), 60),
-		SkillRunEvaluation, SkillListDomains, SkillGetResults, SkillCheckConformance)
+	return request{}, invalid("unknown skill %q: want %s, %s, %s, %s or %s", truncate(string(skill), 60),
+		SkillRunEvaluation, SkillRunEvalSet, SkillListDomains, SkillGetResults, SkillCheckConformance)
 }
 
 func parseAssessment(raw []byte) (request, error) {

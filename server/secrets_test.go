@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,7 @@ import (
 	"github.com/proctor-eval/proctor/domains/catalog"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
+	"github.com/proctor-eval/proctor/scoring/metric"
 	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -155,8 +157,8 @@ func taskIDIn(t *testing.T, b []byte) string {
 	return id
 }
 
-// TestCredentialsNeverKept sends run_evaluation with a header and
-// check_conformance with an auth_token, on every binding and protocol
+// TestCredentialsNeverKept sends run_evaluation and run_evalset with a
+// header and check_conformance with an auth_token, on every binding and protocol
 // version, as a data part and as JSON text: the credentials must reach the
 // agent, and appear nowhere else: not in the database file, not in any
 // answer, stream or read path (to whichever token asks), not in the logs.
@@ -212,7 +214,7 @@ func TestCredentialsNeverKept(t *testing.T) {
 
 	// everything any caller was shown
 	var shown bytes.Buffer
-	var taskIDs, evalTasks []string
+	var taskIDs, evalTasks, evalSetTasks []string
 	var headerSecrets []string
 
 	type request struct {
@@ -227,9 +229,13 @@ func TestCredentialsNeverKept(t *testing.T) {
 			headerSecret := fmt.Sprintf("hdr-%s-%s-%s", marker, binding, form)
 			tokenSecret := fmt.Sprintf("tok-%s-%s-%s", marker, binding, form)
 			headerSecrets = append(headerSecrets, headerSecret)
+			evalSetSecret := headerSecret + "-evalset"
+			headerSecrets = append(headerSecrets, evalSetSecret)
 			for _, r := range []request{
 				{"run_evaluation", map[string]any{"agent_url": agentURL, "task_ids": []string{"mock-02"},
 					"headers": map[string]any{testHeader: headerSecret}}},
+				{"run_evalset", map[string]any{"agent_url": agentURL, "headers": map[string]any{testHeader: evalSetSecret},
+					"eval_set": secretsEvalSet}},
 				{"check_conformance", map[string]any{"agent_url": nobody, "protocol": "1.0", "auth_token": tokenSecret}},
 			} {
 				body := map[string]any{"skill": r.skill, "params": r.params}
@@ -291,8 +297,11 @@ func TestCredentialsNeverKept(t *testing.T) {
 				shown.Write(answer)
 				id := taskIDIn(t, answer)
 				taskIDs = append(taskIDs, id)
-				if r.skill == "run_evaluation" {
+				switch r.skill {
+				case "run_evaluation":
 					evalTasks = append(evalTasks, id)
+				case "run_evalset":
+					evalSetTasks = append(evalSetTasks, id)
 				}
 			}
 		}
@@ -377,6 +386,27 @@ func TestCredentialsNeverKept(t *testing.T) {
 		}
 	}
 
+	// The eval-set runs ran with the real values and recorded the name;
+	// get_results shows each run to the other caller.
+	for _, id := range evalSetTasks {
+		raw := wire(t, "POST", base+PathJSONRPC, tokenA, fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"GetTask","params":{"id":%q}}`, id))
+		m := regexp.MustCompile(`"eval_set_run_id":"([^"]+)"`).FindSubmatch(raw)
+		if m == nil {
+			t.Fatalf("task %s: no eval-set run id in %s", id, clip(raw))
+		}
+		run, err := evaluation.LoadEvalSetRun(context.Background(), db, string(m[1]), metric.Summarize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if names := run.Config.HeaderNames; len(names) != 1 || names[0] != testHeader {
+			t.Errorf("eval-set run %s records header names %v, want [%s]", run.ID, names, testHeader)
+		}
+		shown.Write(wire(t, "POST", base+PathJSONRPC, tokenB, fmt.Sprintf(`{"jsonrpc":"2.0","id":8,"method":"SendMessage","params":{"message":{"messageId":"m-get-%s","role":"ROLE_USER","parts":[{"data":{"skill":"get_results","params":{"id":%q}}}]}}}`, m[1], m[1])))
+	}
+	if len(evalSetTasks) == 0 {
+		t.Fatal("no run_evalset task was sent")
+	}
+
 	text := shown.String()
 	if !strings.Contains(text, testHeader) || !strings.Contains(text, "auth_token") {
 		t.Fatalf("the answers do not show the requests at all: the test reads the wrong things\n%s", clip([]byte(text)))
@@ -401,6 +431,10 @@ func TestCredentialsNeverKept(t *testing.T) {
 		t.Errorf("a credential is in the logs:\n%s", l)
 	}
 }
+
+// secretsEvalSet is a one-case tRPC-Agent-Go eval set for keyedAgent.
+var secretsEvalSet = map[string]any{"evalSetId": "secrets", "evalCases": []any{map[string]any{"evalId": "hello",
+	"conversation": []any{map[string]any{"userContent": map[string]any{"role": "user", "content": "hello"}}}}}}
 
 // toJSONAny turns v into plain JSON values (structpb takes no []string).
 func toJSONAny(t *testing.T, v any) any {
@@ -427,6 +461,7 @@ func TestRedactMessage(t *testing.T) {
 		`{"skill":"check_conformance","params":{"auth_token":"a","auth_token":"x-S3CR3T"}}`,
 		`{"skill":"run_evaluation","params":{"Headers":{"A":"x-S3CR3T"}}}`,
 		`{"skill":"run_evaluation","params":{"headers":"x-S3CR3T"}}`,
+		`{"skill":"run_evalset","params":{"agent_url":"http://a","eval_set":{"evalSetId":"s"},"HEADERS":{"A":"x-S3CR3T"}}}`,
 		`{"participants":{"agent":"http://a"},"config":{"headers":{"A":"x-S3CR3T"}}}`,
 	} {
 		req, err := parseRequest(a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text)))

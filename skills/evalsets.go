@@ -176,6 +176,13 @@ func (s *Service) PrepareEvalSets(ctx context.Context, req EvalSetRequest, sets 
 	return job, nil
 }
 
+// CheckEvalSets checks a request and its sets as PrepareEvalSets does
+// first, without reaching the agent: a bad request or set is an
+// *InvalidRequestError.
+func (s *Service) CheckEvalSets(req EvalSetRequest, sets []*evalset.Set) error {
+	return s.checkEvalSets(req, sets)
+}
+
 // checkEvalSets validates the request and refuses empty or colliding sets.
 func (s *Service) checkEvalSets(req EvalSetRequest, sets []*evalset.Set) error {
 	if err := s.validator().Struct(req); err != nil {
@@ -471,4 +478,56 @@ func (s *Service) ListEvalSetRuns(ctx context.Context, agentURL string, limit in
 		}
 	}
 	return out, nil
+}
+
+// GetEvalSetRun is get_results for the id of an eval-set run: the run with
+// its case results. IncludeTranscripts false leaves out what makes it
+// large (see StripEvalSetRun).
+func (s *Service) GetEvalSetRun(ctx context.Context, req ResultsRequest) (*result.EvalSetRun, error) {
+	if err := s.validator().Struct(&req); err != nil {
+		return nil, validationError(err)
+	}
+	if req.ID == "" {
+		return nil, invalid("id: give the id of an eval-set run")
+	}
+	run, err := evaluation.LoadEvalSetRun(ctx, s.Store, req.ID, metric.Summarize)
+	switch {
+	case errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) || errors.Is(err, evaluation.ErrNotEvalSetRun):
+		return nil, invalid("id: %v", err)
+	case err != nil:
+		return nil, err
+	}
+	if req.IncludeTranscripts != nil && !*req.IncludeTranscripts {
+		return StripEvalSetRun(run, true), nil
+	}
+	return run, nil
+}
+
+// StripEvalSetRun returns a copy of run without the sets' cases (the input
+// as played, kept to score the run again). With invocations it also leaves
+// out, of every case run, the invocations played and expected (also those
+// of each invocation's verdict), the turns seen on the wire and the model
+// calls: the verdicts, scores, reasons and metrics stay. run is left
+// alone.
+func StripEvalSetRun(run *result.EvalSetRun, invocations bool) *result.EvalSetRun {
+	cp := *run
+	cp.Sets = make([]result.EvalSetInfo, len(run.Sets))
+	for i, s := range run.Sets {
+		s.Cases = nil
+		cp.Sets[i] = s
+	}
+	if !invocations {
+		return &cp
+	}
+	cp.Cases = make([]*result.CaseResult, len(run.Cases))
+	for i, c := range run.Cases {
+		cc := *c
+		cc.Actual, cc.Expected, cc.Turns, cc.LLMCalls = nil, nil, nil, nil
+		cc.EvalMetricResultPerInvocation = make([]*result.InvocationResult, len(c.EvalMetricResultPerInvocation))
+		for k, ir := range c.EvalMetricResultPerInvocation {
+			cc.EvalMetricResultPerInvocation[k] = &result.InvocationResult{EvalMetricResults: ir.EvalMetricResults}
+		}
+		cp.Cases[i] = &cc
+	}
+	return &cp
 }

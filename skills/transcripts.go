@@ -7,6 +7,7 @@ import (
 
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/store"
 )
 
 // loadBrief reads a stored evaluation without its simulations: its summary,
@@ -20,6 +21,9 @@ func (s *Service) loadBrief(ctx context.Context, id string, withRows bool) (*res
 	rec, err := s.Store.GetEvaluation(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	if rec.Kind == store.KindEvalSets {
+		return nil, fmt.Errorf("%s: %w", rec.ID, evaluation.ErrEvalSetRun)
 	}
 	if result.Status(rec.Status) == result.StatusCompleted && !withRows {
 		var head result.Evaluation
