@@ -303,8 +303,16 @@ func TestTRPCEvalOracle(t *testing.T) {
 	t.Run("compare-finds-differences", func(t *testing.T) {
 		checkCompareFindsDifferences(t, decodeTRPCResult(t, "trajectory", files["trajectory"]).EvalCaseResults)
 	})
+	base := startTRPCPeers(t, bin, trpcCalc)[trpcCalc]
 	t.Run("served-over-a2a", func(t *testing.T) {
-		checkCalcServed(t, startTRPCPeers(t, bin, trpcCalc)[trpcCalc])
+		checkCalcServed(t, base)
+	})
+	t.Run("proctor", func(t *testing.T) {
+		refs := make(map[string]*trpcEvalSetResult, len(files))
+		for set, b := range files {
+			refs[set] = decodeTRPCResult(t, set, b)
+		}
+		checkProctorParity(t, base, refs)
 	})
 }
 
@@ -581,12 +589,6 @@ func cloneCaseResults(t *testing.T, cs []*result.CaseResult) []*result.CaseResul
 	return out
 }
 
-// TODO(issue 15, lead): once proctor's eval-set runner lands, add the parity
-// test proper: start `trpcpeer --mode calc` (startTRPCPeers with mode
-// "calc"), run proctor on every set of trpcEvalSetIDs with
-// --num-runs trpcEvalRuns against it over A2A, and call checkTRPCParity
-// with runTRPCEval's reference and proctor's case results of each set.
-//
 // checkTRPCParity fails t with every difference between proctor's case
 // results of a set and the reference's.
 func checkTRPCParity(t *testing.T, set string, ref *trpcEvalSetResult, proctor []*result.CaseResult) {

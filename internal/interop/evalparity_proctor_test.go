@@ -1,0 +1,174 @@
+//go:build unix
+
+package interop
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/proctor-eval/proctor/evalset"
+	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/skills"
+	"github.com/proctor-eval/proctor/store"
+)
+
+// proctorRejects are the sets proctor refuses before playing anything,
+// where the framework runs them and fails in silence: a metric without a
+// criterion (the framework fails every case). Each maps to what proctor's
+// error must say.
+var proctorRejects = map[string]string{
+	"nil_criterion": "criterion",
+}
+
+// hiddenErrors are cases whose agent fails a turn in a way no A2A client
+// can see: server/a2a answers the model's error with an ordinary message
+// (serverErrorReply) in place of failing the task, so the framework's
+// in-process evaluator fails the case and proctor, over A2A, scores the
+// reply like any other.
+var hiddenErrors = map[string]bool{"agent_error": true}
+
+// serverErrorReply is what server/a2a says when the agent's model fails.
+const serverErrorReply = "An error occurred while processing your request."
+
+// unknownEvaluator is the metric of the edges set that names no evaluator:
+// the framework leaves it out of its results, proctor refuses the set. The
+// parity of the rest of the set is checked without it.
+const unknownEvaluator = "no_such_evaluator"
+
+// loadParitySet reads a set of the oracle's data as proctor does, but for
+// the edges set's unknown evaluator, whose refusal it checks apart.
+func loadParitySet(t *testing.T, set string) ([]*evalset.Set, error) {
+	t.Helper()
+	path := filepath.Join(trpcEvalSetsDir, trpcEvalApp, set+".evalset.json")
+	if set != "edges" {
+		return evalset.Load(path)
+	}
+	if _, err := evalset.Load(path); err == nil || !strings.Contains(err.Error(), `unknown metric "`+unknownEvaluator+`"`) {
+		t.Errorf("edges with %s: proctor answered %v, want it refused by name", unknownEvaluator, err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := evalset.Decode(filepath.Join(trpcEvalApp, set+".evalset.json"), data)
+	if err != nil {
+		return nil, err
+	}
+	metrics, err := evalset.LoadMetrics(strings.TrimSuffix(path, ".evalset.json") + ".metrics.json")
+	if err == nil {
+		t.Fatalf("edges metrics: no error for %s", unknownEvaluator)
+	}
+	raw, err := os.ReadFile(strings.TrimSuffix(path, ".evalset.json") + ".metrics.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []map[string]any
+	if err := json.Unmarshal(raw, &all); err != nil {
+		t.Fatal(err)
+	}
+	all = slices.DeleteFunc(all, func(m map[string]any) bool { return m["metricName"] == unknownEvaluator })
+	kept, _ := json.Marshal(all)
+	if metrics, err = evalset.DecodeMetrics("edges.metrics.json", kept); err != nil {
+		t.Fatal(err)
+	}
+	s.Metrics = metrics
+	return []*evalset.Set{s}, nil
+}
+
+// checkProctorParity plays every set with proctor, over A2A against the
+// calculator agent that server/a2a serves (the agent the framework's own
+// evaluator ran in-process), trpcEvalRuns times, and holds each set's case
+// results to the reference's, case by case, run by run, metric by metric.
+func checkProctorParity(t *testing.T, base string, refs map[string]*trpcEvalSetResult) {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "proctor.db"), store.WithNoSync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	svc := &skills.Service{Store: db}
+	for _, set := range trpcEvalSetIDs() {
+		t.Run(set, func(t *testing.T) {
+			sets, err := loadParitySet(t, set)
+			if want, rejected := proctorRejects[set]; rejected {
+				if err == nil {
+					_, err = svc.PrepareEvalSets(t.Context(), skills.EvalSetRequest{AgentURL: base}, sets)
+				}
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("set %s: proctor answered %v, want a refusal that says %q", set, err, want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			job, err := svc.PrepareEvalSets(t.Context(), skills.EvalSetRequest{AgentURL: base, NumRuns: trpcEvalRuns, Concurrency: 4}, sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer job.Close()
+			if err := job.Execute(t.Context(), nil); err != nil {
+				t.Fatal(err)
+			}
+			var played, hidden []*result.CaseResult
+			for _, c := range job.Run().Cases {
+				if hiddenErrors[c.EvalID] {
+					hidden = append(hidden, c)
+					continue
+				}
+				played = append(played, c)
+			}
+			ref := *refs[set]
+			ref.EvalCaseResults = slices.DeleteFunc(slices.Clone(ref.EvalCaseResults), func(c *result.CaseResult) bool { return hiddenErrors[c.EvalID] })
+			checkTRPCParity(t, set, &ref, played)
+			if set == "edges" && len(hidden) != trpcEvalRuns {
+				t.Errorf("edges: %d runs of agent_error, want %d", len(hidden), trpcEvalRuns)
+			}
+			checkHiddenErrors(t, hidden)
+			if t.Failed() {
+				logCases(t, job.Run().Cases)
+			}
+		})
+	}
+}
+
+// checkHiddenErrors checks that proctor recorded the failed turn of each
+// hidden-error case as the reply the agent's server gave.
+func checkHiddenErrors(t *testing.T, cases []*result.CaseResult) {
+	t.Helper()
+	for _, c := range cases {
+		n := len(c.Actual)
+		if n == 0 || c.Actual[n-1].FinalResponse.Text() != serverErrorReply {
+			t.Errorf("case %s run %d: last turn %+v, want server/a2a's reply %q", c.EvalID, c.RunID, c.Actual, serverErrorReply)
+		}
+	}
+}
+
+// logCases shows proctor's verdicts, for a failing comparison.
+func logCases(t *testing.T, cases []*result.CaseResult) {
+	t.Helper()
+	for _, c := range cases {
+		var ms []string
+		for _, m := range c.OverallEvalMetricResults {
+			reason := ""
+			if m.Details != nil {
+				reason = m.Details.Reason
+			}
+			ms = append(ms, m.MetricName+"="+string(m.EvalStatus)+" "+reason)
+		}
+		var turns []string
+		for i, tr := range c.Turns {
+			fr := ""
+			if i < len(c.Actual) && c.Actual[i].FinalResponse != nil {
+				fr = c.Actual[i].FinalResponse.Text()
+			}
+			turns = append(turns, fmt.Sprintf("%s %q %s", tr.State, fr, tr.Error))
+		}
+		t.Logf("%s run %d: %s %s [%s] turns %v", c.EvalID, c.RunID, c.FinalEvalStatus, c.ErrorMessage, strings.Join(ms, "; "), turns)
+	}
+}
