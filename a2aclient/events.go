@@ -48,9 +48,15 @@ type Event struct {
 
 // turnLog collects the Events of one turn in the order they arrive, once
 // each: a message seen again (by id, or by content when it has none) is
-// not added twice, and an artifact seen again is updated in place.
+// not added twice, and an artifact seen again is updated in place. It
+// indexes what it holds, so that a long stream costs linear time.
 type turnLog struct {
 	events []Event
+	// messages index message Events by id, and those without an id by
+	// their text; artifacts index the latest artifact Event of each id.
+	messages  map[string]int
+	untitled  map[string]int
+	artifacts map[string]int
 }
 
 func (l *turnLog) list() []Event { return slices.Clip(l.events) }
@@ -58,22 +64,37 @@ func (l *turnLog) list() []Event { return slices.Clip(l.events) }
 // find returns the index of the logged Event ev repeats, or -1. An
 // artifact without an id repeats the latest one without an id.
 func (l *turnLog) find(ev Event) int {
-	for i := len(l.events) - 1; i >= 0; i-- {
-		e := l.events[i]
-		if (e.Source == EventArtifact) != (ev.Source == EventArtifact) {
-			continue
-		}
-		if ev.Source == EventArtifact || e.ID != "" || ev.ID != "" {
-			if e.ID == ev.ID {
-				return i
-			}
-			continue
-		}
-		if PartsText(e.Parts) == PartsText(ev.Parts) {
-			return i
-		}
+	var i int
+	var ok bool
+	switch {
+	case ev.Source == EventArtifact:
+		i, ok = l.artifacts[ev.ID]
+	case ev.ID != "":
+		i, ok = l.messages[ev.ID]
+	default:
+		i, ok = l.untitled[PartsText(ev.Parts)]
 	}
-	return -1
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// push appends ev and indexes it.
+func (l *turnLog) push(ev Event) {
+	i := len(l.events)
+	l.events = append(l.events, ev)
+	if l.messages == nil {
+		l.messages, l.untitled, l.artifacts = map[string]int{}, map[string]int{}, map[string]int{}
+	}
+	switch {
+	case ev.Source == EventArtifact:
+		l.artifacts[ev.ID] = i
+	case ev.ID != "":
+		l.messages[ev.ID] = i
+	default:
+		l.untitled[PartsText(ev.Parts)] = i
+	}
 }
 
 // add logs ev unless it repeats a logged Event; an artifact that repeats
@@ -85,7 +106,7 @@ func (l *turnLog) add(ev Event) {
 	i := l.find(ev)
 	switch {
 	case i < 0:
-		l.events = append(l.events, ev)
+		l.push(ev)
 	case ev.Source == EventArtifact:
 		l.events[i].Parts = ev.Parts
 		if ev.Metadata != nil {
@@ -124,7 +145,7 @@ func (l *turnLog) artifactUpdate(e *a2a.TaskArtifactUpdateEvent) {
 	i := l.find(ev)
 	switch {
 	case i < 0 || (a.ID == "" && !e.Append):
-		l.events = append(l.events, ev)
+		l.push(ev)
 	case e.Append:
 		old := &l.events[i]
 		old.Parts = continueText(old.Parts, a.Parts)
