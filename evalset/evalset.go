@@ -64,7 +64,9 @@ type Case struct {
 	// ExpectedRunnerEnabled is tRPC's switch to produce the expected
 	// invocations with a second runner; kept so the file round-trips.
 	ExpectedRunnerEnabled bool `json:"expectedRunnerEnabled,omitempty"`
-	// ContextMessages are sent before every invocation's user message.
+	// ContextMessages are sent once, before the first invocation's user
+	// message (the agent keeps them in its session); an invocation's own
+	// are sent with it.
 	ContextMessages []*Message `json:"contextMessages,omitempty"`
 	// Conversation is the turns: each invocation's user content is sent in
 	// order; its tools and final response are what is expected.
