@@ -20,7 +20,9 @@ import (
 // weather_app three times against an LLM agent of the framework with a
 // scripted model. weather_ok passes every run; weather_flaky fails both
 // metrics on run 2; greet_wrong fails its final response; model_error's
-// inference fails every run.
+// inference fails every run. To make it again: cd testdata/trpcgen && go
+// run . DIR, then copy DIR/weather_app/*.evalset_result.json here (and
+// rename frameworkResult).
 const frameworkResult = "testdata/trpcresult/weather_app/weather_app_smoke_3e3aab51-7f94-4edd-9d7f-05e23b31780d.evalset_result.json"
 
 // The framework's file read as a baseline and written back by

@@ -123,12 +123,12 @@ func whyFailed(s result.Simulation) string {
 }
 
 // mdEscape makes s fit in one Markdown table cell: pipes escaped, newlines
-// as spaces, cut after 300 bytes.
+// as spaces, cut after 300 characters (never inside one).
 func mdEscape(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:300]) + "…"
 	}
 	return s
 }
