@@ -59,8 +59,7 @@ func loadParitySet(t *testing.T, set string) ([]*evalset.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	metrics, err := evalset.LoadMetrics(strings.TrimSuffix(path, ".evalset.json") + ".metrics.json")
-	if err == nil {
+	if _, err := evalset.LoadMetrics(strings.TrimSuffix(path, ".evalset.json") + ".metrics.json"); err == nil {
 		t.Fatalf("edges metrics: no error for %s", unknownEvaluator)
 	}
 	raw, err := os.ReadFile(strings.TrimSuffix(path, ".evalset.json") + ".metrics.json")
@@ -73,7 +72,8 @@ func loadParitySet(t *testing.T, set string) ([]*evalset.Set, error) {
 	}
 	all = slices.DeleteFunc(all, func(m map[string]any) bool { return m["metricName"] == unknownEvaluator })
 	kept, _ := json.Marshal(all)
-	if metrics, err = evalset.DecodeMetrics("edges.metrics.json", kept); err != nil {
+	metrics, err := evalset.DecodeMetrics("edges.metrics.json", kept)
+	if err != nil {
 		t.Fatal(err)
 	}
 	s.Metrics = metrics
