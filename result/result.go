@@ -80,6 +80,10 @@ type Message struct {
 	// tool calls ran while the environment was set up, not during the
 	// simulation; they count in scoring as tau2 counts them.
 	History bool `json:"history,omitempty"`
+	// PrivateThought is an ECP agent's private reasoning on its message:
+	// kept for white-box review only, never shown to the user simulator,
+	// a judge or a COMMUNICATE check (which see Content).
+	PrivateThought string `json:"private_thought,omitempty"`
 }
 
 // Simulation is the result of one task x one trial.
