@@ -17,6 +17,7 @@ require (
 	google.golang.org/genai v1.57.0
 	google.golang.org/grpc v1.83.0
 	google.golang.org/protobuf v1.36.11
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

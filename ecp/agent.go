@@ -120,11 +120,11 @@ func (c *conversation) step(ctx context.Context, p StepParams) (StepResult, a2ac
 		m.ErrorClass, m.Error = errorClass(err), err.Error()
 		return res, m, err
 	}
-	if res.Usage.Reported {
+	if res.Usage != nil && res.Usage.Reported {
 		m.InputTokens, m.OutputTokens = res.Usage.Input, res.Usage.Output
 	} else {
 		m.TokensEstimated = true
-		m.InputTokens = a2aclient.EstimateTokens(p.Input)
+		m.InputTokens = a2aclient.EstimateTokens(p.Input + p.Context.Policy + string(p.Context.Tools) + string(p.Context.History))
 		m.OutputTokens = a2aclient.EstimateTokens(deref(res.PublicOutput) + deref(res.PrivateThought))
 	}
 	return res, m, nil

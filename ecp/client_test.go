@@ -111,7 +111,7 @@ func TestMisbehavingAgents(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			ctx := context.Background()
-			c, err := ecp.Dial(ctx, agentTarget(t, tt.mode), ecp.Options{RequestTimeout: 500 * time.Millisecond, MaxResponseBytes: 1 << 20})
+			c, err := ecp.Dial(ctx, agentTarget(t, tt.mode), ecp.Options{RequestTimeout: 2 * time.Second, MaxResponseBytes: 1 << 20})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -190,7 +190,7 @@ type StepResult struct {
 	PublicOutput   *string    `json:"public_output"`
 	PrivateThought *string    `json:"private_thought"`
 	ToolCalls      []ToolCall `json:"tool_calls"`
-	Usage          Usage      `json:"usage"`
+	Usage          *Usage     `json:"usage,omitempty"`
 }
 
 // ToolResult is one entry of a tool-results input.

@@ -93,6 +93,19 @@ func (p *Pool) take(ctx context.Context) (*Client, bool, error) {
 	return c, false, nil
 }
 
+// Warm starts one agent (unless one is idle) and keeps it idle: a check
+// that the agent starts and initializes, before any simulation. It
+// returns the agent's initialize result.
+func (p *Pool) Warm(ctx context.Context) (InitializeResult, error) {
+	c, _, err := p.take(ctx)
+	if err != nil {
+		return InitializeResult{}, err
+	}
+	info := c.Info
+	p.Put(c)
+	return info, nil
+}
+
 // Put gives a client back: kept for the next Get while it works, killed
 // (and so replaced) when broken or when the pool is closed.
 func (p *Pool) Put(c *Client) {

@@ -14,6 +14,10 @@ import (
 	"github.com/proctor-eval/proctor/internal/agentdial"
 )
 
+// ErrDeniedTarget matches, with errors.Is, a WebSocket agent refused by
+// Options.DenyPrivateTargets.
+var ErrDeniedTarget = agentdial.ErrDenied
+
 // wsTransport is an agent reached over a WebSocket: one JSON-RPC message
 // per text (or binary) message.
 type wsTransport struct {

@@ -22,6 +22,10 @@ const ThoughtMarker = "[refagent private]"
 // tool call, and tells its reasoning in private_thought.
 func (a *Agent) ECP() ecp.Handler { return &ecpAgent{agent: a, conv: &conversation{}} }
 
+// ECPFactory returns a maker of fresh ECP agents, one per WebSocket
+// connection (see ecp.WebSocketHandler); they share the Agent's domain.
+func (a *Agent) ECPFactory() func() ecp.Handler { return a.ECP }
+
 // ecpAgent is the reference agent over ECP.
 type ecpAgent struct {
 	agent *Agent

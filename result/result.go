@@ -268,6 +268,10 @@ type Config struct {
 	// HeaderNames lists the extra request headers by name only: their
 	// values (credentials, usually) are never stored.
 	HeaderNames []string `json:"header_names,omitempty"`
+	// ECPConfig is an ECP agent's initialize config as asked for, with
+	// environment references ({"$env": "NAME"}) unresolved: secrets are
+	// never stored.
+	ECPConfig map[string]any `json:"ecp_config,omitempty"`
 	// Strict is strict scoring (Limits.Strict): ACTION added to the reward
 	// basis of every task with expected actions. It must equal the
 	// simulator's Limits.Strict, or Runner.Run refuses to run.
