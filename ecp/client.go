@@ -1,12 +1,14 @@
 package ecp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -102,6 +104,12 @@ type Client struct {
 	broken error
 	// sent and received count the JSON bytes of the latest call.
 	sent, received int64
+	// timer aborts a call that outlives the request timeout, and sets
+	// expired; enc and encoder encode requests.
+	timer   *time.Timer
+	expired atomic.Bool
+	enc     bytes.Buffer
+	encoder *json.Encoder
 
 	// Info is agent/initialize's result.
 	Info InitializeResult
@@ -153,11 +161,24 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	if c.broken != nil {
 		return &CallError{Method: method, Kind: FailCrashed, Err: fmt.Errorf("agent unusable after an earlier failure: %w", c.broken)}
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.opts.timeout())
-	defer cancel()
-	stop := context.AfterFunc(ctx, c.t.abort)
-	defer stop()
+	// The request timeout and ctx's end both abort the transport, which
+	// ends a blocked read or write. One timer per client, reset per call,
+	// keeps a step cheap.
+	c.expired.Store(false)
+	if c.timer == nil {
+		c.timer = time.AfterFunc(c.opts.timeout(), func() { c.expired.Store(true); c.t.abort() })
+	} else {
+		c.timer.Reset(c.opts.timeout())
+	}
+	stop := func() bool { return true }
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, c.t.abort)
+	}
 	raw, err := c.roundTrip(ctx, method, params)
+	// An abort that raced with the answer still killed the agent.
+	if aborted := !stop(); (!c.timer.Stop() && c.expired.Load() || aborted) && err == nil {
+		err = errors.New("the call was cut short as it ended")
+	}
 	if err != nil {
 		return c.fail(ctx, method, err)
 	}
@@ -179,7 +200,7 @@ func (e *protocolError) Unwrap() error { return e.err }
 func (c *Client) roundTrip(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	c.nextID++
 	id := strconv.AppendInt(nil, c.nextID, 10)
-	msg, err := json.Marshal(request{JSONRPC: "2.0", ID: id, Method: method, Params: params})
+	msg, err := c.encodeRequest(id, method, params)
 	if err != nil {
 		return nil, fmt.Errorf("ecp: encode %s: %w", method, err)
 	}
@@ -194,7 +215,11 @@ func (c *Client) roundTrip(ctx context.Context, method string, params any) (json
 		}
 		c.received += int64(len(b))
 		var env envelope
-		if err := json.Unmarshal(b, &env); err != nil {
+		if err := decodeJSON(b, &env); err != nil {
+			var fe *FrameError
+			if errors.As(err, &fe) {
+				return nil, err
+			}
 			return nil, &protocolError{fmt.Errorf("not a JSON-RPC message: %w", err)}
 		}
 		if env.Method != "" {
@@ -219,6 +244,32 @@ func (c *Client) roundTrip(ctx context.Context, method string, params any) (json
 	}
 }
 
+// encodeRequest encodes a request into the client's buffer (valid until
+// the next call): the envelope by hand, the params by encoding/json.
+func (c *Client) encodeRequest(id []byte, method string, params any) ([]byte, error) {
+	c.enc.Reset()
+	c.enc.WriteString(`{"jsonrpc":"2.0","id":`)
+	c.enc.Write(id)
+	c.enc.WriteString(`,"method":`)
+	m, err := json.Marshal(method)
+	if err != nil {
+		return nil, err
+	}
+	c.enc.Write(m)
+	if params != nil {
+		c.enc.WriteString(`,"params":`)
+		if c.encoder == nil {
+			c.encoder = json.NewEncoder(&c.enc)
+		}
+		if err := c.encoder.Encode(params); err != nil {
+			return nil, err
+		}
+		c.enc.Truncate(c.enc.Len() - 1) // Encode's newline
+	}
+	c.enc.WriteByte('}')
+	return c.enc.Bytes(), nil
+}
+
 // answerAgentRequest refuses a request the agent sends proctor (the
 // runtime serves no methods); notifications are ignored.
 func (c *Client) answerAgentRequest(ctx context.Context, env envelope) error {
@@ -236,6 +287,9 @@ func (c *Client) answerAgentRequest(ctx context.Context, env envelope) error {
 // agent and breaks the client. c.mu is held.
 func (c *Client) fail(ctx context.Context, method string, err error) error {
 	ce := &CallError{Method: method, Err: err, Kind: classify(ctx, err)}
+	if c.expired.Load() {
+		ce.Kind = FailTimeout
+	}
 	if ce.Kind == FailTimeout {
 		ce.Err = fmt.Errorf("no answer within %s; the agent was killed", c.opts.timeout())
 	}

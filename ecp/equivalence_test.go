@@ -128,6 +128,10 @@ func TestSameAsA2A(t *testing.T) {
 			}
 			checkThoughts(t, got)
 			st := pool.Stats()
+			if st.Started > 0 {
+				t.Logf("%s pool: %d agents started for %d simulations; start+initialize %v each on average, paid once per agent, not per simulation",
+					name, st.Started, st.Uses, st.StartTime/time.Duration(st.Started))
+			}
 			if st.Started > 4 || st.Uses != len(d.Tasks) || st.Replaced != 0 {
 				t.Errorf("pool stats %+v: want at most 4 agents (the concurrency) for %d uses, none replaced", st, len(d.Tasks))
 			}

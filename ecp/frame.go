@@ -227,13 +227,26 @@ func (f *frameReader) readHeaderLine() ([]byte, error) {
 	}
 }
 
-// checkJSON returns b when it is one JSON object, else a FrameError.
+// checkJSON returns b when it starts as a JSON object, else a FrameError.
+// The full syntax is checked where the message is decoded (decodeJSON),
+// not twice.
 func checkJSON(b []byte) ([]byte, error) {
 	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '{' || !json.Valid(b) {
+	if len(b) == 0 || b[0] != '{' {
 		return nil, &FrameError{Kind: ErrNotJSON, Quote: quote(b)}
 	}
 	return b, nil
+}
+
+// decodeJSON decodes a message; a syntax error is a FrameError of kind
+// ErrNotJSON, like any other output that is not JSON.
+func decodeJSON(b []byte, v any) error {
+	err := json.Unmarshal(b, v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &FrameError{Kind: ErrNotJSON, Quote: quote(b)}
+	}
+	return err
 }
 
 // appendFrame appends msg framed as f (FramingAuto writes newline-delimited).

@@ -59,7 +59,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, h Handler, maxMessage 
 // dispatch answers one message; nil for a notification.
 func dispatch(ctx context.Context, h Handler, msg []byte) []byte {
 	var env envelope
-	if err := json.Unmarshal(msg, &env); err != nil {
+	if err := decodeJSON(msg, &env); err != nil {
 		return encodeResponse(nil, nil, &RPCError{Code: CodeParseError, Message: err.Error()})
 	}
 	if env.JSONRPC != "2.0" || env.Method == "" {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -18,25 +19,24 @@ import (
 const maxStderrTail = 16 << 10
 
 // stdioTransport is an agent process spoken to over its stdin and stdout.
+// The pipes are proctor's own (os.Pipe), so that no copying goroutine
+// stands between the agent and the caller, and Wait never closes stdout
+// under a read: recv reads in the caller's goroutine, and abort (run on
+// timeout or cancellation) kills the group and closes both pipes, which
+// unblocks it.
 type stdioTransport struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr *tailBuffer
-	frames *frameReader
-	msgs   chan frameResult
-	// done is closed when the reader must stop delivering.
-	done      chan struct{}
+	cmd       *exec.Cmd
+	stdin     *os.File
+	stdout    *os.File
+	stderr    *tailBuffer
+	frames    *frameReader
 	exited    chan struct{} // closed when Wait returned
 	waitErr   error
 	abortOnce sync.Once
 
 	mu      sync.Mutex
 	framing Framing // what the agent is written to in
-}
-
-type frameResult struct {
-	msg []byte
-	err error
+	out     []byte  // the frame being written, reused
 }
 
 // startStdio launches argv in its own process group.
@@ -48,32 +48,33 @@ func startStdio(argv []string, opts *Options) (*stdioTransport, error) {
 	cmd.SysProcAttr = sysProcAttr()
 	cmd.Dir = opts.Dir
 	cmd.Env = opts.Env
-	t := &stdioTransport{
-		cmd:    cmd,
-		stderr: newTailBuffer(maxStderrTail, opts.StderrLog),
-		msgs:   make(chan frameResult, 1),
-		done:   make(chan struct{}),
-		exited: make(chan struct{}),
-	}
+	t := &stdioTransport{cmd: cmd, stderr: newTailBuffer(maxStderrTail, opts.StderrLog), exited: make(chan struct{})}
 	cmd.Stderr = t.stderr
-	// Killing the group closes the pipes; WaitDelay bounds the wait for a
-	// descendant that left the group and kept them open.
+	// Killing the group ends the stderr copy; WaitDelay bounds the wait
+	// for a descendant that left the group and kept stderr open.
 	cmd.WaitDelay = 2 * time.Second
-	stdin, err := cmd.StdinPipe()
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("ecp: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	outR, outW, err := os.Pipe()
 	if err != nil {
+		inR.Close()
+		inW.Close()
 		return nil, fmt.Errorf("ecp: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdin, cmd.Stdout = inR, outW
+	err = cmd.Start()
+	inR.Close() // the agent's ends
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
 		return nil, fmt.Errorf("ecp: start %s: %w", argv[0], err)
 	}
-	t.stdin = stdin
+	t.stdin, t.stdout = inW, outR
 	t.framing = opts.Framing
-	t.frames = newFrameReader(stdout, opts.Framing, opts.maxResponse())
-	go t.read()
+	t.frames = newFrameReader(outR, opts.Framing, opts.maxResponse())
 	go func() {
 		t.waitErr = cmd.Wait()
 		close(t.exited)
@@ -81,38 +82,14 @@ func startStdio(argv []string, opts *Options) (*stdioTransport, error) {
 	return t, nil
 }
 
-// read delivers the agent's messages until the first error.
-func (t *stdioTransport) read() {
-	for {
-		msg, err := t.frames.Next()
-		if err == nil && t.framingNow() == FramingAuto {
-			t.setFraming(t.frames.Framing())
-		}
-		select {
-		case t.msgs <- frameResult{msg, err}:
-		case <-t.done:
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (t *stdioTransport) framingNow() Framing {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.framing
-}
-
-func (t *stdioTransport) setFraming(f Framing) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.framing = f
-}
-
 func (t *stdioTransport) send(ctx context.Context, msg []byte) error {
-	if _, err := t.stdin.Write(appendFrame(nil, t.framingNow(), msg)); err != nil {
+	t.mu.Lock()
+	t.out = appendFrame(t.out[:0], t.framing, msg)
+	out := t.out
+	t.mu.Unlock()
+	// Only one call writes at a time (Client.mu), so out is not reused
+	// under this write.
+	if _, err := t.stdin.Write(out); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -121,16 +98,25 @@ func (t *stdioTransport) send(ctx context.Context, msg []byte) error {
 	return nil
 }
 
+// recv reads the next message in the caller's goroutine; ctx's end
+// aborts the transport (see Client.Call), which ends the read.
 func (t *stdioTransport) recv(ctx context.Context) ([]byte, error) {
-	select {
-	case r := <-t.msgs:
-		if r.err != nil && (errors.Is(r.err, io.EOF) || errors.Is(r.err, io.ErrUnexpectedEOF)) {
-			return nil, fmt.Errorf("the agent closed its stdout: %w", r.err)
+	msg, err := t.frames.Next()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		return r.msg, r.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed) {
+			return nil, fmt.Errorf("the agent closed its stdout: %w", err)
+		}
+		return nil, err
 	}
+	t.mu.Lock()
+	if t.framing == FramingAuto {
+		t.framing = t.frames.Framing()
+	}
+	t.mu.Unlock()
+	return msg, nil
 }
 
 // abort kills the agent's whole process group and closes its stdin.
@@ -143,7 +129,7 @@ func (t *stdioTransport) abort() {
 			_ = p.Kill()
 		}
 		_ = t.stdin.Close()
-		close(t.done)
+		_ = t.stdout.Close()
 	})
 }
 
