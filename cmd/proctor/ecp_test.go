@@ -3,12 +3,16 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -123,4 +127,67 @@ func TestECPConfigFile(t *testing.T) {
 	if r.code != exitUsage || !strings.Contains(r.stderr, "unterminated") {
 		t.Errorf("exit %d, stderr %q: want a usage error about the quote", r.code, r.stderr)
 	}
+}
+
+// TestECPAgentDiesWithProctor kills proctor (SIGKILL: no deferred code
+// runs) while it waits for an ECP agent that never answers: the kernel
+// kills the agent too (Pdeathsig), and no agent process is left running.
+func TestECPAgentDiesWithProctor(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil || runtime.GOOS != "linux" {
+		t.Skip("needs Linux (Pdeathsig) and /proc")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep command to stand in for a silent agent")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd, _, stderr, _, _ := startProctor(ctx, t, 1, "run", "--domain", "mock", "--agent", "ecp+stdio:"+sleep+" 3600",
+		"--db", filepath.Join(t.TempDir(), "p.db"), "--progress", "none")
+	agent := 0
+	for agent == 0 {
+		if ctx.Err() != nil {
+			t.Fatalf("the agent never started:\n%s", stderr.String())
+		}
+		agent = childOf(cmd.Process.Pid)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	for processRunning(agent) {
+		if ctx.Err() != nil {
+			t.Fatalf("agent %d still running after proctor was killed", agent)
+		}
+		runtime.Gosched()
+	}
+}
+
+// childOf returns the pid of a child of parent, 0 if it has none.
+func childOf(parent int) int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) > 1 && fields[1] == strconv.Itoa(parent) {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+			return pid
+		}
+	}
+	return 0
+}
+
+// processRunning reports whether pid exists and is not a zombie.
+func processRunning(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z"
 }
