@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/proctor-eval/proctor/result"
 )
 
 // ProtocolVersion is the ECP version proctor speaks.
@@ -71,6 +73,20 @@ func (e *RPCError) Is(target error) bool {
 		return e.Code == CodeCapabilityMissing
 	}
 	return false
+}
+
+// TerminationReason is the recorded outcome of a simulation the error
+// ends: its own for the ECP codes, agent_error for the others.
+func (e *RPCError) TerminationReason() result.TerminationReason {
+	switch e.Code {
+	case CodeContextOverflow:
+		return result.TermContextOverflow
+	case CodeSafetyViolation:
+		return result.TermSafetyViolation
+	case CodeCapabilityMissing:
+		return result.TermCapabilityMissing
+	}
+	return result.TermAgentError
 }
 
 // request is a JSON-RPC request (ID nil for a notification).

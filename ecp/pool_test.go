@@ -14,20 +14,22 @@ import (
 
 // TestBrokenAgentsInSimulations plays simulations against agents that
 // crash, hang, print garbage, answer too much or refuse: each simulation
-// ends agent_error saying what the agent did, the broken process is killed
+// ends agent_error saying what the agent did (a safety refusal ends as
+// safety_violation), the broken process is killed
 // and replaced for the next one, and nothing is left running.
 func TestBrokenAgentsInSimulations(t *testing.T) {
 	tests := []struct {
-		mode string
-		want string
+		mode     string
+		want     string
+		wantTerm result.TerminationReason
 	}{
-		{"crash", "exited with status 3"},
-		{"hang", "no answer within"},
-		{"garbage", "not JSON"},
-		{"oversized", "larger than the limit"},
-		{"spawn", "no answer within"},
-		{"error", "SafetyViolation: guardrail tripped"},
-		{"refuse", "agent/reset: refused"},
+		{"crash", "exited with status 3", result.TermAgentError},
+		{"hang", "no answer within", result.TermAgentError},
+		{"garbage", "not JSON", result.TermAgentError},
+		{"oversized", "larger than the limit", result.TermAgentError},
+		{"spawn", "no answer within", result.TermAgentError},
+		{"error", "SafetyViolation: guardrail tripped", result.TermSafetyViolation},
+		{"refuse", "agent/reset: refused", result.TermAgentError},
 	}
 	d := mockDomain(t)
 	d.Tasks = d.Tasks[:3]
@@ -42,8 +44,8 @@ func TestBrokenAgentsInSimulations(t *testing.T) {
 			pool := ecp.NewPool(tgt, ecp.Options{RequestTimeout: 2 * time.Second, MaxResponseBytes: 1 << 20})
 			sims := playAll(t, d, ecp.NewAgent(pool, 0))
 			for _, s := range sims {
-				if s.TerminationReason != result.TermAgentError || !strings.Contains(s.Error, tt.want) {
-					t.Errorf("%s: %s %q, want agent_error saying %q", s.ID, s.TerminationReason, s.Error, tt.want)
+				if s.TerminationReason != tt.wantTerm || !strings.Contains(s.Error, tt.want) {
+					t.Errorf("%s: %s %q, want %s saying %q", s.ID, s.TerminationReason, s.Error, tt.wantTerm, tt.want)
 				}
 			}
 			st := pool.Stats()

@@ -25,6 +25,11 @@ const (
 	TermAgentError     TerminationReason = "agent_error"
 	TermUserError      TerminationReason = "user_error"
 	TermInfrastructure TerminationReason = "infrastructure_error"
+	// The ECP agent's own refusals (JSON-RPC errors -32001, -32002 and
+	// -32003): the agent's outcome, not a failure of the exchange.
+	TermContextOverflow   TerminationReason = "context_window_exceeded"
+	TermSafetyViolation   TerminationReason = "safety_violation"
+	TermCapabilityMissing TerminationReason = "capability_missing"
 )
 
 // Rewardable reports whether a simulation that ended this way can earn

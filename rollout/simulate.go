@@ -249,7 +249,7 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 				// not the agent's failure.
 				return result.TermInfrastructure, fmt.Errorf("proctor: %w", err)
 			}
-			return r.timeoutOr(ctx, result.TermAgentError, fmt.Errorf("agent: %w", err))
+			return r.timeoutOr(ctx, agentOutcome(err), fmt.Errorf("agent: %w", err))
 		}
 		if len(reply.ToolCalls) > 0 {
 			r.add(result.Message{Role: result.RoleAssistant, Content: reply.Text, ToolCalls: reply.ToolCalls, PrivateThought: thought})
@@ -306,6 +306,18 @@ func (r *simRun) ask(ctx context.Context, conv Conversation, first bool, input t
 		return translation.Reply{}, "", err
 	}
 	return translation.ParseReply(resp.Parts), "", nil
+}
+
+// agentOutcome is how a failed exchange with the agent ends the
+// simulation: agent_error, unless the error names an outcome of its own
+// (an ECP agent's refusal: safety_violation, context_window_exceeded,
+// capability_missing), by a TerminationReason method.
+func agentOutcome(err error) result.TerminationReason {
+	var named interface{ TerminationReason() result.TerminationReason }
+	if errors.As(err, &named) {
+		return named.TerminationReason()
+	}
+	return result.TermAgentError
 }
 
 // runAgentCalls runs the agent's tool calls on the agent's side, records
