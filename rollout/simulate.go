@@ -313,7 +313,9 @@ func (r *simRun) ask(ctx context.Context, conv Conversation, first bool, input t
 // (an ECP agent's refusal: safety_violation, context_window_exceeded,
 // capability_missing), by a TerminationReason method.
 func agentOutcome(err error) result.TerminationReason {
-	var named interface{ TerminationReason() result.TerminationReason }
+	var named interface {
+		TerminationReason() result.TerminationReason
+	}
 	if errors.As(err, &named) {
 		return named.TerminationReason()
 	}
