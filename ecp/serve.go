@@ -14,9 +14,13 @@ import (
 // Handler is an ECP agent: what Serve and WebSocketHandler serve. Errors
 // that are *RPCError keep their code; others answer -32603.
 type Handler interface {
+	// Initialize answers agent/initialize.
 	Initialize(ctx context.Context, p InitializeParams) (InitializeResult, error)
+	// Reset clears all state (agent/reset answers true when it returns nil).
 	Reset(ctx context.Context) error
+	// Step does one unit of work (agent/step).
 	Step(ctx context.Context, p StepParams) (StepResult, error)
+	// Inspect returns the value at path (agent/inspect answers {"value"}).
 	Inspect(ctx context.Context, path string) (any, error)
 }
 

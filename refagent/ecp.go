@@ -34,6 +34,7 @@ type ecpAgent struct {
 	steps int
 }
 
+// Initialize names the agent and its version.
 func (e *ecpAgent) Initialize(context.Context, ecp.InitializeParams) (ecp.InitializeResult, error) {
 	return ecp.InitializeResult{
 		Name:            "proctor reference agent (" + e.agent.domain.Name + ")",
@@ -42,6 +43,7 @@ func (e *ecpAgent) Initialize(context.Context, ecp.InitializeParams) (ecp.Initia
 	}, nil
 }
 
+// Reset forgets the conversation.
 func (e *ecpAgent) Reset(context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -49,6 +51,7 @@ func (e *ecpAgent) Reset(context.Context) error {
 	return nil
 }
 
+// Step reads one input and answers with the rules' next move.
 func (e *ecpAgent) Step(_ context.Context, p ecp.StepParams) (res ecp.StepResult, err error) {
 	in, err := ecpInput(p)
 	if err != nil {
