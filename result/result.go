@@ -25,6 +25,11 @@ const (
 	TermAgentError     TerminationReason = "agent_error"
 	TermUserError      TerminationReason = "user_error"
 	TermInfrastructure TerminationReason = "infrastructure_error"
+	// The ECP agent's own refusals (JSON-RPC errors -32001, -32002 and
+	// -32003): the agent's outcome, not a failure of the exchange.
+	TermContextOverflow   TerminationReason = "context_window_exceeded"
+	TermSafetyViolation   TerminationReason = "safety_violation"
+	TermCapabilityMissing TerminationReason = "capability_missing"
 )
 
 // Rewardable reports whether a simulation that ended this way can earn
@@ -80,6 +85,10 @@ type Message struct {
 	// tool calls ran while the environment was set up, not during the
 	// simulation; they count in scoring as tau2 counts them.
 	History bool `json:"history,omitempty"`
+	// PrivateThought is an ECP agent's private reasoning on its message:
+	// kept for white-box review only, never shown to the user simulator,
+	// a judge or a COMMUNICATE check (which see Content).
+	PrivateThought string `json:"private_thought,omitempty"`
 }
 
 // Simulation is the result of one task x one trial.
@@ -264,6 +273,10 @@ type Config struct {
 	// HeaderNames lists the extra request headers by name only: their
 	// values (credentials, usually) are never stored.
 	HeaderNames []string `json:"header_names,omitempty"`
+	// ECPConfig is an ECP agent's initialize config as asked for, with
+	// environment references ({"$env": "NAME"}) unresolved: secrets are
+	// never stored.
+	ECPConfig map[string]any `json:"ecp_config,omitempty"`
 	// Strict is strict scoring (Limits.Strict): ACTION added to the reward
 	// basis of every task with expected actions. It must equal the
 	// simulator's Limits.Strict, or Runner.Run refuses to run.

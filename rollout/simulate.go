@@ -27,6 +27,50 @@ type Agent interface {
 	NewConversation() Conversation
 }
 
+// StepConversation is a Conversation over an agent protocol with shapes of
+// its own for tool calls (ECP): it is given the simulator's input as it
+// is, untranslated by the profile, and answers with a parsed reply, so no
+// text is ever mistaken for a call. The simulator calls Step instead of
+// Send, and Close once when the simulation ends.
+type StepConversation interface {
+	Conversation
+	Step(ctx context.Context, req StepRequest) (*StepReply, error)
+	Close() error
+}
+
+// StepRequest is one input to a StepConversation.
+type StepRequest struct {
+	// Setup is the domain's policy and tools; First says the request is
+	// the conversation's first, which carries them.
+	Setup translation.Setup
+	First bool
+	Input translation.Input
+	// UserID names the simulation's user; Time is the simulated clock
+	// ([SimulatedClock]), so that replays see the same times.
+	UserID string
+	Time   time.Time
+}
+
+// StepReply is a StepConversation's answer to one StepRequest.
+type StepReply struct {
+	// Reply is the text for the user or the tool calls to run (every call
+	// with a Name, non-nil Arguments and an ID unique within the reply).
+	Reply translation.Reply
+	// PrivateThought is the agent's reasoning: stored in the transcript,
+	// never shown to the user simulator or a judge.
+	PrivateThought string
+	// Requests are the metrics of the requests the answer took.
+	Requests []a2aclient.RequestMetrics
+	// NonConformant lists protocol deviations worked around.
+	NonConformant []string
+}
+
+// SimulatedClock is the simulated time at a transcript message: 2024-05-15
+// 15:00:00 UTC at a simulation's start, one second more per message.
+func SimulatedClock(turn int) time.Time {
+	return time.Date(2024, 5, 15, 15, 0, 0, 0, time.UTC).Add(time.Duration(turn) * time.Second)
+}
+
 type clientAgent struct{ c *a2aclient.Client }
 
 func (a clientAgent) NewConversation() Conversation { return a.c.NewConversation() }
@@ -187,8 +231,10 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 	}
 
 	conv := agent.NewConversation()
+	if sc, ok := conv.(StepConversation); ok {
+		defer sc.Close()
+	}
 	r.res.ContextID = conv.ContextID()
-	setup := r.s.setup
 	for first := true; ; first = false {
 		if r.steps() >= r.s.limits.MaxSteps {
 			return result.TermMaxSteps, nil
@@ -196,24 +242,17 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 		if ctx.Err() != nil {
 			return result.TermTimeout, fmt.Errorf("simulation exceeded its %s timeout", r.s.limits.Timeout)
 		}
-		resp, err := conv.Send(ctx, r.s.profile.Render(setup, first, input))
-		if resp != nil {
-			r.res.Requests = append(r.res.Requests, resp.Metrics)
-			if resp.NonConformant != "" {
-				r.res.NonConformant = append(r.res.NonConformant, resp.NonConformant)
-			}
-		}
+		reply, thought, err := r.ask(ctx, conv, first, input)
 		if err != nil {
 			if a2aclient.IsLocalExhaustion(err) {
 				// proctor's own machine ran out (too many open files...):
 				// not the agent's failure.
 				return result.TermInfrastructure, fmt.Errorf("proctor: %w", err)
 			}
-			return r.timeoutOr(ctx, result.TermAgentError, fmt.Errorf("agent: %w", err))
+			return r.timeoutOr(ctx, agentOutcome(err), fmt.Errorf("agent: %w", err))
 		}
-		reply := translation.ParseReply(resp.Parts)
 		if len(reply.ToolCalls) > 0 {
-			r.add(result.Message{Role: result.RoleAssistant, Content: reply.Text, ToolCalls: reply.ToolCalls})
+			r.add(result.Message{Role: result.RoleAssistant, Content: reply.Text, ToolCalls: reply.ToolCalls, PrivateThought: thought})
 			outcomes := r.runAgentCalls(reply.ToolCalls)
 			if r.errors >= r.s.limits.MaxErrors {
 				return result.TermTooManyErrors, fmt.Errorf("%d tool calls failed", r.errors)
@@ -221,7 +260,7 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 			input = translation.Input{ToolResults: outcomes}
 			continue
 		}
-		r.add(result.Message{Role: result.RoleAssistant, Content: reply.Text})
+		r.add(result.Message{Role: result.RoleAssistant, Content: reply.Text, PrivateThought: thought})
 		if strings.Contains(reply.Text, StopToken) {
 			return result.TermAgentStop, nil
 		}
@@ -238,6 +277,49 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 		}
 		input = translation.Input{UserText: utterance}
 	}
+}
+
+// ask sends the agent its next input and returns its parsed reply and
+// private thought, recording the requests' metrics: through the profile
+// and A2A parts, or straight to a StepConversation.
+func (r *simRun) ask(ctx context.Context, conv Conversation, first bool, input translation.Input) (translation.Reply, string, error) {
+	if sc, ok := conv.(StepConversation); ok {
+		out, err := sc.Step(ctx, StepRequest{
+			Setup: r.s.setup, First: first, Input: input,
+			UserID: r.res.ID, Time: SimulatedClock(r.turn),
+		})
+		if out == nil {
+			return translation.Reply{}, "", err
+		}
+		r.res.Requests = append(r.res.Requests, out.Requests...)
+		r.res.NonConformant = append(r.res.NonConformant, out.NonConformant...)
+		return out.Reply, out.PrivateThought, err
+	}
+	resp, err := conv.Send(ctx, r.s.profile.Render(r.s.setup, first, input))
+	if resp != nil {
+		r.res.Requests = append(r.res.Requests, resp.Metrics)
+		if resp.NonConformant != "" {
+			r.res.NonConformant = append(r.res.NonConformant, resp.NonConformant)
+		}
+	}
+	if err != nil {
+		return translation.Reply{}, "", err
+	}
+	return translation.ParseReply(resp.Parts), "", nil
+}
+
+// agentOutcome is how a failed exchange with the agent ends the
+// simulation: agent_error, unless the error names an outcome of its own
+// (an ECP agent's refusal: safety_violation, context_window_exceeded,
+// capability_missing), by a TerminationReason method.
+func agentOutcome(err error) result.TerminationReason {
+	var named interface {
+		TerminationReason() result.TerminationReason
+	}
+	if errors.As(err, &named) {
+		return named.TerminationReason()
+	}
+	return result.TermAgentError
 }
 
 // runAgentCalls runs the agent's tool calls on the agent's side, records

@@ -20,6 +20,7 @@ import (
 	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/catalog"
+	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/refagent"
@@ -65,6 +66,9 @@ type Service struct {
 	// ClientOptions are added to every agent connection (for example
 	// a2aclient.WithDenyPrivateTargets on a shared service).
 	ClientOptions []a2aclient.Option
+	// ECP says which ECP agents (agent_url ecp+stdio:..., ecp+ws://...)
+	// the service may launch or reach; the zero value launches none.
+	ECP ECPSettings
 	// NoBuiltin refuses agent_url "builtin" (a server may not want to start
 	// agents on request).
 	NoBuiltin bool
@@ -161,10 +165,14 @@ type ModelSource interface {
 // created. Execute runs it; Close releases its connection (and its built-in
 // agent, if any).
 type Run struct {
-	eval    *result.Evaluation
-	tasks   []*domains.Task
-	runner  *evaluation.Runner
-	client  *a2aclient.Client
+	eval   *result.Evaluation
+	tasks  []*domains.Task
+	runner *evaluation.Runner
+	client *a2aclient.Client
+	// ecpPool and ecpInfo are an ECP agent's pool and initialize result
+	// (client is then nil).
+	ecpPool *ecp.Pool
+	ecpInfo ecp.InitializeResult
 	stop    context.CancelFunc
 	store   *store.DB
 	resumed int
@@ -194,6 +202,9 @@ func (r *Run) Resumed() int { return r.resumed }
 func (r *Run) Close() {
 	if r.client != nil {
 		_ = r.client.Close()
+	}
+	if r.ecpPool != nil {
+		_ = r.ecpPool.Close()
 	}
 	if r.stop != nil {
 		r.stop()
@@ -235,6 +246,9 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	if s.NoBuiltin && req.AgentURL == BuiltinAgent {
 		return nil, invalid("agent_url %q: this service does not start agents", BuiltinAgent)
 	}
+	if err := s.checkECP(req); err != nil {
+		return nil, err
+	}
 	run := &Run{store: s.Store}
 	eval, err := s.record(ctx, req, run)
 	if err != nil {
@@ -260,7 +274,12 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	if err := s.connect(ctx, run, domain, cfg, headers); err != nil {
 		return nil, err
 	}
-	eval.Agent = agentInfo(run.client, cfg)
+	var agent rollout.Agent
+	if run.ecpPool != nil {
+		eval.Agent, agent = ecpAgentInfo(cfg.Agent, run.ecpInfo), ecp.NewAgent(run.ecpPool, cfg.MaxSteps)
+	} else {
+		eval.Agent, agent = agentInfo(run.client, cfg), rollout.ClientAgent(run.client)
+	}
 	eval.Config.TaskIDs = taskIDs(tasks) // a resume runs exactly these
 	run.eval, run.tasks = eval, tasks
 	run.runner = &evaluation.Runner{
@@ -268,7 +287,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 			MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
 		}),
 		Scorer:      scoring.NewScorer(domain, cfg.Strict).WithActionMatch(cfg.ActionMatch).WithJudge(judge),
-		Agent:       rollout.ClientAgent(run.client),
+		Agent:       agent,
 		Users:       users,
 		Store:       s.evaluationStore(),
 		Concurrency: max(cfg.Concurrency, 1),
@@ -305,12 +324,16 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 		Timeout: r.Timeout, RequestTimeout: r.RequestTimeout,
 		Transport: r.Transport, Protocol: r.Protocol, Streaming: r.Streaming, Retries: *r.Retries,
 		MaxResponseBytes: r.MaxResponseBytes, ShardIndex: r.ShardIndex, NumShards: r.NumShards,
+		ECPConfig: r.ECPConfig,
 	}, result.AgentInfo{}), nil
 }
 
 // connect reaches the agent under evaluation, starting the built-in one
 // first when it is asked for, and keeps the connection in run.
 func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain, cfg result.Config, headers http.Header) error {
+	if ecp.IsTarget(cfg.Agent) {
+		return s.connectECP(ctx, run, cfg)
+	}
 	target := cfg.Agent
 	if cfg.Agent == BuiltinAgent {
 		agentCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
@@ -603,6 +626,9 @@ func (s *Service) Check(req EvaluationRequest) error {
 	}
 	if s.NoBuiltin && req.AgentURL == BuiltinAgent {
 		return invalid("agent_url %q: this service does not start agents", BuiltinAgent)
+	}
+	if err := s.checkECP(req); err != nil {
+		return err
 	}
 	if req.Resume != "" {
 		return nil // the stored evaluation says the rest; Prepare checks it

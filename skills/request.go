@@ -12,6 +12,7 @@ import (
 	"github.com/go-playground/validator/v10"
 
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
 	"github.com/proctor-eval/proctor/translation"
@@ -94,6 +95,11 @@ type EvaluationRequest struct {
 	// never echoed, logged or stored; only their names are recorded.
 	Headers map[string]string `json:"headers,omitempty" validate:"max=64"`
 
+	// ECPConfig is agent/initialize's config for an ECP agent. A value
+	// {"$env": "NAME"} stands for the environment variable NAME, read when
+	// the agent starts (where the service allows it) and never stored.
+	ECPConfig map[string]any `json:"ecp_config,omitempty" validate:"omitempty,max=256"`
+
 	// Resume finishes the interrupted evaluation with this id (or unique
 	// prefix) with its original settings; only Headers and Concurrency of
 	// this request apply.
@@ -149,9 +155,9 @@ func (r *EvaluationRequest) check(v *validator.Validate) error {
 	if r.Timeout < 0 || r.RequestTimeout < 0 {
 		out = append(out, "timeout and request_timeout must not be negative")
 	}
-	if r.AgentURL != "" && r.AgentURL != BuiltinAgent {
+	if r.AgentURL != "" && r.AgentURL != BuiltinAgent && !ecp.IsTarget(r.AgentURL) {
 		if u, err := url.Parse(r.AgentURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			out = append(out, fmt.Sprintf("agent_url %q: want %q or an http:// or https:// URL", truncate(r.AgentURL, 100), BuiltinAgent))
+			out = append(out, fmt.Sprintf("agent_url %q: want %q, an http:// or https:// URL, or an ECP agent (ecp+stdio:COMMAND ARGS, ecp+ws://HOST:PORT/PATH)", truncate(r.AgentURL, 100), BuiltinAgent))
 		}
 	}
 	if r.Profile != "" && !slices.Contains(translation.ProfileNames(), r.Profile) {

@@ -13,7 +13,8 @@ import (
 )
 
 func newRefagentCmd() *cobra.Command {
-	var domain, host, tau2Data, modelSpec string
+	var domain, host, tau2Data, modelSpec, ecpListen string
+	var serveECP bool
 	var port int
 	var lf llmFlags
 	cmd := &cobra.Command{
@@ -29,7 +30,9 @@ follows the agentbeats profile (policy and tools in the first message, one JSON
 tool call or respond per reply), a ready-made agent to compare real agents against.`,
 		Example: `  proctor refagent --domain mock --port 9019
   proctor run --domain mock --agent http://127.0.0.1:9019
-  OPENAI_API_KEY=... proctor refagent --domain airline --model openai:gpt-4.1 --port 9020`,
+  OPENAI_API_KEY=... proctor refagent --domain airline --model openai:gpt-4.1 --port 9020
+  proctor run --domain mock --agent 'ecp+stdio:proctor agent --ecp'
+  proctor agent --ecp-listen 127.0.0.1:9030   # then --agent ecp+ws://127.0.0.1:9030/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if port < 0 || port > 65535 {
@@ -48,6 +51,9 @@ tool call or respond per reply), a ready-made agent to compare real agents again
 			}
 			if modelSpec != "" {
 				return serveBaseline(cmd, d.Name, host, port, modelSpec, lf)
+			}
+			if serveECP || ecpListen != "" {
+				return serveRefagentECP(cmd, d, ecpListen)
 			}
 			if _, err := refagent.New(d); err != nil {
 				return usageErr("--domain %s: %v (the rule-based agent knows only mock; --model serves an LLM agent on any domain)", domain, err)
@@ -69,6 +75,8 @@ tool call or respond per reply), a ready-made agent to compare real agents again
 	fl.IntVar(&port, "port", 9019, "port to listen on (0: any free port)")
 	addTau2Flag(cmd, &tau2Data)
 	fl.StringVar(&modelSpec, "model", "", "serve the LLM baseline agent with this model (e.g. openai:gpt-4.1) instead of the rule-based one")
+	fl.BoolVar(&serveECP, "ecp", false, "serve the rule-based agent over ECP on stdin/stdout instead of A2A (for proctor run --agent 'ecp+stdio:proctor agent --ecp')")
+	fl.StringVar(&ecpListen, "ecp-listen", "", "serve the rule-based agent over ECP on a WebSocket at this address (host:port), one agent per connection")
 	addLLMFlags(cmd, &lf, false)
 	return cmd
 }

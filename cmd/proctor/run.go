@@ -59,6 +59,7 @@ type runFlags struct {
 	headers                      []string
 	bearerToken                  string
 	apiKey, apiKeyHeader         string
+	ecpConfig                    string
 	llm                          llmFlags
 }
 
@@ -89,7 +90,7 @@ default), train or test (telecom also small and full).`,
 	fl.BoolVar(&f.strict, "strict", false, "add ACTION to every task's reward basis: the expected tool calls must be made, not just their effect reached")
 	fl.StringVar(&f.actionMatch, "action-match", string(result.ActionMatchTau2), "how ACTION matches expected tool calls: tau2 (tau2-bench's reading) or exact (proctor's stricter one: the right side, every expected argument)")
 	addTau2Flag(cmd, &f.tau2Data)
-	fl.StringVar(&f.agent, "agent", builtinAgent, `agent base URL, agent card URL, or "builtin"`)
+	fl.StringVar(&f.agent, "agent", builtinAgent, `agent base URL, agent card URL, "builtin", or an ECP agent: 'ecp+stdio:COMMAND ARGS' or ecp+ws://HOST:PORT/PATH`)
 	fl.StringVar(&f.profile, "profile", string(translation.ProfileAgentBeats), "what the agent is told and how: "+strings.Join(translation.ProfileNames(), ", "))
 	fl.StringVar(&f.user, "user", skills.DefaultUser, "user simulator: scripted (the task's script) or llm (a model plays the user: --user-model)")
 	fl.IntVar(&f.numTrials, "num-trials", skills.DefaultNumTrials, "trials per task (pass^k is reported for every k up to this)")
@@ -110,6 +111,7 @@ default), train or test (telecom also small and full).`,
 	fl.StringVar(&f.protocol, "protocol", "", "A2A protocol version to use: 1.0 or 0.3 (default: the agent card's preference)")
 	fl.StringVar(&f.streaming, "streaming", string(a2aclient.StreamingAuto), "stream replies: auto (when the card says the agent can), on, off")
 	fl.IntVar(&f.retries, "retries", a2aclient.DefaultRetries, "retries of a request that failed transiently (refused, reset, 502/503/504, gRPC UNAVAILABLE)")
+	fl.StringVar(&f.ecpConfig, "ecp-config", "", `JSON or YAML file passed to an ECP agent's agent/initialize as its config; write secrets as {"$env": "NAME"}`)
 	fl.Int64Var(&f.maxResponse, "max-response-bytes", a2aclient.DefaultMaxResponseBytes, "largest reply accepted from the agent")
 	fl.StringArrayVar(&f.headers, "header", nil, "extra request header K=V for the agent (repeatable); values are never stored")
 	fl.StringVar(&f.bearerToken, "bearer-token", "", "send 'Authorization: Bearer T' to the agent (or set "+envBearerToken+")")
@@ -272,9 +274,14 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	ecpConfig, err := loadECPConfig(f.ecpConfig)
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	retries := f.retries
 	req := skills.EvaluationRequest{
-		Domain: f.domain, Split: f.split, AgentURL: f.agent, Profile: f.profile, User: f.user, Strict: f.strict,
+		ECPConfig: ecpConfig,
+		Domain:    f.domain, Split: f.split, AgentURL: f.agent, Profile: f.profile, User: f.user, Strict: f.strict,
 		ActionMatch: result.ActionMatch(f.actionMatch),
 		NumTrials:   f.numTrials, NumTasks: f.numTasks, TaskIDs: f.taskIDs,
 		MaxSteps: f.maxSteps, MaxErrors: f.maxErrors, Concurrency: f.concurrency,
@@ -292,7 +299,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	} else {
 		// A new evaluation's command line is checked in full before the
 		// database is opened: a rejected command must not create or lock it.
-		svc := &skills.Service{Domains: reg, Models: models, MaxResponseBytes: f.maxResponse}
+		svc := &skills.Service{Domains: reg, Models: models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings()}
 		if err := svc.Check(req); err != nil {
 			return requestErr(err)
 		}
@@ -306,7 +313,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	errOut := cmd.ErrOrStderr()
 	// Here the user is the operator: --max-response-bytes is the ceiling,
 	// and a resume without it keeps the evaluation's own.
-	svc := &skills.Service{Domains: reg, Store: db, Models: models, MaxResponseBytes: f.maxResponse}
+	svc := &skills.Service{Domains: reg, Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings()}
 	if f.resume != "" && !cmd.Flags().Changed("max-response-bytes") {
 		svc.MaxResponseBytes = math.MaxInt64
 	}

@@ -35,6 +35,7 @@ func newServeCmd() *cobra.Command {
 		maxRequest            int64
 		maxResponse           int64
 		denyPrivate           bool
+		ecpCommands           []string
 		chatModel             string
 		lf                    llmFlags
 		limits                connFlags
@@ -116,7 +117,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				ChatModel:     chat,
 				HeaderTimeout: limits.header, BodyTimeout: limits.body, IdleTimeout: limits.idle,
 				MaxConnections: limits.maxConns, MaxUnauthenticatedConnections: limits.maxUnauthenticated,
-			}, withModels(withSimulationLimit(service(reg, db, denyPrivate, maxResponse), maxSimulations), models, lf))
+			}, withModels(withSimulationLimit(service(reg, db, denyPrivate, maxResponse, ecpCommands), maxSimulations), models, lf))
 			if err != nil {
 				return failErr(err)
 			}
@@ -155,6 +156,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 	fl.StringVar(&chatModel, "model", "", "model that answers free-text requests (the chat front door), e.g. openai:gpt-4.1; without it free text gets help")
 	addLLMFlags(cmd, &lf, true)
 	limits.add(cmd)
+	fl.StringSliceVar(&ecpCommands, "ecp-allow-command", nil, "let requests launch ecp+stdio: agents with this command (the first word, exactly as written; repeatable); without it none are launched. Allowing an interpreter allows whatever it runs")
 	fl.BoolVar(&denyPrivate, "deny-private-targets", false, "refuse to evaluate agents on loopback, private, link-local and other non-public addresses (after DNS resolution); for servers untrusted callers can reach")
 	return cmd
 }
@@ -190,8 +192,8 @@ func authTokens(flags []string, env string) ([]string, error) {
 // address it actually reaches; the built-in agent (on loopback, started by
 // proctor itself) stays available. maxResponse is the ceiling on an
 // agent's reply, which callers may lower but not raise.
-func service(reg skills.DomainSource, db *store.DB, denyPrivate bool, maxResponse int64) *skills.Service {
-	svc := &skills.Service{Domains: reg, Store: db, MaxResponseBytes: maxResponse}
+func service(reg skills.DomainSource, db *store.DB, denyPrivate bool, maxResponse int64, ecpCommands []string) *skills.Service {
+	svc := &skills.Service{Domains: reg, Store: db, MaxResponseBytes: maxResponse, ECP: serveECPSettings(ecpCommands, denyPrivate)}
 	if denyPrivate {
 		svc.ClientOptions = []a2aclient.Option{a2aclient.WithDenyPrivateTargets()}
 		svc.ConformanceOptions = []conformance.Option{conformance.WithDenyPrivateTargets()}
