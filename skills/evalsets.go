@@ -363,13 +363,7 @@ type casePlayer struct {
 	agents map[string]rollout.Agent
 }
 
-func (p casePlayer) PlayCase(ctx context.Context, set *evalset.Set, c *evalset.Case, _ int) *result.CaseResult {
-	if set.Format == evalset.FormatTRPC && c.SessionInput == nil {
-		// tRPC-Agent-Go's evaluator fails such a case before inference; so
-		// does proctor, so that a set scores the same under both.
-		return &result.CaseResult{StartedAt: time.Now().UTC(),
-			ErrorMessage: "case " + c.ID + " has no sessionInput: tRPC-Agent-Go's evaluator requires one (give sessionInput with appName and userId)"}
-	}
+func (p casePlayer) PlayCase(ctx context.Context, _ *evalset.Set, c *evalset.Case, _ int) *result.CaseResult {
 	rec, err := p.player.Play(ctx, p.agents[c.Transport], c)
 	if err != nil {
 		return &result.CaseResult{ErrorMessage: err.Error(), StartedAt: time.Now().UTC()}

@@ -25,12 +25,18 @@ var proctorRejects = map[string]string{
 	"nil_criterion": "criterion",
 }
 
-// hiddenErrors are cases whose agent fails a turn in a way no A2A client
-// can see: server/a2a answers the model's error with an ordinary message
-// (serverErrorReply) in place of failing the task, so the framework's
-// in-process evaluator fails the case and proctor, over A2A, scores the
-// reply like any other.
-var hiddenErrors = map[string]bool{"agent_error": true}
+// deviations are cases proctor scores otherwise, on purpose, each with what
+// proctor must have recorded instead:
+//   - agent_error: the agent fails its second turn in a way no A2A client
+//     can see: server/a2a answers the model's error with an ordinary
+//     message (serverErrorReply) in place of failing the task, so the
+//     framework's in-process evaluator fails the case and proctor, over
+//     A2A, scores the reply like any other;
+//   - no_session_input: the framework fails a case without sessionInput
+//     before inference, as it needs one to create the session; proctor,
+//     which creates none (the agent keeps its own sessions by context id),
+//     plays it.
+var deviations = map[string]string{"agent_error": serverErrorReply, "no_session_input": "The result is 5."}
 
 // serverErrorReply is what server/a2a says when the agent's model fails.
 const serverErrorReply = "An error occurred while processing your request."
@@ -115,21 +121,24 @@ func checkProctorParity(t *testing.T, base string, refs map[string]*trpcEvalSetR
 			if err := job.Execute(t.Context(), nil); err != nil {
 				t.Fatal(err)
 			}
-			var played, hidden []*result.CaseResult
+			var played, deviating []*result.CaseResult
 			for _, c := range job.Run().Cases {
-				if hiddenErrors[c.EvalID] {
-					hidden = append(hidden, c)
+				if _, ok := deviations[c.EvalID]; ok {
+					deviating = append(deviating, c)
 					continue
 				}
 				played = append(played, c)
 			}
 			ref := *refs[set]
-			ref.EvalCaseResults = slices.DeleteFunc(slices.Clone(ref.EvalCaseResults), func(c *result.CaseResult) bool { return hiddenErrors[c.EvalID] })
+			ref.EvalCaseResults = slices.DeleteFunc(slices.Clone(ref.EvalCaseResults), func(c *result.CaseResult) bool {
+				_, ok := deviations[c.EvalID]
+				return ok
+			})
 			checkTRPCParity(t, set, &ref, played)
-			if set == "edges" && len(hidden) != trpcEvalRuns {
-				t.Errorf("edges: %d runs of agent_error, want %d", len(hidden), trpcEvalRuns)
+			if set == "edges" && len(deviating) != len(deviations)*trpcEvalRuns {
+				t.Errorf("edges: %d runs of the deviating cases, want %d", len(deviating), len(deviations)*trpcEvalRuns)
 			}
-			checkHiddenErrors(t, hidden)
+			checkDeviations(t, deviating)
 			if t.Failed() {
 				logCases(t, job.Run().Cases)
 			}
@@ -137,14 +146,14 @@ func checkProctorParity(t *testing.T, base string, refs map[string]*trpcEvalSetR
 	}
 }
 
-// checkHiddenErrors checks that proctor recorded the failed turn of each
-// hidden-error case as the reply the agent's server gave.
-func checkHiddenErrors(t *testing.T, cases []*result.CaseResult) {
+// checkDeviations checks that proctor played each deviating case to its
+// end, its last turn answered as deviations says.
+func checkDeviations(t *testing.T, cases []*result.CaseResult) {
 	t.Helper()
 	for _, c := range cases {
 		n := len(c.Actual)
-		if n == 0 || c.Actual[n-1].FinalResponse.Text() != serverErrorReply {
-			t.Errorf("case %s run %d: last turn %+v, want server/a2a's reply %q", c.EvalID, c.RunID, c.Actual, serverErrorReply)
+		if want := deviations[c.EvalID]; c.ErrorMessage != "" || n == 0 || c.Actual[n-1].FinalResponse.Text() != want {
+			t.Errorf("case %s run %d: error %q, last turn %+v; want it played, answered %q", c.EvalID, c.RunID, c.ErrorMessage, c.Actual, want)
 		}
 	}
 }
