@@ -18,41 +18,6 @@ import (
 	"github.com/proctor-eval/proctor/server"
 )
 
-// calcSet is a tRPC-Agent-Go eval set for agenttest's calculator: add and
-// two-turns pass, sub expects the wrong answer, and hello expects a tool
-// call the agent does not make.
-const calcSet = `{
-  "evalSetId": "calc",
-  "evalCases": [
-    {"evalId": "add", "conversation": [{"invocationId": "add-1",
-      "userContent": {"role": "user", "content": "calc add 2 3"},
-      "finalResponse": {"role": "assistant", "content": "The result is 5."},
-      "tools": [{"name": "calculator", "arguments": {"operation": "add", "a": 2, "b": 3}, "result": {"result": 5}}]}]},
-    {"evalId": "sub", "conversation": [{"invocationId": "sub-1",
-      "userContent": {"role": "user", "content": "calc sub 7 4"},
-      "finalResponse": {"role": "assistant", "content": "The result is 4."},
-      "tools": [{"name": "calculator", "arguments": {"operation": "sub", "a": 7, "b": 4}, "result": {"result": 3}}]}]},
-    {"evalId": "two-turns", "conversation": [
-      {"invocationId": "t-1", "userContent": {"role": "user", "content": "calc mul 6 7"},
-       "finalResponse": {"role": "assistant", "content": "The result is 42."},
-       "tools": [{"name": "calculator", "arguments": {"operation": "mul", "a": 6, "b": 7}, "result": {"result": 42}}]},
-      {"invocationId": "t-2", "userContent": {"role": "user", "content": "thanks"},
-       "finalResponse": {"role": "assistant", "content": "I can only calculate."}}]},
-    {"evalId": "hello", "conversation": [{"invocationId": "hello-1",
-      "userContent": {"role": "user", "content": "hello"},
-      "finalResponse": {"role": "assistant", "content": "I can only calculate."},
-      "tools": [{"name": "calculator", "arguments": {"operation": "add", "a": 1, "b": 1}, "result": {"result": 2}}]}]}
-  ]
-}`
-
-const calcMetrics = `[
-  {"metricName": "tool_trajectory_avg_score", "threshold": 1,
-   "criterion": {"toolTrajectory": {"orderSensitive": true, "defaultStrategy": {
-     "name": {"matchStrategy": "exact"}, "arguments": {"matchStrategy": "exact"}, "result": {"matchStrategy": "exact"}}}}},
-  {"metricName": "final_response_avg_score", "threshold": 1,
-   "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}}}
-]`
-
 // jsonValue decodes JSON text into plain values, as a data part holds them.
 func jsonValue(t *testing.T, s string) any {
 	t.Helper()
@@ -116,13 +81,13 @@ func TestRunEvalSet(t *testing.T) {
 		want      map[string][]result.EvalStatus
 	}{
 		{"trpc over jsonrpc", sdkclient.WithJSONRPCTransport(nil),
-			map[string]any{"agent_url": agent.URL, "num_runs": 2, "eval_set": jsonValue(t, calcSet), "metrics": jsonValue(t, calcMetrics)},
+			map[string]any{"agent_url": agent.URL, "num_runs": 2, "eval_set": jsonValue(t, agenttest.CalculatorEvalSet), "metrics": jsonValue(t, agenttest.CalculatorMetrics)},
 			map[string][]result.EvalStatus{
 				"add": {result.EvalPassed, result.EvalPassed}, "sub": {result.EvalFailed, result.EvalFailed},
 				"two-turns": {result.EvalPassed, result.EvalPassed}, "hello": {result.EvalFailed, result.EvalFailed},
 			}},
 		{"trpc as a string over rest", sdkclient.WithRESTTransport(nil),
-			map[string]any{"agent_url": agent.URL, "eval_set": calcSet, "metrics": jsonValue(t, calcMetrics), "transport": "jsonrpc"},
+			map[string]any{"agent_url": agent.URL, "eval_set": agenttest.CalculatorEvalSet, "metrics": jsonValue(t, agenttest.CalculatorMetrics), "transport": "jsonrpc"},
 			map[string][]result.EvalStatus{
 				"add": {result.EvalPassed}, "sub": {result.EvalFailed}, "two-turns": {result.EvalPassed}, "hello": {result.EvalFailed},
 			}},
@@ -234,13 +199,13 @@ func TestRunEvalSetRejected(t *testing.T) {
 		{"no set", map[string]any{"agent_url": agent}, []string{
 			"no eval set: give eval_set (a tRPC-Agent-Go or ADK eval set object) or yaml_cases (a list of YAML case texts)",
 		}},
-		{"both", map[string]any{"agent_url": agent, "eval_set": jsonValue(t, calcSet), "yaml_cases": []any{"case: a"}}, []string{
+		{"both", map[string]any{"agent_url": agent, "eval_set": jsonValue(t, agenttest.CalculatorEvalSet), "yaml_cases": []any{"case: a"}}, []string{
 			"give eval_set or yaml_cases, not both",
 		}},
-		{"bad request", map[string]any{"agent_url": "ftp://x", "num_runs": 500, "eval_set": jsonValue(t, calcSet)}, []string{
+		{"bad request", map[string]any{"agent_url": "ftp://x", "num_runs": 500, "eval_set": jsonValue(t, agenttest.CalculatorEvalSet)}, []string{
 			"num_runs 500: at most 100",
 		}},
-		{"above the response ceiling", map[string]any{"agent_url": agent, "max_response_bytes": 1 << 40, "eval_set": jsonValue(t, calcSet)}, []string{
+		{"above the response ceiling", map[string]any{"agent_url": agent, "max_response_bytes": 1 << 40, "eval_set": jsonValue(t, agenttest.CalculatorEvalSet)}, []string{
 			fmt.Sprintf("max_response_bytes %d: at most %d, this service's ceiling (a request may only lower it)", int64(1<<40), a2aclient.DefaultMaxResponseBytes),
 		}},
 		{"too many cases", map[string]any{"agent_url": agent, "eval_set": map[string]any{"evalSetId": "big", "evalCases": many}}, []string{

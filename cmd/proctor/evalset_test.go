@@ -13,42 +13,6 @@ import (
 	"github.com/proctor-eval/proctor/result"
 )
 
-// calcSet is a tRPC-Agent-Go eval set for agenttest's calculator: add and
-// mul pass, sub expects the wrong answer, and hello expects a tool call the
-// agent does not make.
-const calcSet = `{
-  "evalSetId": "calc",
-  "name": "calculator",
-  "evalCases": [
-    {"evalId": "add", "conversation": [{"invocationId": "add-1",
-      "userContent": {"role": "user", "content": "calc add 2 3"},
-      "finalResponse": {"role": "assistant", "content": "The result is 5."},
-      "tools": [{"id": "x", "name": "calculator", "arguments": {"operation": "add", "a": 2, "b": 3}, "result": {"result": 5}}]}]},
-    {"evalId": "sub", "conversation": [{"invocationId": "sub-1",
-      "userContent": {"role": "user", "content": "calc sub 7 4"},
-      "finalResponse": {"role": "assistant", "content": "The result is 4."},
-      "tools": [{"name": "calculator", "arguments": {"operation": "sub", "a": 7, "b": 4}, "result": {"result": 3}}]}]},
-    {"evalId": "two-turns", "conversation": [
-      {"invocationId": "t-1", "userContent": {"role": "user", "content": "calc mul 6 7"},
-       "finalResponse": {"role": "assistant", "content": "The result is 42."},
-       "tools": [{"name": "calculator", "arguments": {"operation": "mul", "a": 6, "b": 7}, "result": {"result": 42}}]},
-      {"invocationId": "t-2", "userContent": {"role": "user", "content": "thanks"},
-       "finalResponse": {"role": "assistant", "content": "I can only calculate."}}]},
-    {"evalId": "hello", "conversation": [{"invocationId": "hello-1",
-      "userContent": {"role": "user", "content": "hello"},
-      "finalResponse": {"role": "assistant", "content": "I can only calculate."},
-      "tools": [{"name": "calculator", "arguments": {"operation": "add", "a": 1, "b": 1}, "result": {"result": 2}}]}]}
-  ]
-}`
-
-const calcMetrics = `[
-  {"metricName": "tool_trajectory_avg_score", "threshold": 1,
-   "criterion": {"toolTrajectory": {"orderSensitive": true, "defaultStrategy": {
-     "name": {"matchStrategy": "exact"}, "arguments": {"matchStrategy": "exact"}, "result": {"matchStrategy": "exact"}}}}},
-  {"metricName": "final_response_avg_score", "threshold": 1,
-   "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}}}
-]`
-
 // writeCalcSet writes the set as tRPC-Agent-Go lays it out and returns the
 // app directory.
 func writeCalcSet(t *testing.T) string {
@@ -57,7 +21,7 @@ func writeCalcSet(t *testing.T) string {
 	if err := os.MkdirAll(app, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, body := range map[string]string{"calc.evalset.json": calcSet, "calc.metrics.json": calcMetrics} {
+	for name, body := range map[string]string{"calc.evalset.json": agenttest.CalculatorEvalSet, "calc.metrics.json": agenttest.CalculatorMetrics} {
 		if err := os.WriteFile(filepath.Join(app, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,44 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
+// CalculatorEvalSet is a tRPC-Agent-Go eval set for the calculator agent
+// (StartCalculator), with CalculatorMetrics its metrics: "add" and
+// "two-turns" pass, "sub" expects the wrong answer, and "hello" expects a
+// tool call the agent does not make.
+const CalculatorEvalSet = `{
+  "evalSetId": "calc",
+  "evalCases": [
+    {"evalId": "add", "conversation": [{"invocationId": "add-1",
+      "userContent": {"role": "user", "content": "calc add 2 3"},
+      "finalResponse": {"role": "assistant", "content": "The result is 5."},
+      "tools": [{"name": "calculator", "arguments": {"operation": "add", "a": 2, "b": 3}, "result": {"result": 5}}]}]},
+    {"evalId": "sub", "conversation": [{"invocationId": "sub-1",
+      "userContent": {"role": "user", "content": "calc sub 7 4"},
+      "finalResponse": {"role": "assistant", "content": "The result is 4."},
+      "tools": [{"name": "calculator", "arguments": {"operation": "sub", "a": 7, "b": 4}, "result": {"result": 3}}]}]},
+    {"evalId": "two-turns", "conversation": [
+      {"invocationId": "t-1", "userContent": {"role": "user", "content": "calc mul 6 7"},
+       "finalResponse": {"role": "assistant", "content": "The result is 42."},
+       "tools": [{"name": "calculator", "arguments": {"operation": "mul", "a": 6, "b": 7}, "result": {"result": 42}}]},
+      {"invocationId": "t-2", "userContent": {"role": "user", "content": "thanks"},
+       "finalResponse": {"role": "assistant", "content": "I can only calculate."}}]},
+    {"evalId": "hello", "conversation": [{"invocationId": "hello-1",
+      "userContent": {"role": "user", "content": "hello"},
+      "finalResponse": {"role": "assistant", "content": "I can only calculate."},
+      "tools": [{"name": "calculator", "arguments": {"operation": "add", "a": 1, "b": 1}, "result": {"result": 2}}]}]}
+  ]
+}`
+
+// CalculatorMetrics score CalculatorEvalSet: the tool trajectory, in order
+// and exactly, and the final response's text, exactly.
+const CalculatorMetrics = `[
+  {"metricName": "tool_trajectory_avg_score", "threshold": 1,
+   "criterion": {"toolTrajectory": {"orderSensitive": true, "defaultStrategy": {
+     "name": {"matchStrategy": "exact"}, "arguments": {"matchStrategy": "exact"}, "result": {"matchStrategy": "exact"}}}}},
+  {"metricName": "final_response_avg_score", "threshold": 1,
+   "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}}}
+]`
+
 // CalculatorOptions configure StartCalculator.
 type CalculatorOptions struct {
 	// Delay is how long every turn takes before its first event: a slow
