@@ -139,21 +139,8 @@ func conformanceUsage(err error) error {
 }
 
 // writeConformance renders a report to stdout or the --out file.
-func writeConformance(stdout io.Writer, out, format string, rep *conformance.Report) (err error) {
-	w := stdout
-	if out != "" {
-		file, err := os.Create(out)
-		if err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		defer func() {
-			if cerr := file.Close(); err == nil && cerr != nil {
-				err = fmt.Errorf("--out: %w", cerr)
-			}
-		}()
-		w = file
-	}
-	return conformance.Write(w, format, rep)
+func writeConformance(stdout io.Writer, out, format string, rep *conformance.Report) error {
+	return writeOut(stdout, out, func(w io.Writer) error { return conformance.Write(w, format, rep) })
 }
 
 // showConformance is 'proctor results ID' for a conformance run.

@@ -263,7 +263,7 @@ func (f *evalSetFlags) readBaseline(cmd *cobra.Command) (*result.EvalSetRun, err
 
 // writeOutputs writes the report in --format to --out or stdout, and the
 // files of --out-dir.
-func (f *evalSetFlags) writeOutputs(stdout, stderr io.Writer, run *result.EvalSetRun) (err error) {
+func (f *evalSetFlags) writeOutputs(stdout, stderr io.Writer, run *result.EvalSetRun) error {
 	if f.outDir != "" {
 		if err := os.MkdirAll(f.outDir, 0o755); err != nil {
 			return fmt.Errorf("--out-dir: %w", err)
@@ -286,20 +286,7 @@ func (f *evalSetFlags) writeOutputs(stdout, stderr io.Writer, run *result.EvalSe
 	if f.format == "evalset-result" {
 		return nil
 	}
-	w := stdout
-	if f.out != "" {
-		file, err := os.Create(f.out)
-		if err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		defer func() {
-			if cerr := file.Close(); err == nil && cerr != nil {
-				err = fmt.Errorf("--out: %w", cerr)
-			}
-		}()
-		w = file
-	}
-	return report.WriteEvalSetRun(w, report.Format(f.format), run)
+	return writeOut(stdout, f.out, func(w io.Writer) error { return report.WriteEvalSetRun(w, report.Format(f.format), run) })
 }
 
 // gate turns the run's verdicts into the exit status: a regression against

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -137,7 +136,7 @@ func newResultsCmd() *cobra.Command {
 
 // showEvalSetRun writes a stored eval-set run in format (table, json,
 // markdown or junit).
-func showEvalSetRun(ctx context.Context, db *store.DB, stdout io.Writer, id, out, format string) (err error) {
+func showEvalSetRun(ctx context.Context, db *store.DB, stdout io.Writer, id, out, format string) error {
 	if format == string(report.Tau2) {
 		return usageErr("--format tau2 is for evaluations of simulations; %s is an eval-set run", id)
 	}
@@ -146,20 +145,10 @@ func showEvalSetRun(ctx context.Context, db *store.DB, stdout io.Writer, id, out
 		return failErr(err)
 	}
 	run.Status = shownStatus(run.Status)
-	w := stdout
-	if out != "" {
-		file, err := os.Create(out)
-		if err != nil {
-			return failErr(fmt.Errorf("--out: %w", err))
-		}
-		defer func() {
-			if cerr := file.Close(); err == nil && cerr != nil {
-				err = failErr(fmt.Errorf("--out: %w", cerr))
-			}
-		}()
-		w = file
+	if err := writeOut(stdout, out, func(w io.Writer) error { return report.WriteEvalSetRun(w, report.Format(format), run) }); err != nil {
+		return failErr(err)
 	}
-	return report.WriteEvalSetRun(w, report.Format(format), run)
+	return nil
 }
 
 // listEvalSetRuns writes the eval-set runs after the evaluations.

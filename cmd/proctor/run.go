@@ -458,19 +458,24 @@ func dbPath(path string) (string, error) {
 	return p, nil
 }
 
-func writeResult(stdout io.Writer, out, format string, eval *result.Evaluation, cat *catalog.Catalog) (err error) {
-	w := stdout
-	if out != "" {
-		file, err := os.Create(out)
-		if err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		defer func() {
-			if cerr := file.Close(); err == nil && cerr != nil {
-				err = fmt.Errorf("--out: %w", cerr)
-			}
-		}()
-		w = file
+func writeResult(stdout io.Writer, out, format string, eval *result.Evaluation, cat *catalog.Catalog) error {
+	return writeOut(stdout, out, func(w io.Writer) error { return writeReport(w, format, eval, cat) })
+}
+
+// writeOut runs write on the file --out names (created, and closed with
+// its error reported), or on stdout when out is empty.
+func writeOut(stdout io.Writer, out string, write func(io.Writer) error) (err error) {
+	if out == "" {
+		return write(stdout)
 	}
-	return writeReport(w, format, eval, cat)
+	file, err := os.Create(out)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	defer func() {
+		if cerr := file.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("--out: %w", cerr)
+		}
+	}()
+	return write(file)
 }
