@@ -44,15 +44,15 @@ func LoadEvalSetRun(ctx context.Context, st Store, id string, summarize func([]*
 	if run.Status != result.StatusCompleted {
 		t.latencies = caseLatencies(ctx, st, rec.ID, done)
 		r := &EvalSetRunner{Summarize: summarize}
-		r.finish(&run, setsOf(run.Sets), t)
+		r.finish(&run, SetsOf(run.Sets), t)
 		return &run, nil
 	}
-	run.Cases = sortedCases(done, setsOf(run.Sets))
+	run.Cases = sortedCases(done, SetsOf(run.Sets))
 	return &run, nil
 }
 
-// setsOf rebuilds the sets a run played from its record.
-func setsOf(infos []result.EvalSetInfo) []*evalset.Set {
+// SetsOf rebuilds the sets a run played from its record.
+func SetsOf(infos []result.EvalSetInfo) []*evalset.Set {
 	sets := make([]*evalset.Set, len(infos))
 	for i, in := range infos {
 		sets[i] = &evalset.Set{ID: in.ID, AppName: in.AppName, Name: in.Name, Format: in.Format, Path: in.Path, Metrics: in.Metrics, Cases: in.Cases}
@@ -73,7 +73,7 @@ func RescoreEvalSets(ctx context.Context, r *EvalSetRunner, src, dst *result.Eva
 	if err != nil {
 		return err
 	}
-	sets := setsOf(src.Sets)
+	sets := SetsOf(src.Sets)
 	for _, s := range sets {
 		if metrics != nil {
 			s.Metrics = metrics

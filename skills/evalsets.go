@@ -147,11 +147,17 @@ func (s *Service) PrepareEvalSets(ctx context.Context, req EvalSetRequest, sets 
 	if limit := s.MaxSimulationConcurrency; limit > 0 && cfg.Concurrency > limit {
 		job.askedConcurrency, cfg.Concurrency = cfg.Concurrency, limit
 	}
-	headers := http.Header{}
-	for k, v := range r.Headers {
-		headers.Set(k, v)
-	}
+	headers := headerOf(r.Headers)
 	cfg.HeaderNames = slices.Sorted(maps.Keys(headers))
+	// Everything the files and the request say is checked before the agent
+	// is reached.
+	sc, err := s.metricScorer(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkScoring(sc, sets, nil); err != nil {
+		return nil, err
+	}
 	var agent result.AgentInfo
 	if needsAgent(sets) {
 		client, err := s.dialEvalSetAgent(ctx, r, cfg, headers)
@@ -164,7 +170,7 @@ func (s *Service) PrepareEvalSets(ctx context.Context, req EvalSetRequest, sets 
 		agent = result.AgentInfo{URL: r.AgentURL}
 	}
 	job.run = evaluation.NewEvalSetRun(store.NewID(), cfg, agent, sets)
-	parts, err := s.evalSetParts(ctx, r, cfg, sets, job, headers)
+	parts, err := s.evalSetParts(ctx, r, cfg, sets, job, headers, sc)
 	if err != nil {
 		job.Close()
 		return nil, err
@@ -194,13 +200,11 @@ func (s *Service) checkEvalSets(req EvalSetRequest, sets []*evalset.Set) error {
 	if u, err := url.Parse(req.AgentURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return invalid("agent_url %q: want an http:// or https:// URL", truncate(req.AgentURL, 100))
 	}
-	for _, m := range []struct{ field, spec string }{{"user_model", req.UserModel}, {"judge_model", req.JudgeModel}} {
-		if m.spec != "" && !validModelSpec(m.spec) {
-			return invalid("%s %q: want provider:model, such as openai:gpt-4.1 or gemini:gemini-2.5-flash", m.field, truncate(m.spec, 60))
-		}
+	if problems := modelSpecProblems(req.UserModel, req.JudgeModel); len(problems) > 0 {
+		return &InvalidRequestError{Violations: problems}
 	}
-	if limit := s.maxResponse(); req.MaxResponseBytes > limit {
-		return invalid("max_response_bytes %d: at most %d, this service's ceiling (a request may only lower it)", req.MaxResponseBytes, limit)
+	if err := s.checkCeiling(req.MaxResponseBytes); err != nil {
+		return err
 	}
 	if len(sets) == 0 {
 		return invalid("no eval sets: give at least one set with at least one case")
@@ -259,26 +263,32 @@ type evalSetParts struct {
 	summarize func([]*result.CaseResult, int) result.EvalSetSummary
 }
 
-// evalSetParts makes a run's case player (over client, and a client per
-// other transport its cases ask for) and its scorer, and checks every
-// set's metrics and cases against the scorer.
-func (s *Service) evalSetParts(ctx context.Context, req EvalSetRequest, cfg result.EvalSetConfig, sets []*evalset.Set, job *EvalSetJob, headers http.Header) (*evalSetParts, error) {
-	sc, err := s.metricScorer(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
+// checkScoring checks every set's metrics (metrics, when not nil, in
+// place of each set's own) and cases against the scorer that will score
+// them, reporting every violation.
+func checkScoring(sc *metric.Scorer, sets []*evalset.Set, metrics []*evalset.Metric) error {
 	var errs []string
 	for _, set := range sets {
-		if err := sc.Check(set.Metrics); err != nil {
+		ms := set.Metrics
+		if metrics != nil {
+			ms = metrics
+		}
+		if err := sc.Check(ms); err != nil {
 			errs = append(errs, fmt.Sprintf("eval set %s: %v", set.ID, err))
 		}
-		if err := sc.CheckCases(set.Cases, set.Metrics); err != nil {
+		if err := sc.CheckCases(set.Cases, ms); err != nil {
 			errs = append(errs, fmt.Sprintf("eval set %s: %v", set.ID, err))
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &InvalidRequestError{Violations: errs}
+		return &InvalidRequestError{Violations: errs}
 	}
+	return nil
+}
+
+// evalSetParts makes a run's case player (over the job's client, and a
+// client per other transport its cases ask for) around the scorer sc.
+func (s *Service) evalSetParts(ctx context.Context, req EvalSetRequest, cfg result.EvalSetConfig, sets []*evalset.Set, job *EvalSetJob, headers http.Header, sc *metric.Scorer) (*evalSetParts, error) {
 	opts := rollout.CaseOptions{CaseTimeout: time.Duration(cfg.Timeout), UserIDHeader: rollout.DefaultUserIDHeader}
 	if cfg.UserModel != "" && s.Models != nil && hasScenario(sets) {
 		m, err := s.Models.Model(ctx, cfg.UserModel, llm.RoleUser)
@@ -421,21 +431,8 @@ func (s *Service) RescoreEvalSets(ctx context.Context, src string, metrics []*ev
 	if err != nil {
 		return nil, err
 	}
-	var errs []string
-	for _, in := range from.Sets {
-		ms := in.Metrics
-		if metrics != nil {
-			ms = metrics
-		}
-		if err := sc.Check(ms); err != nil {
-			errs = append(errs, fmt.Sprintf("eval set %s: %v", in.ID, err))
-		}
-		if err := sc.CheckCases(in.Cases, ms); err != nil {
-			errs = append(errs, fmt.Sprintf("eval set %s: %v", in.ID, err))
-		}
-	}
-	if len(errs) > 0 {
-		return nil, &InvalidRequestError{Violations: errs}
+	if err := checkScoring(sc, evaluation.SetsOf(from.Sets), metrics); err != nil {
+		return nil, err
 	}
 	dst := evaluation.NewEvalSetRun(store.NewID(), cfg, from.Agent, nil)
 	r := &evaluation.EvalSetRunner{

@@ -142,9 +142,9 @@ func (s *Service) maxResponse() int64 {
 
 // checkCeiling refuses a request that asks to lift the service's limits:
 // only the operator may raise them.
-func (s *Service) checkCeiling(req EvaluationRequest) error {
-	if limit := s.maxResponse(); req.MaxResponseBytes > limit {
-		return invalid("max_response_bytes %d: at most %d, this service's ceiling (a request may only lower it)", req.MaxResponseBytes, limit)
+func (s *Service) checkCeiling(maxResponseBytes int64) error {
+	if limit := s.maxResponse(); maxResponseBytes > limit {
+		return invalid("max_response_bytes %d: at most %d, this service's ceiling (a request may only lower it)", maxResponseBytes, limit)
 	}
 	return nil
 }
@@ -240,7 +240,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	if err := req.check(s.validator()); err != nil {
 		return nil, err
 	}
-	if err := s.checkCeiling(req); err != nil {
+	if err := s.checkCeiling(req.MaxResponseBytes); err != nil {
 		return nil, err
 	}
 	if s.NoBuiltin && req.AgentURL == BuiltinAgent {
@@ -621,7 +621,7 @@ func (s *Service) Check(req EvaluationRequest) error {
 	if err := req.check(s.validator()); err != nil {
 		return err
 	}
-	if err := s.checkCeiling(req); err != nil {
+	if err := s.checkCeiling(req.MaxResponseBytes); err != nil {
 		return err
 	}
 	if s.NoBuiltin && req.AgentURL == BuiltinAgent {

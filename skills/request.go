@@ -163,11 +163,7 @@ func (r *EvaluationRequest) check(v *validator.Validate) error {
 	if r.Profile != "" && !slices.Contains(translation.ProfileNames(), r.Profile) {
 		out = append(out, fmt.Sprintf("profile %q: want one of %s", truncate(r.Profile, 50), strings.Join(translation.ProfileNames(), ", ")))
 	}
-	for _, m := range []struct{ field, spec string }{{"user_model", r.UserModel}, {"judge_model", r.JudgeModel}} {
-		if m.spec != "" && !validModelSpec(m.spec) {
-			out = append(out, fmt.Sprintf("%s %q: want provider:model, such as openai:gpt-4.1 or gemini:gemini-2.5-flash", m.field, truncate(m.spec, 60)))
-		}
-	}
+	out = append(out, modelSpecProblems(r.UserModel, r.JudgeModel)...)
 	for k, val := range r.Headers {
 		if k == "" || strings.ContainsAny(k, " \t\r\n:") || len(k) > 256 {
 			out = append(out, fmt.Sprintf("headers: %q is not a header name", truncate(k, 40)))
@@ -277,10 +273,25 @@ func (r EvaluationRequest) withDefaults() EvaluationRequest {
 	return r
 }
 
+// modelSpecProblems says what is wrong with a request's user and judge
+// model specs, if anything.
+func modelSpecProblems(user, judge string) []string {
+	var out []string
+	for _, m := range []struct{ field, spec string }{{"user_model", user}, {"judge_model", judge}} {
+		if m.spec != "" && !validModelSpec(m.spec) {
+			out = append(out, fmt.Sprintf("%s %q: want provider:model, such as openai:gpt-4.1 or gemini:gemini-2.5-flash", m.field, truncate(m.spec, 60)))
+		}
+	}
+	return out
+}
+
 // header returns the request's headers as an http.Header.
-func (r *EvaluationRequest) header() http.Header {
+func (r *EvaluationRequest) header() http.Header { return headerOf(r.Headers) }
+
+// headerOf is a request's headers map as an http.Header.
+func headerOf(m map[string]string) http.Header {
 	h := http.Header{}
-	for k, v := range r.Headers {
+	for k, v := range m {
 		h.Set(k, v)
 	}
 	return h
