@@ -63,7 +63,7 @@ reported at once in a [*ValidationError], each with its file and JSON path
 fields, missing ids and user contents, duplicate case ids and metric
 names, unknown metric names (listing the known ones), thresholds outside
 [0, 1], compareName (a tRPC-Agent-Go code hook proctor cannot run), and
-regular expressions, compiled once with RE2 into Set.Patterns, their
+regular expressions, checked to compile (RE2), their
 errors naming the case and field.
 
 The model holds data only: package rollout plays a [Case] against an agent

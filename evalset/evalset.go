@@ -2,7 +2,6 @@ package evalset
 
 import (
 	"encoding/json"
-	"regexp"
 	"time"
 )
 
@@ -48,11 +47,6 @@ type Set struct {
 	// Metrics are the metrics given with the set (tRPC's metrics file, ADK's
 	// test_config.json), in order; a YAML set's cases carry their own.
 	Metrics []*Metric `json:"-"`
-	// Patterns are the regular expressions the set's text criteria use,
-	// compiled once by [Load] and [Validate], keyed by the text compiled
-	// (lower-cased when the criterion is case-insensitive, as tRPC-Agent-Go
-	// lower-cases both sides before compiling).
-	Patterns map[string]*regexp.Regexp `json:"-"`
 }
 
 // Case is one eval case: a conversation of invocations sent in order on one

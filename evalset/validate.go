@@ -9,8 +9,9 @@ import (
 // Validate checks eval sets against the metrics that will score them: the
 // run's metrics when given (--metrics), else each set's own. It checks what
 // [Load] checks, and also that each YAML case's scorer names one of those
-// metrics; it compiles every regular expression the metrics apply to the
-// cases into Set.Patterns. Every problem is reported at once, as a
+// metrics and that every regular expression the metrics apply to the cases
+// compiles (the scorer compiles and keeps them; see scoring/metric). Every
+// problem is reported at once, as a
 // *ValidationError.
 func Validate(sets []*Set, runMetrics []*Metric) error {
 	p := newProblems("")
@@ -61,7 +62,7 @@ func validateSet(s *Set, metrics []*Metric, scorers bool, p problems) {
 		if s.Format != FormatYAML { // YAML cases were checked as their files were read
 			validateCase(c, path, name, p)
 		}
-		compileCasePatterns(s, c, metrics, path, name, p)
+		compileCasePatterns(c, metrics, path, name, p)
 		if scorers && c.Scorer != "" {
 			checkScorer(c, metrics, p)
 		}
@@ -152,22 +153,22 @@ func checkScorer(c *Case, metrics []*Metric, p problems) {
 	p.add("scorer", "case %q: scorer %q is not one of the run's metrics (known: %s)", c.ID, c.Scorer, known)
 }
 
-// compileCasePatterns compiles, once, the regexes the metrics apply to the
-// case's expected texts and tool names, into s.Patterns. The case's own
+// compileCasePatterns checks that the regexes the metrics apply to the
+// case's expected texts and tool names compile. The case's own
 // metrics (YAML) were checked where they were read, so only the set's are
 // reported here.
-func compileCasePatterns(s *Set, c *Case, metrics []*Metric, path string, name pathNamer, p problems) {
+func compileCasePatterns(c *Case, metrics []*Metric, path string, name pathNamer, p problems) {
 	for _, m := range c.Metrics {
-		compileMetricPatterns(s, c, m, path, name, problems{file: p.file, list: new([]Violation)})
+		compileMetricPatterns(c, m, path, name, problems{file: p.file, list: new([]Violation)})
 	}
 	for _, m := range metrics {
 		if m != nil && !slices.ContainsFunc(c.Metrics, func(own *Metric) bool { return own.Name == m.Name }) {
-			compileMetricPatterns(s, c, m, path, name, p)
+			compileMetricPatterns(c, m, path, name, p)
 		}
 	}
 }
 
-func compileMetricPatterns(s *Set, c *Case, m *Metric, path string, name pathNamer, p problems) {
+func compileMetricPatterns(c *Case, m *Metric, path string, name pathNamer, p problems) {
 	if m.Criterion == nil {
 		return
 	}
@@ -177,12 +178,12 @@ func compileMetricPatterns(s *Set, c *Case, m *Metric, path string, name pathNam
 		}
 		ipath := index(field(path, "conversation"), k)
 		if fr := m.Criterion.FinalResponse; fr != nil && isRegex(fr.Text) && inv.FinalResponse != nil {
-			compilePattern(s, inv.FinalResponse.Text(), fr.Text.CaseInsensitive, name(field(ipath, "finalResponse")), c, m, p)
+			compilePattern(inv.FinalResponse.Text(), fr.Text.CaseInsensitive, name(field(ipath, "finalResponse")), c, m, p)
 		}
 		if tt := m.Criterion.ToolTrajectory; tt != nil {
 			for j, t := range inv.Tools {
 				if st := toolStrategy(tt, t); st != nil && isRegex(st.Name) {
-					compilePattern(s, t.Name, st.Name.CaseInsensitive, name(field(index(field(ipath, "tools"), j), "name")), c, m, p)
+					compilePattern(t.Name, st.Name.CaseInsensitive, name(field(index(field(ipath, "tools"), j), "name")), c, m, p)
 				}
 			}
 		}
@@ -205,18 +206,8 @@ func isRegex(t *TextCriterion) bool {
 	return t != nil && !t.Ignore && t.MatchStrategy == TextRegex
 }
 
-func compilePattern(s *Set, pattern string, caseInsensitive bool, path string, c *Case, m *Metric, p problems) {
-	src := regexSource(pattern, caseInsensitive)
-	if _, done := s.Patterns[src]; done {
-		return
-	}
-	re, err := regexp.Compile(src)
-	if err != nil {
+func compilePattern(pattern string, caseInsensitive bool, path string, c *Case, m *Metric, p problems) {
+	if _, err := regexp.Compile(regexSource(pattern, caseInsensitive)); err != nil {
 		p.add(path, "case %q: invalid regular expression for metric %q (text matchStrategy regex): %v", c.ID, m.Name, err)
-		return
 	}
-	if s.Patterns == nil {
-		s.Patterns = map[string]*regexp.Regexp{}
-	}
-	s.Patterns[src] = re
 }
