@@ -95,7 +95,7 @@ func (ct *connTrace) unread(err error) bool {
 	if err == nil || !ct.reused.Load() || ct.firstByte.Load() {
 		return false
 	}
-	if errors.Is(err, syscall.ECONNRESET) || strings.Contains(err.Error(), "server closed idle connection") {
+	if errors.Is(err, syscall.ECONNRESET) || closedIdle(err) {
 		return true
 	}
 	p := ct.conn.Load()
@@ -137,4 +137,11 @@ func (t *recordingTransport) send(req *http.Request, ex *exchange) (*http.Respon
 			ex.mu.Unlock()
 		}
 	}
+}
+
+// closedIdle reports whether err is net/http's "server closed idle
+// connection": the server dropped a kept-alive connection the request was
+// sent on. net/http reports it with an unexported error, hence the text.
+func closedIdle(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "server closed idle connection")
 }

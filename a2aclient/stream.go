@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
 
@@ -161,11 +160,9 @@ func transient(err error, ex *exchange) bool {
 		return true
 	case errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE):
 		return true
-	case status == 0 && code == "" && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		strings.Contains(err.Error(), "server closed idle connection")):
+	case status == 0 && code == "" && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || closedIdle(err)):
 		// The connection closed before any response: a kept-alive
-		// connection the server had dropped (net/http reports that with
-		// an unexported error, hence the text), or a reset.
+		// connection the server had dropped, or a reset.
 		return true
 	}
 	var opErr *net.OpError
