@@ -5,6 +5,7 @@ package interop
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
 )
@@ -191,4 +193,42 @@ func (c frameworkCell) wantNonConformant(msgs []result.Message) []string {
 		}
 	}
 	return out
+}
+
+// testCardURLFramework evaluates both scripted agents of an AI SDK framework
+// whose card is 0.3 style with only url (JSON-RPC 0.3 by A2A 0.3's
+// defaults), streaming off and on, each turn noting cardNote and
+// turnNotes[streaming], and checks each agent's conformance deviations
+// are devs.
+func testCardURLFramework(t *testing.T, p nodeProject, cardNote string, turnNotes map[a2aclient.StreamingMode][]string, devs []deviation) {
+	t.Helper()
+	peers := startFrameworkPeers(t, p)
+	for _, mode := range scriptModes {
+		ifaces := declaredInterfaces(t, peers[mode])
+		if diff := cmp.Diff([]string{"JSONRPC 0.3.0"}, ifaces); diff != "" {
+			t.Fatalf("%s agent's card declares (-want +got):\n%s", mode, diff)
+		}
+	}
+	for _, mode := range scriptModes {
+		for _, streaming := range []a2aclient.StreamingMode{a2aclient.StreamingOff, a2aclient.StreamingOn} {
+			cell := frameworkCell{
+				mode: mode, transport: string(a2aclient.TransportJSONRPC), protocol: string(a2aclient.Protocol03),
+				streaming: streaming, cardNote: cardNote, turnNotes: turnNotes[streaming],
+			}
+			t.Run(fmt.Sprintf("%s/jsonrpc-0.3/streaming-%s", mode, streaming), func(t *testing.T) {
+				t.Parallel()
+				runFrameworkCell(t, peers, cell)
+			})
+		}
+	}
+	for _, mode := range scriptModes {
+		t.Run("conformance/"+mode, func(t *testing.T) {
+			t.Parallel()
+			rep, err := conformance.Run(t.Context(), peers[mode])
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertDeviations(t, rep, devs)
+		})
+	}
 }

@@ -3,12 +3,8 @@
 package interop
 
 import (
-	"fmt"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/conformance"
 )
 
@@ -50,34 +46,5 @@ func mastraDeviations() []deviation {
 // proctor's conformance checker.
 func TestMastra(t *testing.T) {
 	t.Parallel()
-	peers := startFrameworkPeers(t, mastraProject())
-	for _, mode := range scriptModes {
-		ifaces := declaredInterfaces(t, peers[mode])
-		if diff := cmp.Diff([]string{"JSONRPC 0.3.0"}, ifaces); diff != "" {
-			t.Fatalf("%s agent's card declares (-want +got):\n%s", mode, diff)
-		}
-	}
-	cardNote := "card has no preferredTransport; assumed JSONRPC at url"
-	for _, mode := range scriptModes {
-		for _, streaming := range []a2aclient.StreamingMode{a2aclient.StreamingOff, a2aclient.StreamingOn} {
-			cell := frameworkCell{
-				mode: mode, transport: string(a2aclient.TransportJSONRPC), protocol: string(a2aclient.Protocol03),
-				streaming: streaming, cardNote: cardNote,
-			}
-			t.Run(fmt.Sprintf("%s/jsonrpc-0.3/streaming-%s", mode, streaming), func(t *testing.T) {
-				t.Parallel()
-				runFrameworkCell(t, peers, cell)
-			})
-		}
-	}
-	for _, mode := range scriptModes {
-		t.Run("conformance/"+mode, func(t *testing.T) {
-			t.Parallel()
-			rep, err := conformance.Run(t.Context(), peers[mode])
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertDeviations(t, rep, mastraDeviations())
-		})
-	}
+	testCardURLFramework(t, mastraProject(), "card has no preferredTransport; assumed JSONRPC at url", nil, mastraDeviations())
 }

@@ -3,10 +3,7 @@
 package interop
 
 import (
-	"fmt"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/conformance"
@@ -53,13 +50,6 @@ func voltAgentDeviations() []deviation {
 // and on, and checks each with proctor's conformance checker.
 func TestVoltAgent(t *testing.T) {
 	t.Parallel()
-	peers := startFrameworkPeers(t, voltAgentProject())
-	for _, mode := range scriptModes {
-		ifaces := declaredInterfaces(t, peers[mode])
-		if diff := cmp.Diff([]string{"JSONRPC 0.3.0"}, ifaces); diff != "" {
-			t.Fatalf("%s agent's card declares (-want +got):\n%s", mode, diff)
-		}
-	}
 	// What VoltAgent gets wrong, and proctor reads tolerantly and records:
 	// its card lacks preferredTransport and protocolVersion, its replies
 	// and stream events are tasks without "kind", and its SSE writer puts
@@ -73,26 +63,5 @@ func TestVoltAgent(t *testing.T) {
 			"a streamed task event has no kind; read as one",
 		},
 	}
-	for _, mode := range scriptModes {
-		for _, streaming := range []a2aclient.StreamingMode{a2aclient.StreamingOff, a2aclient.StreamingOn} {
-			cell := frameworkCell{
-				mode: mode, transport: string(a2aclient.TransportJSONRPC), protocol: string(a2aclient.Protocol03),
-				streaming: streaming, cardNote: cardNote, turnNotes: turnNotes[streaming],
-			}
-			t.Run(fmt.Sprintf("%s/jsonrpc-0.3/streaming-%s", mode, streaming), func(t *testing.T) {
-				t.Parallel()
-				runFrameworkCell(t, peers, cell)
-			})
-		}
-	}
-	for _, mode := range scriptModes {
-		t.Run("conformance/"+mode, func(t *testing.T) {
-			t.Parallel()
-			rep, err := conformance.Run(t.Context(), peers[mode])
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertDeviations(t, rep, voltAgentDeviations())
-		})
-	}
+	testCardURLFramework(t, voltAgentProject(), cardNote, turnNotes, voltAgentDeviations())
 }
