@@ -452,7 +452,11 @@ func (s *Service) ListEvalSetRuns(ctx context.Context, agentURL string, limit in
 	if limit == 0 {
 		limit = DefaultResultsLimit
 	}
-	recs, err := s.Store.ListEvaluations(ctx, store.ListFilter{Kind: store.KindEvalSets, Limit: -1})
+	filter := store.ListFilter{Kind: store.KindEvalSets, Limit: limit}
+	if agentURL != "" {
+		filter.Limit = -1 // agent URLs are matched loosely, below
+	}
+	recs, err := s.Store.ListEvaluations(ctx, filter)
 	if err != nil {
 		return nil, err
 	}
