@@ -102,8 +102,8 @@ func WithAnonymousTaskList() TaskStoreOption {
 	return func(s *TaskStore) { s.anonymousList = true }
 }
 
-// withTaskClock sets the clock used for the last-updated time that orders
-// List; for tests.
+// withTaskClock sets the clock used for the last-updated time (which
+// orders List among tasks without a status timestamp); for tests.
 func withTaskClock(now func() time.Time) TaskStoreOption {
 	return func(s *TaskStore) { s.now = now }
 }
@@ -157,7 +157,8 @@ func (s *TaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskV
 		return taskstore.TaskVersionMissing, err
 	}
 	const version = taskstore.TaskVersion(1)
-	val, err := s.db.taskValue(id, taskRecordHead{Version: version, User: user, UpdatedAt: s.clock()}, taskJSON)
+	now := s.clock()
+	val, err := s.db.taskValue(id, taskRecordHead{Version: version, User: user, UpdatedAt: now, ListAt: listAt(task, now, time.Time{})}, taskJSON)
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
@@ -231,7 +232,8 @@ func (s *TaskStore) Update(ctx context.Context, req *taskstore.UpdateRequest) (t
 		if err != nil {
 			return err
 		}
-		val, err := s.db.taskValue(id, taskRecordHead{Version: next, User: h.User, UpdatedAt: now}, taskJSON)
+		head := taskRecordHead{Version: next, User: h.User, UpdatedAt: now, ListAt: listAt(req.Task, now, h.listTime())}
+		val, err := s.db.taskValue(id, head, taskJSON)
 		if err != nil {
 			return err
 		}

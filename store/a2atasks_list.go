@@ -105,7 +105,7 @@ func matchingTasks(ctx context.Context, b *bbolt.Bucket, user string, req *a2a.L
 			return err
 		}
 		if listMatches(&h, user, req) {
-			matches = append(matches, taskCursor{updated: h.UpdatedAt, id: string(k)})
+			matches = append(matches, taskCursor{at: h.listTime(), id: string(k)})
 		}
 		return nil
 	})
@@ -166,17 +166,17 @@ func trimListedTask(t *a2a.Task, req *a2a.ListTasksRequest) {
 	}
 }
 
-// taskCursor is a position in List order: descending last-updated time,
-// then descending id.
+// taskCursor is a position in List order: descending list time (see
+// listAt), then descending id.
 type taskCursor struct {
-	updated time.Time
-	id      string
+	at time.Time
+	id string
 }
 
-// compare orders cursors ascending by (updated, id); List order is the
+// compare orders cursors ascending by (time, id); List order is the
 // reverse.
 func (c taskCursor) compare(o taskCursor) int {
-	if r := c.updated.Compare(o.updated); r != 0 {
+	if r := c.at.Compare(o.at); r != 0 {
 		return r
 	}
 	return strings.Compare(c.id, o.id)
@@ -186,7 +186,7 @@ func (c taskCursor) compare(o taskCursor) int {
 // "<RFC 3339 time>_<task id>", so tokens from either store are accepted by
 // both (InMemory cannot read back ids that contain "_"; this store can).
 func (c taskCursor) token() string {
-	return base64.URLEncoding.EncodeToString([]byte(c.updated.UTC().Format(time.RFC3339Nano) + "_" + c.id))
+	return base64.URLEncoding.EncodeToString([]byte(c.at.UTC().Format(time.RFC3339Nano) + "_" + c.id))
 }
 
 func decodeTaskPageToken(tok string) (taskCursor, error) {
@@ -205,5 +205,5 @@ func decodeTaskPageToken(tok string) (taskCursor, error) {
 	if err != nil {
 		return bad("bad time")
 	}
-	return taskCursor{updated: t, id: id}, nil
+	return taskCursor{at: t, id: id}, nil
 }

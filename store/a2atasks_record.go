@@ -18,12 +18,40 @@ import (
 //
 // task is the task as a2a-go marshals it; the key is its id. version is
 // the taskstore.TaskVersion (>= 1), user the owner named by the
-// authenticator on Create, updated_at the time of the last write (it
-// orders List and is part of page tokens).
+// authenticator on Create, updated_at the time of the last write, and
+// list_at the task's place in List order (see listAt; records written
+// before it existed are ordered by updated_at). The List order time is
+// part of page tokens.
 type taskRecordHead struct {
 	Version   taskstore.TaskVersion `json:"version"`
 	User      string                `json:"user"`
 	UpdatedAt time.Time             `json:"updated_at"`
+	ListAt    time.Time             `json:"list_at,omitzero"`
+}
+
+// listTime is the time List orders the task by.
+func (h taskRecordHead) listTime() time.Time {
+	if !h.ListAt.IsZero() {
+		return h.ListAt
+	}
+	return h.UpdatedAt
+}
+
+// listAt is where a write puts task in List order: at its status
+// timestamp (A2A 1.0 §3.1.4 orders ListTasks by it), else at the write's
+// time now, and never before prev, where earlier writes put it. A write
+// that leaves the status alone (an artifact, a history message) then does
+// not move the task past tasks whose status changed later, and a task only
+// ever moves to the front, so paging neither repeats nor skips it.
+func listAt(task *a2a.Task, now, prev time.Time) time.Time {
+	at := now
+	if task != nil && task.Status.Timestamp != nil {
+		at = *task.Status.Timestamp
+	}
+	if at.Before(prev) {
+		return prev
+	}
+	return at
 }
 
 type taskRecord struct {

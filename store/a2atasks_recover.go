@@ -110,5 +110,5 @@ func (db *DB) recoverTask(k, v []byte, now time.Time, decide func(*a2a.Task) Tas
 	if err != nil {
 		return nil, err
 	}
-	return db.taskValue(string(k), taskRecordHead{Version: next, User: rec.User, UpdatedAt: now}, taskJSON)
+	return db.taskValue(string(k), taskRecordHead{Version: next, User: rec.User, UpdatedAt: now, ListAt: listAt(t, now, rec.listTime())}, taskJSON)
 }

@@ -1593,3 +1593,38 @@ func TestTaskStoreWithA2AServer(t *testing.T) {
 		t.Fatalf("SendMessage after restart = %+v", res)
 	}
 }
+
+// TestTaskStoreListByStatusTimestamp: List orders tasks by their status
+// timestamp (A2A 1.0 §3.1.4), newest first: a later write that leaves a
+// task's status alone (an artifact) does not move it past a task whose
+// status changed after its own; and a task whose timestamp goes back
+// keeps its place, so a page token never shows it twice.
+func TestTaskStoreListByStatusTimestamp(t *testing.T) {
+	ctx := context.Background()
+	_, s := newTaskStore(t, WithTaskAuthenticator(namedUser("u")))
+	t1, t2 := taskStartTime, taskStartTime.Add(time.Second)
+	older := &a2a.Task{ID: a2a.NewTaskID(), ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Timestamp: &t1}}
+	newer := &a2a.Task{ID: a2a.NewTaskID(), ContextID: "c", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &t2}}
+	mustCreateTask(t, s, older, newer)
+	older.Artifacts = []*a2a.Artifact{{ID: "a", Parts: a2a.ContentParts{a2a.NewTextPart("late")}}}
+	mustUpdateTask(t, s, older, 1) // written last, its status unchanged
+	list := func(req *a2a.ListTasksRequest) *a2a.ListTasksResponse {
+		t.Helper()
+		resp, err := s.List(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	if got, want := taskIDs(list(&a2a.ListTasksRequest{}).Tasks), []a2a.TaskID{newer.ID, older.ID}; !slices.Equal(got, want) {
+		t.Fatalf("List = %v, want by status timestamp, newest first: %v", got, want)
+	}
+	first := list(&a2a.ListTasksRequest{PageSize: 1})
+	earlier := t1.Add(-time.Hour)
+	newer.Status.Timestamp = &earlier // an agent's timestamp going back
+	mustUpdateTask(t, s, newer, 1)
+	rest := list(&a2a.ListTasksRequest{PageSize: 1, PageToken: first.NextPageToken})
+	if got := append(taskIDs(first.Tasks), taskIDs(rest.Tasks)...); !slices.Equal(got, []a2a.TaskID{newer.ID, older.ID}) {
+		t.Fatalf("pages = %v, want each task once, in order", got)
+	}
+}

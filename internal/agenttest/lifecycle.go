@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,10 +16,10 @@ import (
 	grpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
-	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 	"google.golang.org/grpc"
 
 	"github.com/proctor-eval/proctor/internal/a2afix"
+	"github.com/proctor-eval/proctor/store"
 )
 
 // Messages that drive the lifecycle agent. Anything else completes at once.
@@ -121,10 +122,10 @@ type LifecycleOptions struct {
 	Middleware func(http.Handler) http.Handler
 	// Card edits the card before it is served.
 	Card func(*a2a.AgentCard)
-	// Fixed puts internal/a2afix in front of a2a-go, as proctor serve
-	// does (version negotiation, ListTasks validation, a task store that
-	// lists the anonymous caller's tasks): the agent is then conformant on
-	// every 1.0 interface.
+	// Fixed puts internal/a2afix in front of a2a-go, with proctor's own
+	// task store, as proctor serve does (version negotiation, ListTasks
+	// validation and order, the anonymous caller's tasks listed): the
+	// agent is then conformant on every 1.0 interface.
 	Fixed bool
 }
 
@@ -162,12 +163,15 @@ func StartLifecycle(tb testing.TB, o LifecycleOptions) string {
 	jsonrpc, rest := same, same
 	version := func(_ a2a.ProtocolVersion, h http.Handler) http.Handler { return h }
 	if o.Fixed {
-		// The task store lists the anonymous caller's tasks: the card
-		// declares no security.
-		store := taskstore.NewInMemory(&taskstore.InMemoryStoreConfig{
-			Authenticator: func(context.Context) (string, error) { return "anonymous", nil },
-		})
-		handler = a2afix.Handler(a2asrv.NewHandler(lifecycleExecutor{}, a2asrv.WithTaskStore(a2afix.Store(store))))
+		// proctor serve's own task store, which lists the anonymous
+		// caller's tasks: the card declares no security.
+		db, err := store.Open(filepath.Join(tb.TempDir(), "tasks.db"), store.WithNoSync())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { _ = db.Close() })
+		tasks := db.TaskStore(store.WithAnonymousTaskList())
+		handler = a2afix.Handler(a2asrv.NewHandler(lifecycleExecutor{}, a2asrv.WithTaskStore(a2afix.Store(tasks))))
 		jsonrpc, rest, version = a2afix.JSONRPC, a2afix.REST, a2afix.Version
 	}
 	mux := http.NewServeMux()
