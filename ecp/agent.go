@@ -1,6 +1,7 @@
 package ecp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -103,7 +104,7 @@ func (c *conversation) Step(ctx context.Context, req rollout.StepRequest) (*roll
 			}
 			return out, nil
 		}
-		if n+1 >= c.agent.maxRunning {
+		if limit := cmp.Or(req.MaxRunning, c.agent.maxRunning); n+1 >= limit {
 			return out, fmt.Errorf("ecp: the agent answered \"running\" %d times in a row (--max-steps)", n+1)
 		}
 		params = StepParams{Context: StepContext{Time: params.Context.Time, UserID: params.Context.UserID, Kind: KindUser}}

@@ -49,6 +49,10 @@ type StepRequest struct {
 	// ([SimulatedClock]), so that replays see the same times.
 	UserID string
 	Time   time.Time
+	// MaxRunning, when positive, bounds the consecutive "running" steps of
+	// this request in place of the conversation's own bound (an eval
+	// case's max_steps).
+	MaxRunning int
 }
 
 // StepReply is a StepConversation's answer to one StepRequest.

@@ -46,14 +46,20 @@ func (s *Service) checkECP(req EvaluationRequest) error {
 		}
 		return nil
 	}
-	t, err := ecp.ParseTarget(req.AgentURL)
+	return s.checkECPTarget(req.AgentURL, req.ECPConfig)
+}
+
+// checkECPTarget checks an ECP agent_url and its ecp_config against the
+// settings.
+func (s *Service) checkECPTarget(agentURL string, config map[string]any) error {
+	t, err := ecp.ParseTarget(agentURL)
 	if err != nil {
-		return invalid("agent_url %q: %v", truncate(req.AgentURL, 100), err)
+		return invalid("agent_url %q: %v", truncate(agentURL, 100), err)
 	}
 	if t.Command != nil && !s.ECP.AnyCommand && !slices.Contains(s.ECP.Commands, t.Command[0]) {
-		return invalid("agent_url %q: this service launches no command %q (its operator allow-lists commands with --ecp-allow-command)", truncate(req.AgentURL, 100), truncate(t.Command[0], 100))
+		return invalid("agent_url %q: this service launches no command %q (its operator allow-lists commands with --ecp-allow-command)", truncate(agentURL, 100), truncate(t.Command[0], 100))
 	}
-	if _, err := resolveECPConfig(req.ECPConfig, s.ECP.Env); err != nil {
+	if _, err := resolveECPConfig(config, s.ECP.Env); err != nil {
 		return invalid("ecp_config: %v", err)
 	}
 	return nil
@@ -118,31 +124,41 @@ func cmpPath(p string) string {
 // connectECP starts (or dials) one ECP agent to check it answers, and
 // keeps it in the run's pool, which the simulations draw from.
 func (s *Service) connectECP(ctx context.Context, run *Run, cfg result.Config) error {
-	t, err := ecp.ParseTarget(cfg.Agent)
+	pool, info, err := s.startECPPool(ctx, cfg.Agent, cfg.ECPConfig, time.Duration(cfg.RequestTimeout), cfg.MaxResponseBytes)
 	if err != nil {
-		return invalid("agent_url %q: %v", truncate(cfg.Agent, 100), err)
+		return err
 	}
-	config, err := resolveECPConfig(cfg.ECPConfig, s.ECP.Env)
+	run.ecpPool, run.ecpInfo = pool, info
+	return nil
+}
+
+// startECPPool makes the pool of ECP agents at agentURL and starts one of
+// them, to check it answers.
+func (s *Service) startECPPool(ctx context.Context, agentURL string, ecpConfig map[string]any, requestTimeout time.Duration, maxResponse int64) (*ecp.Pool, ecp.InitializeResult, error) {
+	t, err := ecp.ParseTarget(agentURL)
 	if err != nil {
-		return invalid("ecp_config: %v", err)
+		return nil, ecp.InitializeResult{}, invalid("agent_url %q: %v", truncate(agentURL, 100), err)
 	}
-	if cfg.MaxResponseBytes == 0 || cfg.MaxResponseBytes > s.maxResponse() {
-		cfg.MaxResponseBytes = s.maxResponse()
+	config, err := resolveECPConfig(ecpConfig, s.ECP.Env)
+	if err != nil {
+		return nil, ecp.InitializeResult{}, invalid("ecp_config: %v", err)
+	}
+	if maxResponse == 0 || maxResponse > s.maxResponse() {
+		maxResponse = s.maxResponse()
 	}
 	pool := ecp.NewPool(t, ecp.Options{
-		RequestTimeout: time.Duration(cfg.RequestTimeout), MaxResponseBytes: cfg.MaxResponseBytes,
+		RequestTimeout: requestTimeout, MaxResponseBytes: maxResponse,
 		Config: config, StderrLog: s.ECP.Stderr, DenyPrivateTargets: s.ECP.DenyPrivateTargets,
 	})
 	info, err := pool.Warm(ctx)
 	if err != nil {
 		pool.Close()
 		if errors.Is(err, ecp.ErrDeniedTarget) {
-			return invalid("agent_url %q: %v", truncate(cfg.Agent, 100), err)
+			return nil, info, invalid("agent_url %q: %v", truncate(agentURL, 100), err)
 		}
-		return &AgentError{Target: cfg.Agent, Err: err}
+		return nil, info, &AgentError{Target: agentURL, Err: err}
 	}
-	run.ecpPool, run.ecpInfo = pool, info
-	return nil
+	return pool, info, nil
 }
 
 // ecpAgentInfo describes an ECP agent as its initialize result says.
