@@ -19,6 +19,7 @@ import (
 	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/evalset"
 	"github.com/proctor-eval/proctor/internal/agenttest"
+	"github.com/proctor-eval/proctor/internal/agenttest/ecpcalc"
 	"github.com/proctor-eval/proctor/internal/llmtest"
 	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/result"
@@ -33,7 +34,7 @@ const calcAgentEnv = "PROCTOR_SKILLS_TEST_ECP_CALC"
 func TestMain(m *testing.M) {
 	if v, ok := os.LookupEnv(calcAgentEnv); ok {
 		running, _ := strconv.Atoi(v)
-		h := agenttest.CalculatorECP(agenttest.CalculatorECPOptions{Running: running})
+		h := ecpcalc.New(ecpcalc.Options{Running: running})
 		if err := ecp.Serve(context.Background(), os.Stdin, os.Stdout, h, 0); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -192,7 +193,7 @@ func TestEvalSetsOverECPSameAsA2A(t *testing.T) {
 	}
 	targets := map[string]string{
 		"stdio":     calcStdio(t, 0),
-		"websocket": calcWebSocket(t, agenttest.CalculatorECPFactory(agenttest.CalculatorECPOptions{})),
+		"websocket": calcWebSocket(t, ecpcalc.Factory(ecpcalc.Options{})),
 	}
 	for name, target := range targets {
 		t.Run(name, func(t *testing.T) {
@@ -218,11 +219,11 @@ func checkPrivateThoughts(t *testing.T, run *result.EvalSetRun) {
 	t.Helper()
 	for _, c := range run.Cases {
 		for k, inv := range c.Actual {
-			if inv.FinalResponse == nil || strings.Contains(inv.FinalResponse.Content, agenttest.CalcThoughtMarker) ||
-				!strings.HasPrefix(inv.FinalResponse.ReasoningContent, agenttest.CalcThoughtMarker) {
+			if inv.FinalResponse == nil || strings.Contains(inv.FinalResponse.Content, ecpcalc.ThoughtMarker) ||
+				!strings.HasPrefix(inv.FinalResponse.ReasoningContent, ecpcalc.ThoughtMarker) {
 				t.Fatalf("%s invocation %d: final response %+v: want the thought in reasoning_content only", c.ID, k+1, inv.FinalResponse)
 			}
-			if th := c.Turns[k].Thoughts; len(th) == 0 || !strings.HasPrefix(th[0], agenttest.CalcThoughtMarker) {
+			if th := c.Turns[k].Thoughts; len(th) == 0 || !strings.HasPrefix(th[0], ecpcalc.ThoughtMarker) {
 				t.Errorf("%s turn %d: thoughts %q", c.ID, k+1, th)
 			}
 			if c.Turns[k].OutputTokens == 0 {
@@ -383,7 +384,7 @@ func TestEvalSetECPSteps(t *testing.T) {
 		}
 	}
 
-	refusing := calcWebSocket(t, func() ecp.Handler { return resetFails{agenttest.CalculatorECP(agenttest.CalculatorECPOptions{})} })
+	refusing := calcWebSocket(t, func() ecp.Handler { return resetFails{ecpcalc.New(ecpcalc.Options{})} })
 	run = playSets(t, svc, skills.EvalSetRequest{AgentURL: refusing}, sets)
 	for _, c := range run.Cases {
 		if c.FinalEvalStatus != result.EvalFailed || !strings.Contains(c.ErrorMessage, "agent/reset") {
@@ -421,7 +422,7 @@ func TestEvalSetECPThoughtsNeverReachTheJudge(t *testing.T) {
 	}
 	sawAnswer := false
 	for i, r := range reqs {
-		if strings.Contains(string(r.Raw), agenttest.CalcThoughtMarker) {
+		if strings.Contains(string(r.Raw), ecpcalc.ThoughtMarker) {
 			t.Errorf("judge request %d carries a private thought: %s", i, r.Raw)
 		}
 		sawAnswer = sawAnswer || strings.Contains(string(r.Raw), "The result is 5.")

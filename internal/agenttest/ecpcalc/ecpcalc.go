@@ -1,4 +1,6 @@
-package agenttest
+// Package ecpcalc serves the calculator agent of agenttest over ECP, for
+// tests that play the same eval sets over A2A and ECP.
+package ecpcalc
 
 import (
 	"context"
@@ -9,42 +11,43 @@ import (
 	"sync"
 
 	"github.com/proctor-eval/proctor/ecp"
+	"github.com/proctor-eval/proctor/internal/agenttest"
 )
 
-// CalcThoughtMarker starts every private thought of the ECP calculator, so
+// ThoughtMarker starts every private thought of the ECP calculator, so
 // that tests can tell where private thoughts went.
-const CalcThoughtMarker = "[calc private]"
+const ThoughtMarker = "[calc private]"
 
-// CalculatorECPOptions configure CalculatorECP.
-type CalculatorECPOptions struct {
+// Options configure New.
+type Options struct {
 	// Running is how many "running" steps the agent takes before each
 	// answer to a calculation (0: none).
 	Running int
 }
 
-// CalculatorECP returns the calculator agent of StartCalculator as an ECP
+// New returns the calculator agent of agenttest.StartCalculator as an ECP
 // agent: "calc add 2 3" pauses with a calculator call {"operation": "add",
 // "a": 2, "b": 3}; the tool result {"result": 5} it is stepped with is
 // answered "The result is 5." (a failed result "The calculator failed.");
 // any other text "I can only calculate." Every step tells a private
-// thought starting with CalcThoughtMarker and reports its usage.
+// thought starting with ThoughtMarker and reports its usage.
 // agent/inspect reads its state by dotted path: "turns" (user inputs since
 // the reset), "steps", "last.operation", "last.result", or "" for all of
 // it.
-func CalculatorECP(o CalculatorECPOptions) ecp.Handler {
+func New(o Options) ecp.Handler {
 	return &calcECP{o: o, state: calcState{}}
 }
 
-// CalculatorECPFactory makes a fresh CalculatorECP per WebSocket
-// connection (see ecp.WebSocketHandler).
-func CalculatorECPFactory(o CalculatorECPOptions) func() ecp.Handler {
-	return func() ecp.Handler { return CalculatorECP(o) }
+// Factory makes a fresh agent (New) per WebSocket connection (see
+// ecp.WebSocketHandler).
+func Factory(o Options) func() ecp.Handler {
+	return func() ecp.Handler { return New(o) }
 }
 
 type calcState map[string]any
 
 type calcECP struct {
-	o     CalculatorECPOptions
+	o     Options
 	mu    sync.Mutex
 	state calcState
 	// running counts the running steps of the pending calculation.
@@ -75,7 +78,7 @@ func (c *calcECP) Step(_ context.Context, p ecp.StepParams) (ecp.StepResult, err
 		return c.call(usage), nil
 	}
 	c.state["turns"] = count(c.state["turns"]) + 1
-	op, a, b, ok := parseCalc(p.Input)
+	op, a, b, ok := agenttest.ParseCalc(p.Input)
 	if !ok {
 		return done("I can only calculate.", "no calculation asked", usage), nil
 	}
@@ -86,12 +89,12 @@ func (c *calcECP) Step(_ context.Context, p ecp.StepParams) (ecp.StepResult, err
 
 // call pauses with the pending call, after the running steps asked for.
 func (c *calcECP) call(usage *ecp.Usage) ecp.StepResult {
-	thought := CalcThoughtMarker + " thinking"
+	thought := ThoughtMarker + " thinking"
 	if c.running < c.o.Running {
 		c.running++
 		return ecp.StepResult{Status: ecp.StatusRunning, PrivateThought: &thought, Usage: usage}
 	}
-	thought = CalcThoughtMarker + " calling calculator"
+	thought = ThoughtMarker + " calling calculator"
 	return ecp.StepResult{Status: ecp.StatusPaused, PrivateThought: &thought, ToolCalls: []ecp.ToolCall{*c.pending}, Usage: usage}
 }
 
@@ -115,7 +118,7 @@ func (c *calcECP) answer(input string, usage *ecp.Usage) (ecp.StepResult, error)
 }
 
 func done(text, thought string, usage *ecp.Usage) ecp.StepResult {
-	thought = CalcThoughtMarker + " " + thought
+	thought = ThoughtMarker + " " + thought
 	return ecp.StepResult{Status: ecp.StatusDone, PublicOutput: &text, PrivateThought: &thought, Usage: usage}
 }
 
