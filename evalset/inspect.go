@@ -155,7 +155,8 @@ func validateInspect(c *Case, path string, name pathNamer, p problems) {
 	}
 }
 
-// HasInspect reports whether any case of the sets has inspect assertions.
+// HasInspect reports whether any case of the sets has inspect assertions,
+// and returns the first such case with its set.
 func HasInspect(sets []*Set) (*Set, *Case, bool) {
 	for _, s := range sets {
 		for _, c := range s.Cases {
