@@ -312,8 +312,9 @@ func inspectMetric(c *result.CaseResult) *result.MetricResult {
 }
 
 // TestEvalSetInspectNeedsECP: inspect assertions, and an ECP config, are
-// refused against an A2A agent before anything is played, and a case's
-// A2A transport against an ECP agent.
+// refused against an A2A agent before anything is played, a case's A2A
+// transport against an ECP agent, and a command the service's operator
+// did not allow-list.
 func TestEvalSetInspectNeedsECP(t *testing.T) {
 	svc := evalSetService(t)
 	sets, err := evalset.Load(writeFiles(t, "inspect", inspectCases))
@@ -334,9 +335,14 @@ func TestEvalSetInspectNeedsECP(t *testing.T) {
 		{"ecp_config over A2A", skills.EvalSetRequest{AgentURL: "http://127.0.0.1:1", ECPConfig: map[string]any{}}, transport, "ecp_config is for ECP agents"},
 		{"transport over ECP", skills.EvalSetRequest{AgentURL: "ecp+stdio:true"}, transport, "transport grpc is an A2A binding"},
 		{"not a URL", skills.EvalSetRequest{AgentURL: "ftp://x"}, transport, "ecp+stdio:COMMAND"},
+		{"command not allow-listed", skills.EvalSetRequest{AgentURL: "ecp+stdio:python3 agent.py"}, sets, `launches no command "python3"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			svc := svc
+			if strings.Contains(tt.name, "allow-listed") {
+				svc = &skills.Service{Store: svc.Store, ECP: skills.ECPSettings{Commands: []string{"node"}}}
+			}
 			_, err := svc.PrepareEvalSets(t.Context(), tt.req, tt.sets)
 			var inv *skills.InvalidRequestError
 			if !errors.As(err, &inv) || !strings.Contains(err.Error(), tt.want) {
