@@ -62,6 +62,10 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzMetrics$$' -fuzztime=10s ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzReadTurn$$' -fuzztime=10s ./rollout/
 	$(GO) test -run='^$$' -fuzz='^FuzzJudgeReply$$' -fuzztime=10s ./scoring/metric/
+	$(GO) test -run='^$$' -fuzz='^FuzzInspectCheck$$' -fuzztime=10s ./evalset/
+	$(GO) test -run='^$$' -fuzz='^FuzzFrameReader$$' -fuzztime=10s ./ecp/
+	$(GO) test -run='^$$' -fuzz='^FuzzStepResult$$' -fuzztime=10s ./ecp/
+	$(GO) test -run='^$$' -fuzz='^FuzzSplitCommand$$' -fuzztime=10s ./ecp/
 
 FUZZTIME ?= 30s
 fuzz:
@@ -89,3 +93,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzJSONCriterion$$' -fuzztime=$(FUZZTIME) ./scoring/metric/
 	$(GO) test -run='^$$' -fuzz='^FuzzTextRegex$$' -fuzztime=$(FUZZTIME) ./scoring/metric/
 	$(GO) test -run='^$$' -fuzz='^FuzzJudgeReply$$' -fuzztime=$(FUZZTIME) ./scoring/metric/
+	$(GO) test -run='^$$' -fuzz='^FuzzInspectCheck$$' -fuzztime=$(FUZZTIME) ./evalset/
+	$(GO) test -run='^$$' -fuzz='^FuzzFrameReader$$' -fuzztime=$(FUZZTIME) ./ecp/
+	$(GO) test -run='^$$' -fuzz='^FuzzStepResult$$' -fuzztime=$(FUZZTIME) ./ecp/
+	$(GO) test -run='^$$' -fuzz='^FuzzSplitCommand$$' -fuzztime=$(FUZZTIME) ./ecp/
