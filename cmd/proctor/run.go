@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -365,20 +366,40 @@ func requestErr(err error) error {
 	return usageErr("%s", strings.Join(msgs, "; "))
 }
 
-// flagNames rewrites a violation that starts with a request field's name to
-// start with its flag instead ("num_trials 0: ..." -> "--num-trials 0: ...").
+// flagNames rewrites a violation in the command line's words: a leading
+// request field's name becomes its flag ("num_trials 0: ..." -> "--num-trials
+// 0: ..."), and so do field names with an underscore further on
+// ("user_model" -> "--user-model") and the phrases skills uses to name a
+// choice (user "llm" -> --user llm).
 func flagNames(v string) string {
 	name, rest, _ := strings.Cut(v, " ")
-	field := strings.TrimRight(name, ":")
-	if !requestFields[field] {
-		return v // not a field name
+	if field := strings.TrimRight(name, ":"); requestFields[field] {
+		v = flagFor(field) + strings.TrimPrefix(name, field) + " " + rest
 	}
+	v = fieldWord.ReplaceAllStringFunc(v, func(w string) string {
+		if requestFields[w] {
+			return flagFor(w)
+		}
+		return w
+	})
+	return requestPhrases.Replace(v)
+}
+
+// flagFor is the flag that sets a request field.
+func flagFor(field string) string {
 	flag := map[string]string{"agent_url": "agent", "headers": "header", "task_ids": "task-ids"}[field]
 	if flag == "" {
 		flag = strings.ReplaceAll(field, "_", "-")
 	}
-	return "--" + flag + strings.TrimPrefix(name, field) + " " + rest
+	return "--" + flag
 }
+
+// fieldWord matches a word that may be a request field named with an
+// underscore; requestPhrases are the phrases skills names choices with.
+var (
+	fieldWord      = regexp.MustCompile(`\b[a-z]+(?:_[a-z]+)+\b`)
+	requestPhrases = strings.NewReplacer(`user "llm"`, "--user llm", `domain "mock"`, "--domain mock")
+)
 
 // requestFields are the wire names of the fields of an evaluation request.
 var requestFields = func() map[string]bool {
