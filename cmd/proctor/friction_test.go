@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/proctor-eval/proctor/ecp"
+	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/internal/tau2test"
 )
 
@@ -51,5 +55,45 @@ func TestRefusalsNameTheFix(t *testing.T) {
 				t.Errorf("a refused command line created the database %s", db)
 			}
 		})
+	}
+}
+
+// TestResumeHintPastes interrupts a run whose database is given by a
+// relative path with a space in it, then runs the printed resume command
+// as a shell would split it, from another directory: it finishes the
+// evaluation.
+func TestResumeHintPastes(t *testing.T) {
+	t.Setenv("PROCTOR_DB", "")
+	t.Setenv("XDG_DATA_HOME", t.TempDir()) // a command that drops --db finds nothing
+	t.Chdir(t.TempDir())
+	if err := os.Mkdir("my results", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var interrupted atomic.Bool
+	srv := agenttest.Start(t, func(ctx context.Context, contextID, text string) string {
+		if !interrupted.Swap(true) {
+			cancel() // Ctrl-C as the first conversation starts
+		}
+		return agenttest.Sorry(ctx, contextID, text)
+	})
+	r := cliCtx(ctx, t, "run", "--agent", srv.URL, "--db", "my results/p.db", "--task-ids", "mock-01,mock-02", "--progress", "none")
+	if r.code != exitInterrupt {
+		t.Fatalf("exit %d, want %d\n%s", r.code, exitInterrupt, r.stderr)
+	}
+	_, line, ok := strings.Cut(r.stderr, "Finish with: ")
+	if !ok {
+		t.Fatalf("no resume command on stderr:\n%s", r.stderr)
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	args, err := ecp.SplitCommand(line)
+	if err != nil || len(args) < 2 || args[0] != "proctor" {
+		t.Fatalf("resume command %q does not split as a shell would: %v", line, err)
+	}
+	t.Chdir(t.TempDir())
+	resumed := mustCLI(t, exitOK, append(args[1:], "--format", "json")...)
+	if s := str(t, decodeObject(t, resumed.stdout), "status"); s != "completed" {
+		t.Errorf("the pasted command %q left the evaluation %s", line, s)
 	}
 }

@@ -305,7 +305,8 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 			return requestErr(err)
 		}
 	}
-	db, err := openWritableDB(ctx, f.dbPath, cmd.ErrOrStderr(), "see 'proctor results'; finish one with --resume ID")
+	resume := f.resumeCommand(cmd)
+	db, err := openWritableDB(ctx, f.dbPath, cmd.ErrOrStderr(), "see 'proctor results'; finish one with: "+resume("ID"))
 	if err != nil {
 		return failErr(err)
 	}
@@ -338,7 +339,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	}
 	fmt.Fprintf(errOut, "proctor: evaluation %s: %s on %s, %d tasks x %d trials (concurrency %d)\n",
 		eval.ID, report.AgentLabel(eval.Agent), onDomain, len(run.Tasks()), eval.Config.NumTrials, eval.Config.Concurrency)
-	eval, err = execute(cmd, run, output{f.out, f.format, f.progress, reg}, "kept. Finish with: proctor run --resume "+eval.ID)
+	eval, err = execute(cmd, run, output{f.out, f.format, f.progress, reg}, "kept. Finish with: "+resume(eval.ID))
 	if err != nil {
 		return err
 	}
@@ -349,6 +350,73 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 	return nil
+}
+
+// resumeCommand returns the command that finishes an evaluation, to print
+// for pasting: the database it is in (as an absolute path, so that it works
+// from any directory) and the flags whose values are not stored with it
+// (tau2-bench's data, the model API's URL), shell-quoted. Credentials are
+// never printed: flags that gave them are named, to be given again.
+func (f *runFlags) resumeCommand(cmd *cobra.Command) func(id string) string {
+	args := []string{"proctor", "run", "--resume", ""}
+	if p, err := dbPath(f.dbPath); err == nil {
+		args = append(args, "--db", absPath(p))
+	}
+	changed := cmd.Flags().Changed
+	if f.tau2Data != "" {
+		args = append(args, "--tau2-data", absPath(f.tau2Data))
+	}
+	for _, fl := range []struct {
+		name, value string
+	}{{"llm-base-url", f.llm.baseURL}, {"llm-prices", f.llm.priceTable}, {"api-key-header", f.apiKeyHeader}} {
+		if changed(fl.name) {
+			args = append(args, "--"+fl.name, fl.value)
+		}
+	}
+	var secret []string
+	for _, name := range []string{"header", "bearer-token", "api-key"} {
+		if changed(name) {
+			secret = append(secret, "--"+name)
+		}
+	}
+	return func(id string) string {
+		args[3] = id
+		quoted := make([]string, len(args))
+		for i, a := range args {
+			quoted[i] = shellQuote(a)
+		}
+		line := strings.Join(quoted, " ")
+		if len(secret) > 0 {
+			line += " (and your " + strings.Join(secret, ", ") + " again: their values are never stored)"
+		}
+		return line
+	}
+}
+
+// resumeLine is the command that resumes evaluation ID of the database
+// flag names, with nothing else.
+func resumeLine(dbFlag string) string {
+	line := "proctor run --resume ID"
+	if p, err := dbPath(dbFlag); err == nil {
+		line += " --db " + shellQuote(absPath(p))
+	}
+	return line
+}
+
+// absPath is path made absolute, or path itself when that fails.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // requestErr maps what skills.Service said to an exit: a bad request is a
