@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains/catalog"
@@ -159,10 +160,37 @@ func (f *runFlags) validate(cmd *cobra.Command) error {
 	if !slices.Contains([]string{"auto", "bar", "lines", "none"}, f.progress) {
 		errs = append(errs, fmt.Sprintf("--progress %q: want auto, bar, lines or none", f.progress))
 	}
+	if f.resume != "" {
+		if kept := keptOnResume(cmd); len(kept) > 0 {
+			errs = append(errs, fmt.Sprintf("%s: a resumed evaluation keeps its settings; drop them, or start a new evaluation with them",
+				strings.Join(kept, ", ")))
+		}
+	}
 	if len(errs) > 0 {
 		return usageErr("%s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// appliedOnResume are the run flags a resume uses: where and how to show
+// the result, and what is never stored with an evaluation (credentials,
+// the data and model API's location, the ceilings the operator sets).
+var appliedOnResume = []string{
+	"resume", "db", "format", "out", "progress", "fail-under", "concurrency", "max-response-bytes",
+	"header", "bearer-token", "api-key", "api-key-header", "tau2-data",
+	"llm-cassette", "llm-mode", "llm-base-url", "llm-prices", "llm-retries",
+}
+
+// keptOnResume lists the flags given with --resume that would change the
+// stored evaluation's settings, which a resume keeps.
+func keptOnResume(cmd *cobra.Command) []string {
+	var kept []string
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if !slices.Contains(appliedOnResume, fl.Name) {
+			kept = append(kept, "--"+fl.Name)
+		}
+	})
+	return kept
 }
 
 // executable is a prepared evaluation or rescore.
@@ -326,11 +354,6 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	defer run.Close()
 	eval := run.Evaluation()
 	if f.resume != "" {
-		for _, name := range []string{"domain", "split", "agent", "profile", "user", "num-trials", "num-tasks", "task-ids", "max-steps", "max-errors", "timeout", "request-timeout", "transport", "protocol", "streaming", "retries", "strict", "action-match", "user-model", "judge-model", "judge-samples", "temperature", "seed"} {
-			if cmd.Flags().Changed(name) {
-				fmt.Fprintf(errOut, "proctor: --%s ignored: a resumed evaluation keeps its original settings\n", name)
-			}
-		}
 		fmt.Fprintf(errOut, "proctor: resuming %s: %d simulations already done\n", eval.ID, run.Resumed())
 	}
 	onDomain := eval.Config.Domain
