@@ -83,7 +83,7 @@ func (s *Service) ListDomains() []DomainInfo {
 }
 
 // ResultsRequest is the get_results skill's parameters: one evaluation by
-// id (or unique id prefix), or a page of recent ones.
+// id (or short id: a unique prefix or suffix), or a page of recent ones.
 type ResultsRequest struct {
 	ID       string `json:"id,omitempty" validate:"omitempty,max=100"`
 	Domain   string `json:"domain,omitempty" validate:"omitempty,max=100"`

@@ -97,3 +97,36 @@ func TestResumeHintPastes(t *testing.T) {
 		t.Errorf("the pasted command %q left the evaluation %s", line, s)
 	}
 }
+
+// TestShortIDsOnTheCommandLine: evaluations made one after the other share
+// their first 8 characters; their last 8 name each of them in every command
+// that takes an id, and an ambiguous short id lists the candidates.
+func TestShortIDsOnTheCommandLine(t *testing.T) {
+	db := tempDB(t)
+	var ids []string
+	for range 3 {
+		ids = append(ids, evalID(t, "--db", db, "--task-ids", "mock-01"))
+	}
+	for _, id := range ids {
+		short := id[len(id)-8:]
+		if got := str(t, decodeObject(t, mustCLI(t, exitOK, "results", short, "--db", db, "--format", "json").stdout), "id"); got != id {
+			t.Errorf("results %s shows %s, want %s", short, got, id)
+		}
+		if r := mustCLI(t, exitUsage, "run", "--resume", short, "--db", db); !strings.Contains(r.stderr, id+" is already completed") {
+			t.Errorf("run --resume %s:\n%s", short, r.stderr)
+		}
+		rescored := decodeObject(t, mustCLI(t, exitOK, "rescore", short, "--db", db, "--format", "json").stdout)
+		if got := str(t, rescored, "rescored_from"); got != id {
+			t.Errorf("rescore %s scored %s, want %s", short, got, id)
+		}
+	}
+	if ids[0][:8] != ids[2][:8] {
+		return // made across a 65-second boundary of the id's clock
+	}
+	r := mustCLI(t, exitUsage, "results", ids[0][:8], "--db", db)
+	for _, id := range ids {
+		if !strings.Contains(r.stderr, id) {
+			t.Errorf("an ambiguous short id does not list %s:\n%s", id, r.stderr)
+		}
+	}
+}

@@ -32,10 +32,10 @@ func newResultsCmd() *cobra.Command {
 		Short: "List stored evaluations, or show one",
 		Example: `  proctor results
   proctor results --domain mock --limit 5
-  proctor results 01970d1c --format markdown
-  proctor results 01970d1c --format tau2 --out results.json
+  proctor results e88edbe3 --format markdown
+  proctor results e88edbe3 --format tau2 --out results.json
   proctor results --conformance
-  proctor results 01970e2a --format junit --out conformance.xml`,
+  proctor results 3b6f2e10 --format junit --out conformance.xml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()

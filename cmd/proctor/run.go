@@ -82,7 +82,7 @@ default), train or test (telecom also small and full).`,
 		Example: `  proctor run --domain mock --agent builtin
   proctor run --domain mock --agent http://localhost:9019 --num-trials 4 --concurrency 8
   proctor run --domain mock --agent http://localhost:9019 --task-ids mock-01,mock-02 --format json --out result.json
-  proctor run --resume 01970d1c`,
+  proctor run --resume e88edbe3`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runEvaluation(cmd, f) },
 	}
@@ -107,7 +107,7 @@ default), train or test (telecom also small and full).`,
 	fl.StringVar(&f.format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json)")
 	fl.StringVar(&f.out, "out", "", "write the result to this file instead of stdout")
 	fl.Float64Var(&f.failUnder, "fail-under", -1, "exit with status 3 when pass^1 is below this value (0..1)")
-	fl.StringVar(&f.resume, "resume", "", "finish the interrupted evaluation with this id (or unique id prefix)")
+	fl.StringVar(&f.resume, "resume", "", "finish the interrupted evaluation with this id (or short id: its last 8 characters, or a unique prefix)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress display on stderr: auto (a bar on a terminal), bar, lines, none")
 	fl.StringVar(&f.transport, "transport", "", "transport to use: jsonrpc, rest or grpc (default: the agent card's preference)")
 	fl.StringVar(&f.protocol, "protocol", "", "A2A protocol version to use: 1.0 or 0.3 (default: the agent card's preference)")
