@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/proctor-eval/proctor/domains/catalog"
+	"github.com/proctor-eval/proctor/domains/tau2/install"
 	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/internal/tau2test"
@@ -128,5 +131,43 @@ func TestShortIDsOnTheCommandLine(t *testing.T) {
 		if !strings.Contains(r.stderr, id) {
 			t.Errorf("an ambiguous short id does not list %s:\n%s", id, r.stderr)
 		}
+	}
+}
+
+// TestTau2InstallOffline: without access to the data's server, install
+// says what to do instead and leaves no empty data directory that the
+// commands would then take for an installation.
+func TestTau2InstallOffline(t *testing.T) {
+	noTau2Data(t)
+	def, err := install.DefaultDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	offline := "http://" + ln.Addr().String() + "/data/tau2/domains"
+	ln.Close() // nothing listens there now: connections are refused
+	r := mustCLI(t, exitFailure, "domains", "install", "tau2", "--base-url", offline)
+	for _, w := range []string{"nothing was changed", "--base-url URL", "--tau2-data DIR", catalog.EnvTau2Data + "=DIR"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr does not say %q:\n%s", w, r.stderr)
+		}
+	}
+	if _, err := os.Stat(def); err == nil {
+		t.Errorf("a failed install left %s behind", def)
+	}
+	if _, err := os.Stat(filepath.Dir(def)); err == nil {
+		t.Errorf("a failed install left %s behind", filepath.Dir(def))
+	}
+
+	// An empty data directory (as older proctors left) is no installation.
+	if err := os.MkdirAll(def, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := mustCLI(t, exitOK, "domains")
+	if strings.Contains(d.stdout, "airline") || !strings.Contains(d.stderr, "proctor domains install tau2") {
+		t.Errorf("domains with an empty data directory:\nstdout:\n%s\nstderr:\n%s", d.stdout, d.stderr)
 	}
 }

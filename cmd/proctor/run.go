@@ -224,6 +224,10 @@ func execute(cmd *cobra.Command, e executable, o output, next string) (*result.E
 		fmt.Fprintf(cmd.ErrOrStderr(), "proctor: interrupted; %d simulations %s\n", len(eval.Simulations), next)
 		return nil, &exitError{code: exitInterrupt, err: errors.New("interrupted")}
 	}
+	if eval.Status == result.StatusFailed {
+		fmt.Fprintf(cmd.ErrOrStderr(), "proctor: evaluation %s failed: %s\n", eval.ID, eval.Error)
+		return nil, &exitError{code: exitNoOutcome, err: errors.New(eval.Error)}
+	}
 	return eval, nil
 }
 
