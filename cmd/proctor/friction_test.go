@@ -171,3 +171,52 @@ func TestTau2InstallOffline(t *testing.T) {
 		t.Errorf("domains with an empty data directory:\nstdout:\n%s\nstderr:\n%s", d.stdout, d.stderr)
 	}
 }
+
+// TestCommandLineManners: --version, suggestions for mistyped flags, help
+// that shows no sentinel defaults and lists every format, and commands
+// that write saying where.
+func TestCommandLineManners(t *testing.T) {
+	if r := mustCLI(t, exitOK, "--version"); !strings.HasPrefix(r.stdout, "proctor ") || !strings.Contains(r.stdout, "go1.") {
+		t.Errorf("--version: %q", r.stdout)
+	}
+	typos := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--domian", "mock"}, "did you mean --domain?"},
+		{[]string{"run", "--trials", "3"}, "did you mean --num-trials?"},
+		{[]string{"run", "--concurency=2"}, "did you mean --concurrency?"},
+		{[]string{"results", "--limt", "3"}, "did you mean --limit?"},
+		{[]string{"rescore", "x", "--stirct"}, "did you mean --strict?"},
+	}
+	for _, tc := range typos {
+		r := mustCLI(t, exitUsage, tc.args...)
+		if !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: stderr does not say %q:\n%s", tc.args, tc.want, r.stderr)
+		}
+	}
+	if r := mustCLI(t, exitUsage, "run", "--zzzzzzzz"); strings.Contains(r.stderr, "did you mean") {
+		t.Errorf("a flag far from every other got a suggestion:\n%s", r.stderr)
+	}
+
+	help := mustCLI(t, exitOK, "run", "--help").stdout
+	for _, line := range strings.Split(help, "\n") {
+		if strings.Contains(line, "--fail-under") && strings.Contains(line, "(default -1)") {
+			t.Errorf("--fail-under help shows its sentinel: %s", line)
+		}
+	}
+	if r := mustCLI(t, exitUsage, "run", "--fail-under", "x"); !strings.Contains(r.stderr, "--fail-under") {
+		t.Errorf("--fail-under x: %s", r.stderr)
+	}
+	for _, line := range strings.Split(mustCLI(t, exitOK, "results", "--help").stdout, "\n") {
+		if strings.Contains(line, "--format string") && !strings.Contains(line, "junit") {
+			t.Errorf("results --format help does not list junit: %s", line)
+		}
+	}
+
+	db := tempDB(t)
+	r := mustCLI(t, exitOK, "run", "--db", db, "--task-ids", "mock-01")
+	if !strings.Contains(r.stderr, "results database "+db) {
+		t.Errorf("run does not say where it stores the result:\n%s", r.stderr)
+	}
+}

@@ -96,7 +96,9 @@ Quick start (no API keys, nothing to start by hand):
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
+	root.Version = version()
+	root.SetVersionTemplate("proctor {{.Version}}\n")
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newRunCmd(), newRescoreCmd(), newResultsCmd(), newDomainsCmd(), newRefagentCmd(), newServeCmd(), newHealthcheckCmd())
 	root.AddCommand(newConformanceCmd(), newEvalSetCmd())
 	return root

@@ -124,7 +124,7 @@ func newResultsCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
-	fl.StringVar(&format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json; one evaluation)")
+	fl.StringVar(&format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json; one evaluation), junit (one conformance report or eval-set run)")
 	fl.StringVar(&out, "out", "", "write the evaluation to this file instead of stdout")
 	fl.StringVar(&domain, "domain", "", "list only evaluations of this domain")
 	fl.StringVar(&agent, "agent-url", "", `list only evaluations of this agent (its URL, card URL, or "builtin")`)

@@ -49,7 +49,7 @@ type runFlags struct {
 	timeout, requestTimeout      time.Duration
 	concurrency                  int
 	dbPath, format, out          string
-	failUnder                    float64
+	failUnder                    optionalFloat
 	resume                       string
 	progress                     string
 	transport, protocol          string
@@ -106,7 +106,7 @@ default), train or test (telecom also small and full).`,
 	fl.StringVar(&f.dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json)")
 	fl.StringVar(&f.out, "out", "", "write the result to this file instead of stdout")
-	fl.Float64Var(&f.failUnder, "fail-under", -1, "exit with status 3 when pass^1 is below this value (0..1)")
+	fl.Var(&f.failUnder, "fail-under", "exit with status 3 when pass^1 is below this value (0..1; default: never)")
 	fl.StringVar(&f.resume, "resume", "", "finish the interrupted evaluation with this id (or short id: its last 8 characters, or a unique prefix)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress display on stderr: auto (a bar on a terminal), bar, lines, none")
 	fl.StringVar(&f.transport, "transport", "", "transport to use: jsonrpc, rest or grpc (default: the agent card's preference)")
@@ -145,8 +145,8 @@ func (f *runFlags) validate(cmd *cobra.Command) error {
 	if f.timeout <= 0 || f.requestTimeout <= 0 {
 		errs = append(errs, "--timeout and --request-timeout must be positive")
 	}
-	if f.failUnder != -1 && (f.failUnder < 0 || f.failUnder > 1) {
-		errs = append(errs, fmt.Sprintf("--fail-under %v: want a value in 0..1", f.failUnder))
+	if v := f.failUnder.value; f.failUnder.set && (v < 0 || v > 1 || math.IsNaN(v)) {
+		errs = append(errs, fmt.Sprintf("--fail-under %v: want a value in 0..1", v))
 	}
 	if f.user == skills.UserLLM && f.llm.userModel == "" && f.resume == "" {
 		errs = append(errs, "--user llm needs --user-model, e.g. --user-model openai:gpt-4.1 (the key comes from OPENAI_API_KEY)")
@@ -370,9 +370,9 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.failUnder >= 0 {
-		if p1 := eval.Summary.PassHatK["1"]; p1 < f.failUnder {
-			fmt.Fprintf(errOut, "proctor: pass^1 %.3f is below --fail-under %.3f\n", p1, f.failUnder)
+	if f.failUnder.set {
+		if p1 := eval.Summary.PassHatK["1"]; p1 < f.failUnder.value {
+			fmt.Fprintf(errOut, "proctor: pass^1 %.3f is below --fail-under %.3f\n", p1, f.failUnder.value)
 			return &exitError{code: exitFailUnder, err: errors.New("below --fail-under")}
 		}
 	}
@@ -525,10 +525,15 @@ func flattenHeaders(h http.Header) map[string]string {
 // was left by one that stopped: it is marked interrupted, and hint tells the
 // user what to do about it.
 func openWritableDB(ctx context.Context, path string, errOut io.Writer, hint string) (*store.DB, error) {
-	db, err := openDB(path)
+	path, err := dbPath(path)
 	if err != nil {
 		return nil, err
 	}
+	db, err := store.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(errOut, "proctor: results database %s\n", absPath(path))
 	n, err := db.MarkInterrupted(ctx, string(result.StatusRunning), string(result.StatusInterrupted))
 	if err != nil {
 		_ = db.Close()
