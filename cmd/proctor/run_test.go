@@ -495,7 +495,7 @@ func TestRunOutFile(t *testing.T) {
 
 func TestMarkdownListsFailures(t *testing.T) {
 	srv := agenttest.StatusAgent(t, 503)
-	r := mustCLI(t, exitOK, "run", "--agent", srv.URL, "--db", tempDB(t), "--task-ids", "mock-01", "--format", "markdown")
+	r := mustCLI(t, exitNoOutcome, "run", "--agent", srv.URL, "--db", tempDB(t), "--task-ids", "mock-01", "--format", "markdown")
 	for _, w := range []string{"### Failed simulations", "mock-01#0", "agent_error", "503"} {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("markdown has no %q:\n%s", w, r.stdout)
