@@ -228,8 +228,9 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("wall %v; heap base %.1f MiB, peak +%.1f MiB, after +%.1f MiB; %.1f MiB allocated",
-				wall.Round(time.Millisecond), mib(heap.base), mib(heap.over(heap.peak)), mib(heap.over(heap.after)), mib(heap.allocs))
+			t.Logf("wall %v (bound %v); heap base %.1f MiB, peak +%.1f MiB (bound +%.0f MiB), after +%.1f MiB; %.1f MiB allocated",
+				wall.Round(time.Millisecond), tc.maxWall, mib(heap.base), mib(heap.over(heap.peak)), mib(tc.maxHeap),
+				mib(heap.over(heap.after)), mib(heap.allocs))
 
 			// Every simulation ends as an agent_error: an evaluation that
 			// measured nothing is failed, saying so.
