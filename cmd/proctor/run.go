@@ -525,15 +525,13 @@ func flattenHeaders(h http.Header) map[string]string {
 // was left by one that stopped: it is marked interrupted, and hint tells the
 // user what to do about it.
 func openWritableDB(ctx context.Context, path string, errOut io.Writer, hint string) (*store.DB, error) {
-	path, err := dbPath(path)
+	db, err := openDB(path)
 	if err != nil {
 		return nil, err
 	}
-	db, err := store.Open(path)
-	if err != nil {
-		return nil, err
+	if p, err := dbPath(path); err == nil {
+		fmt.Fprintf(errOut, "proctor: results database %s\n", absPath(p))
 	}
-	fmt.Fprintf(errOut, "proctor: results database %s\n", absPath(path))
 	n, err := db.MarkInterrupted(ctx, string(result.StatusRunning), string(result.StatusInterrupted))
 	if err != nil {
 		_ = db.Close()
