@@ -65,7 +65,7 @@ func TestBaseline(t *testing.T) {
 			e.Summary.NumTasks = 4
 			e.Summary.DoNothingBaseline = &result.Baseline{AvgReward: 0.25, PassHat1: 0.25}
 			e.Summary.VacuousTasks = []string{"t1"}
-		}, []string{"do-nothing baseline", line, "vacuous tasks"}, []string{"strict"}},
+		}, []string{"do-nothing baseline", line, "1 vacuous task: t1"}, []string{"strict"}},
 		{"none vacuous", func(e *result.Evaluation) {
 			e.Summary.DoNothingBaseline = &result.Baseline{}
 			e.Summary.VacuousTasks = []string{}

@@ -20,6 +20,7 @@ import (
 	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/catalog"
+	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/llm"
@@ -576,17 +577,20 @@ func scriptless(domain string, tasks []*domains.Task) error {
 		return nil
 	case len(tasks) == 1:
 		return invalid("domain %s: the scripted user cannot play task %s: it has no script (it describes its user for an LLM to act out); "+
-			"it needs the LLM user simulator", domain, tasks[0].ID)
+			"it needs the LLM user simulator: %s", domain, tasks[0].ID, llmUserFix)
 	case len(missing) == len(tasks):
 		return invalid("domain %s: the scripted user cannot play these tasks: none of the %d has a script (they describe their user "+
-			"for an LLM to act out); they need the LLM user simulator", domain, len(tasks))
+			"for an LLM to act out); they need the LLM user simulator: %s", domain, len(tasks), llmUserFix)
 	}
 	if len(missing) > 10 {
 		missing = append(missing[:10], fmt.Sprintf("and %d more", len(missing)-10))
 	}
-	return invalid("domain %s: the scripted user cannot play tasks without a script (%s); they need the LLM user simulator, "+
-		"or leave them out with task_ids", domain, strings.Join(missing, ", "))
+	return invalid("domain %s: the scripted user cannot play tasks without a script (%s); they need the LLM user simulator (%s), "+
+		"or leave them out with task_ids", domain, strings.Join(missing, ", "), llmUserFix)
 }
+
+// llmUserFix names the request fields that choose the LLM user simulator.
+const llmUserFix = `user "llm" with user_model PROVIDER:MODEL, e.g. openai:gpt-4.1`
 
 // splitNote names a split after a domain's name in messages.
 func splitNote(split string) string {
@@ -604,8 +608,39 @@ func taskIDs(tasks []*domains.Task) []string {
 	return ids
 }
 
+// builtinPlays refuses the built-in agent on a domain it has no rules for,
+// naming what to do instead: it would fail every simulation otherwise.
+func builtinPlays(d *domains.Domain) error {
+	if err := refagent.Supports(d); err != nil {
+		return invalid("agent_url %q: proctor's reference agent plays only the %s domain, not %s: "+
+			"give agent_url your agent's URL, or evaluate domain %q", BuiltinAgent, mock.Name, d.Name, mock.Name)
+	}
+	return nil
+}
+
+// joinInvalid puts the violations of two request errors (either may be nil)
+// in one, so that a command line hears of every fix at once; an error that
+// is not about the request wins.
+func joinInvalid(a, b error) error {
+	var all InvalidRequestError
+	for _, err := range []error{a, b} {
+		var inv *InvalidRequestError
+		switch {
+		case err == nil:
+		case errors.As(err, &inv):
+			all.Violations = append(all.Violations, inv.Violations...)
+		default:
+			return err
+		}
+	}
+	return &all
+}
+
 // startBuiltin serves the reference agent on a loopback port until ctx ends.
 func startBuiltin(ctx context.Context, d *domains.Domain) (string, error) {
+	if err := builtinPlays(d); err != nil {
+		return "", err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", fmt.Errorf("start the built-in agent: %w", err)
@@ -639,9 +674,15 @@ func (s *Service) Check(req EvaluationRequest) error {
 		Domain: r.Domain, Split: r.Split, User: r.User, TaskIDs: r.TaskIDs, NumTasks: r.NumTasks,
 		ShardIndex: r.ShardIndex, NumShards: r.NumShards, UserModel: userModel, JudgeModel: judgeModel,
 	}
+	var refused error
+	if r.AgentURL == BuiltinAgent {
+		if d, _, err := s.domain(r.Domain, r.Split); err == nil {
+			refused = builtinPlays(d)
+		}
+	}
 	_, tasks, _, err := s.resolveTasks(cfg)
-	if err != nil {
-		return err
+	if err != nil || refused != nil {
+		return joinInvalid(refused, err)
 	}
 	// Models are made, not called: a missing key or an unknown provider
 	// shows here.
