@@ -180,6 +180,9 @@ func TestTau2TerminationReasons(t *testing.T) {
 		{string(result.TermAgentError), "agent_error", true},
 		{string(result.TermUserError), "user_error", true},
 		{string(result.TermInfrastructure), "infrastructure_error", true},
+		{string(result.TermContextOverflow), "context_window_exceeded", true},
+		{string(result.TermSafetyViolation), "agent_error", false},
+		{string(result.TermCapabilityMissing), "agent_error", false},
 		{"something_new", "unexpected_error", false},
 	} {
 		got, known := Tau2TerminationReason(c.proctor)
@@ -193,8 +196,12 @@ func TestTau2TerminationReasons(t *testing.T) {
 		if s.TerminationReason != c.tau2 {
 			t.Errorf("%s: rendered %s", c.proctor, s.TerminationReason)
 		}
-		if _, kept := s.Info["proctor_termination_reason"]; kept == c.known {
-			t.Errorf("%s: proctor's reason kept in info: %v", c.proctor, kept)
+		if kept, ok := s.Info["proctor_termination_reason"]; ok == c.known || (ok && kept != result.TerminationReason(c.proctor)) {
+			t.Errorf("%s: proctor's reason in info: %v (%v)", c.proctor, kept, ok)
+		}
+		// tau2's model loads the export: the reason is one of its enum.
+		if _, err := tau2model.Decode(tau2Render(t, eval, nil)); err != nil {
+			t.Errorf("%s: tau2 would not load the export: %v", c.proctor, err)
 		}
 	}
 }
