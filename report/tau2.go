@@ -31,7 +31,8 @@ package report
 //	                                  {env_assertion, met, reward};
 //	                                  reward_basis, reward_breakdown; info holds what tau2 has no field for
 //	                                  (note, added_by_strict, do_nothing_passes, env_unchecked, db hashes,
-//	                                  action_match "exact" when ACTION was matched proctor's way, not tau2's)
+//	                                  action_match "exact" when ACTION was matched proctor's way, not tau2's,
+//	                                  policy_violations: the calls an ECP agent's allow_tools refused)
 //	simulations[].messages            Messages: role, content (null when empty), tool_calls [{id, name, arguments,
 //	                                  requestor}], turn_idx (Message.Turn, the message's index), timestamp null
 //	                                  (proctor does not time messages); tool messages are {id, role, content,
@@ -404,6 +405,9 @@ func tau2RewardExtras(ri result.RewardInfo, match result.ActionMatch) map[string
 	}
 	if match == result.ActionMatchExact && len(ri.ActionChecks) > 0 {
 		info["action_match"] = string(match)
+	}
+	if len(ri.PolicyViolations) > 0 {
+		info["policy_violations"] = ri.PolicyViolations
 	}
 	if len(info) == 0 {
 		return nil

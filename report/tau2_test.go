@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -203,6 +204,24 @@ func TestTau2TerminationReasons(t *testing.T) {
 		if _, err := tau2model.Decode(tau2Render(t, eval, nil)); err != nil {
 			t.Errorf("%s: tau2 would not load the export: %v", c.proctor, err)
 		}
+	}
+}
+
+// TestTau2PolicyViolations: the calls an ECP agent's manifest refused go
+// to reward_info.info, which tau2 loads.
+func TestTau2PolicyViolations(t *testing.T) {
+	eval := tau2SampleEval()
+	want := []result.PolicyViolation{{Tool: "delete_task", CallID: "c9", Turn: 2}}
+	eval.Simulations[1].RewardInfo.PolicyViolations = want
+	r := NewTau2Results(eval, nil)
+	if got := r.Simulations[1].RewardInfo.Info["policy_violations"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("reward_info.info.policy_violations = %v, want %v", got, want)
+	}
+	if _, ok := r.Simulations[0].RewardInfo.Info["policy_violations"]; ok {
+		t.Error("policy_violations on a simulation without any")
+	}
+	if _, err := tau2model.Decode(tau2Render(t, eval, nil)); err != nil {
+		t.Errorf("tau2 would not load the export: %v", err)
 	}
 }
 

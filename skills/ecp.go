@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/rollout"
 )
 
 // ECPSettings say which ECP agents a Service may reach and how.
@@ -44,7 +46,13 @@ func (s *Service) checkECP(req EvaluationRequest) error {
 		if req.ECPConfig != nil && req.Resume == "" {
 			return invalid("ecp_config is for ECP agents (agent_url ecp+stdio:... or ecp+ws://...)")
 		}
+		if req.ECPAllowTools != nil && req.Resume == "" {
+			return invalid("ecp_allow_tools is for ECP agents (agent_url ecp+stdio:... or ecp+ws://...)")
+		}
 		return nil
+	}
+	if _, err := allowTools(req); err != nil {
+		return err
 	}
 	t, err := ecp.ParseTarget(req.AgentURL)
 	if err != nil {
@@ -55,6 +63,44 @@ func (s *Service) checkECP(req EvaluationRequest) error {
 	}
 	if _, err := resolveECPConfig(req.ECPConfig, s.ECP.Env); err != nil {
 		return invalid("ecp_config: %v", err)
+	}
+	return nil
+}
+
+// allowToolsKey is the manifest of permissions' key in ecp_config.
+const allowToolsKey = "allow_tools"
+
+// allowTools is a request's manifest of permissions: ecp_allow_tools when
+// given, else ecp_config's allow_tools (a list of tool names), else nil
+// (every tool allowed).
+func allowTools(req EvaluationRequest) ([]string, error) {
+	if req.ECPAllowTools != nil {
+		return req.ECPAllowTools, nil
+	}
+	v, ok := req.ECPConfig[allowToolsKey]
+	if !ok {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, invalid("ecp_config.allow_tools: want a list of tool names")
+	}
+	names := make([]string, 0, len(list))
+	for _, e := range list {
+		name, ok := e.(string)
+		if !ok || name == "" || len(name) > 200 {
+			return nil, invalid("ecp_config.allow_tools: want a list of tool names, found %s", truncate(fmt.Sprint(e), 60))
+		}
+		names = append(names, name)
+	}
+	return names, nil
+}
+
+// checkAllowTools checks a manifest of permissions against the domain's
+// tools.
+func checkAllowTools(d *domains.Domain, names []string) error {
+	if err := rollout.CheckToolNames(d, names); err != nil {
+		return invalid("ecp_allow_tools: %v", err)
 	}
 	return nil
 }
@@ -125,6 +171,10 @@ func (s *Service) connectECP(ctx context.Context, run *Run, cfg result.Config) e
 	config, err := resolveECPConfig(cfg.ECPConfig, s.ECP.Env)
 	if err != nil {
 		return invalid("ecp_config: %v", err)
+	}
+	if cfg.ECPAllowTools != nil {
+		// The agent is told its permissions, whichever way they were given.
+		config[allowToolsKey] = cfg.ECPAllowTools
 	}
 	if cfg.MaxResponseBytes == 0 || cfg.MaxResponseBytes > s.maxResponse() {
 		cfg.MaxResponseBytes = s.maxResponse()

@@ -261,6 +261,9 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 		return nil, err
 	}
 	eval.Config.Split = split
+	if err := checkAllowTools(domain, cfg.ECPAllowTools); err != nil {
+		return nil, err
+	}
 	profile, err := translation.ProfileByName(translation.ProfileName(cfg.Profile))
 	if err != nil {
 		return nil, invalid("profile: %v", err)
@@ -282,10 +285,15 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	}
 	eval.Config.TaskIDs = taskIDs(tasks) // a resume runs exactly these
 	run.eval, run.tasks = eval, tasks
+	sim, err := rollout.NewSimulator(domain, profile, rollout.Limits{
+		MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
+	}).WithAllowedTools(cfg.ECPAllowTools)
+	if err != nil { // checked above
+		run.Close()
+		return nil, invalid("ecp_allow_tools: %v", err)
+	}
 	run.runner = &evaluation.Runner{
-		Simulator: rollout.NewSimulator(domain, profile, rollout.Limits{
-			MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
-		}),
+		Simulator:   sim,
 		Scorer:      scoring.NewScorer(domain, cfg.Strict).WithActionMatch(cfg.ActionMatch).WithJudge(judge),
 		Agent:       agent,
 		Users:       users,
@@ -315,6 +323,10 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 	}
 	r := req.withDefaults()
 	userModel, judgeModel := s.modelSpecs(r)
+	allow, err := allowTools(r)
+	if err != nil {
+		return nil, err
+	}
 	return evaluation.NewEvaluation(store.NewID(), result.Config{
 		Domain: r.Domain, Split: r.Split, Agent: r.AgentURL, Profile: r.Profile, User: r.User, Strict: r.Strict,
 		ActionMatch: r.ActionMatch.OrDefault(),
@@ -324,7 +336,7 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 		Timeout: r.Timeout, RequestTimeout: r.RequestTimeout,
 		Transport: r.Transport, Protocol: r.Protocol, Streaming: r.Streaming, Retries: *r.Retries,
 		MaxResponseBytes: r.MaxResponseBytes, ShardIndex: r.ShardIndex, NumShards: r.NumShards,
-		ECPConfig: r.ECPConfig,
+		ECPConfig: r.ECPConfig, ECPAllowTools: allow,
 	}, result.AgentInfo{}), nil
 }
 
@@ -639,9 +651,18 @@ func (s *Service) Check(req EvaluationRequest) error {
 		Domain: r.Domain, Split: r.Split, User: r.User, TaskIDs: r.TaskIDs, NumTasks: r.NumTasks,
 		ShardIndex: r.ShardIndex, NumShards: r.NumShards, UserModel: userModel, JudgeModel: judgeModel,
 	}
-	_, tasks, _, err := s.resolveTasks(cfg)
+	domain, tasks, _, err := s.resolveTasks(cfg)
 	if err != nil {
 		return err
+	}
+	if ecp.IsTarget(r.AgentURL) {
+		allow, err := allowTools(r)
+		if err != nil {
+			return err
+		}
+		if err := checkAllowTools(domain, allow); err != nil {
+			return err
+		}
 	}
 	// Models are made, not called: a missing key or an unknown provider
 	// shows here.

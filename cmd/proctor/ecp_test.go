@@ -191,3 +191,26 @@ func processRunning(pid int) bool {
 	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	return len(fields) > 0 && fields[0] != "Z"
 }
+
+// TestECPAllowToolsCLI checks --ecp-allow-tools: a name the domain lacks
+// is a usage error that lists the domain's tools; the flag overrides the
+// --ecp-config file's allow_tools, and a refused call shows in the table
+// as a policy violation.
+func TestECPAllowToolsCLI(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "p.db")
+	r := cli(t, "run", "--domain", "mock", "--agent", "ecp+stdio:true", "--ecp-allow-tools", "list_tasks,drop_table", "--db", db)
+	if r.code != exitUsage || !strings.Contains(r.stderr, `no tool "drop_table" in domain mock; its tools are find_user_by_email, get_user, list_tasks`) {
+		t.Errorf("exit %d, stderr %q: want a usage error listing the domain's tools", r.code, r.stderr)
+	}
+	cfg := filepath.Join(dir, "agent.yaml")
+	if err := os.WriteFile(cfg, []byte("allow_tools: [find_user_by_email, create_task]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := buildProctor(t)
+	r = mustCLI(t, 0, "run", "--domain", "mock", "--agent", "ecp+stdio:'"+bin+"' agent --ecp", "--task-ids", "mock-02",
+		"--ecp-config", cfg, "--ecp-allow-tools", "find_user_by_email,list_tasks", "--db", db, "--progress", "none")
+	if !strings.Contains(r.stdout, "policy violations") || !strings.Contains(r.stdout, "1 in 1 simulations: create_task 1") {
+		t.Errorf("table without the policy violation:\n%s", r.stdout)
+	}
+}

@@ -60,6 +60,7 @@ type runFlags struct {
 	bearerToken                  string
 	apiKey, apiKeyHeader         string
 	ecpConfig                    string
+	ecpAllowTools                []string
 	llm                          llmFlags
 }
 
@@ -112,6 +113,7 @@ default), train or test (telecom also small and full).`,
 	fl.StringVar(&f.streaming, "streaming", string(a2aclient.StreamingAuto), "stream replies: auto (when the card says the agent can), on, off")
 	fl.IntVar(&f.retries, "retries", a2aclient.DefaultRetries, "retries of a request that failed transiently (refused, reset, 502/503/504, gRPC UNAVAILABLE)")
 	fl.StringVar(&f.ecpConfig, "ecp-config", "", `JSON or YAML file passed to an ECP agent's agent/initialize as its config; write secrets as {"$env": "NAME"}`)
+	fl.StringSliceVar(&f.ecpAllowTools, "ecp-allow-tools", nil, "the only domain tools an ECP agent may call (comma-separated; overrides allow_tools in --ecp-config); other calls are refused and counted as policy violations")
 	fl.Int64Var(&f.maxResponse, "max-response-bytes", a2aclient.DefaultMaxResponseBytes, "largest reply accepted from the agent")
 	fl.StringArrayVar(&f.headers, "header", nil, "extra request header K=V for the agent (repeatable); values are never stored")
 	fl.StringVar(&f.bearerToken, "bearer-token", "", "send 'Authorization: Bearer T' to the agent (or set "+envBearerToken+")")
@@ -290,6 +292,9 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		MaxResponseBytes: f.maxResponse, Headers: flattenHeaders(headers), Resume: f.resume,
 		UserModel: f.llm.userModel, JudgeModel: f.llm.judgeModel, JudgeSamples: f.llm.judgeSamples,
 		Temperature: f.llm.temperaturePtr(cmd), Seed: f.llm.seedPtr(cmd),
+	}
+	if cmd.Flags().Changed("ecp-allow-tools") {
+		req.ECPAllowTools = append([]string{}, f.ecpAllowTools...) // given empty: no tool
 	}
 	if f.resume != "" {
 		req.AgentURL = ""
