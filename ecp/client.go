@@ -29,9 +29,11 @@ type Options struct {
 	Framing Framing
 	// Config is agent/initialize's config.
 	Config map[string]any
-	// StderrLog, when set, receives everything a stdio agent writes to
-	// its stderr (a chunk at a time, from one goroutine per agent).
-	StderrLog func([]byte)
+	// Stderr, when set, receives what a stdio agent writes to its stderr,
+	// line by line and bounded (MaxStderrLine, MaxStderrLogged), from one
+	// goroutine per agent. Whether or not it is set, the last 16 KiB are
+	// kept, and a failed call's error quotes their end.
+	Stderr func(StderrLine)
 	// Dir and Env are a stdio agent's working directory and environment
 	// (nil: proctor's own).
 	Dir string
@@ -132,6 +134,15 @@ func (c *Client) PID() int {
 		return p.pid()
 	}
 	return 0
+}
+
+// SetSimulation labels the agent's stderr lines, from now on, with the id
+// of the simulation it serves ("" for none). A WebSocket agent has no
+// stderr.
+func (c *Client) SetSimulation(id string) {
+	if t, ok := c.t.(interface{ setSimulation(string) }); ok {
+		t.setSimulation(id)
+	}
 }
 
 // LastCallBytes returns the JSON bytes sent and received by the latest

@@ -33,8 +33,10 @@ type ECPSettings struct {
 	// DenyPrivateTargets refuses ecp+ws:// agents at loopback, private
 	// and link-local addresses.
 	DenyPrivateTargets bool
-	// Stderr, when set, receives what stdio agents write to stderr.
-	Stderr func([]byte)
+	// Stderr, when set, receives what stdio agents write to stderr, line
+	// by line and bounded (see ecp.Options.Stderr), with the id of the
+	// evaluation the agent serves.
+	Stderr func(evaluationID string, line ecp.StderrLine)
 }
 
 // envRefKey is the key of an environment reference in ecp_config.
@@ -163,7 +165,7 @@ func cmpPath(p string) string {
 
 // connectECP starts (or dials) one ECP agent to check it answers, and
 // keeps it in the run's pool, which the simulations draw from.
-func (s *Service) connectECP(ctx context.Context, run *Run, cfg result.Config) error {
+func (s *Service) connectECP(ctx context.Context, run *Run, evalID string, cfg result.Config) error {
 	t, err := ecp.ParseTarget(cfg.Agent)
 	if err != nil {
 		return invalid("agent_url %q: %v", truncate(cfg.Agent, 100), err)
@@ -181,7 +183,7 @@ func (s *Service) connectECP(ctx context.Context, run *Run, cfg result.Config) e
 	}
 	pool := ecp.NewPool(t, ecp.Options{
 		RequestTimeout: time.Duration(cfg.RequestTimeout), MaxResponseBytes: cfg.MaxResponseBytes,
-		Config: config, StderrLog: s.ECP.Stderr, DenyPrivateTargets: s.ECP.DenyPrivateTargets,
+		Config: config, Stderr: s.agentStderr(evalID), DenyPrivateTargets: s.ECP.DenyPrivateTargets,
 	})
 	info, err := pool.Warm(ctx)
 	if err != nil {
@@ -193,6 +195,16 @@ func (s *Service) connectECP(ctx context.Context, run *Run, cfg result.Config) e
 	}
 	run.ecpPool, run.ecpInfo = pool, info
 	return nil
+}
+
+// agentStderr is where the stdio agents of evaluation id write their
+// stderr lines: the service's log, if it keeps one.
+func (s *Service) agentStderr(id string) func(ecp.StderrLine) {
+	if s.ECP.Stderr == nil {
+		return nil
+	}
+	log := s.ECP.Stderr
+	return func(l ecp.StderrLine) { log(id, l) }
 }
 
 // ecpAgentInfo describes an ECP agent as its initialize result says.

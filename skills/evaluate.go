@@ -274,7 +274,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	}
 	headers := req.header()
 	eval.Config.HeaderNames = slices.Sorted(maps.Keys(headers))
-	if err := s.connect(ctx, run, domain, cfg, headers); err != nil {
+	if err := s.connect(ctx, run, domain, eval.ID, cfg, headers); err != nil {
 		return nil, err
 	}
 	var agent rollout.Agent
@@ -342,9 +342,9 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 
 // connect reaches the agent under evaluation, starting the built-in one
 // first when it is asked for, and keeps the connection in run.
-func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain, cfg result.Config, headers http.Header) error {
+func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain, evalID string, cfg result.Config, headers http.Header) error {
 	if ecp.IsTarget(cfg.Agent) {
-		return s.connectECP(ctx, run, cfg)
+		return s.connectECP(ctx, run, evalID, cfg)
 	}
 	target := cfg.Agent
 	if cfg.Agent == BuiltinAgent {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/internal/llmtest"
 	"github.com/proctor-eval/proctor/refagent"
 	"github.com/proctor-eval/proctor/result"
@@ -212,5 +214,44 @@ func TestECPAllowToolsCLI(t *testing.T) {
 		"--ecp-config", cfg, "--ecp-allow-tools", "find_user_by_email,list_tasks", "--db", db, "--progress", "none")
 	if !strings.Contains(r.stdout, "policy violations") || !strings.Contains(r.stdout, "1 in 1 simulations: create_task 1") {
 		t.Errorf("table without the policy violation:\n%s", r.stdout)
+	}
+}
+
+// TestECPStderrLog checks --ecp-stderr: a stdio agent's stderr lines go
+// to proctor's stderr by default, or to a file, labelled with the agent's
+// pid; the error of an agent that dies quotes its stderr either way.
+func TestECPStderrLog(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "p.db")
+	agent := `ecp+stdio:sh -c 'echo "agent: no model key, bye" >&2; exit 2'`
+	r := cli(t, "run", "--domain", "mock", "--agent", agent, "--db", db, "--progress", "none")
+	if r.code == 0 || !regexp.MustCompile(`(?m)^ecp agent \[pid \d+\]: agent: no model key, bye$`).MatchString(r.stderr) {
+		t.Errorf("exit %d, stderr:\n%s\nwant a failure with the agent's line in proctor's log", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "exited with status 2; stderr: agent: no model key, bye") {
+		t.Errorf("stderr:\n%s\nwant the agent's error to quote its stderr", r.stderr)
+	}
+	logFile := filepath.Join(dir, "agents.log")
+	r = cli(t, "run", "--domain", "mock", "--agent", agent, "--db", db, "--progress", "none", "--ecp-stderr", logFile)
+	if strings.Contains(r.stderr, "ecp agent [") {
+		t.Errorf("stderr:\n%s\nwant the agent's lines in %s only", r.stderr, logFile)
+	}
+	b, err := os.ReadFile(logFile)
+	if err != nil || !regexp.MustCompile(`^ecp agent \[pid \d+\]: agent: no model key, bye\n$`).Match(b) {
+		t.Errorf("--ecp-stderr file %q (%v): want the agent's line", b, err)
+	}
+}
+
+// TestServeLogsAgentStderr: proctor serve logs a stdio agent's lines with
+// the evaluation, the simulation and the pid.
+func TestServeLogsAgentStderr(t *testing.T) {
+	var log strings.Builder
+	s := serveECPSettings(nil, false, &log)
+	s.Stderr("ev1", ecp.StderrLine{PID: 7, Simulation: "mock-01#0", Text: "warming up"})
+	s.Stderr("ev1", ecp.StderrLine{PID: 7, Text: "xxxx", Cut: true})
+	want := "proctor: evaluation ev1: ecp agent [mock-01#0 pid 7]: warming up\n" +
+		"proctor: evaluation ev1: ecp agent [pid 7]: xxxx [line cut]\n"
+	if diff := cmp.Diff(want, log.String()); diff != "" {
+		t.Errorf("log (-want +got):\n%s", diff)
 	}
 }
