@@ -96,8 +96,9 @@ func TestECPWebSocketDeniedPrivate(t *testing.T) {
 }
 
 // refagentWS serves the mock domain's reference agent over ECP on a
-// loopback WebSocket and returns its agent_url.
-func refagentWS(t *testing.T) string {
+// loopback WebSocket and returns its agent_url; configs receives the
+// config of every agent/initialize.
+func refagentWS(t *testing.T, configs chan<- map[string]any) string {
 	t.Helper()
 	d, err := mock.New()
 	if err != nil {
@@ -107,9 +108,22 @@ func refagentWS(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(ecp.WebSocketHandler(a.ECPFactory(), 0))
+	factory := func() ecp.Handler { return configRecorder{a.ECP(), configs} }
+	srv := httptest.NewServer(ecp.WebSocketHandler(factory, 0))
 	t.Cleanup(srv.Close)
 	return "ecp+ws://" + strings.TrimPrefix(srv.URL, "http://") + "/"
+}
+
+// configRecorder is an ECP agent that passes on the config it is
+// initialized with.
+type configRecorder struct {
+	ecp.Handler
+	configs chan<- map[string]any
+}
+
+func (r configRecorder) Initialize(ctx context.Context, p ecp.InitializeParams) (ecp.InitializeResult, error) {
+	r.configs <- p.Config
+	return r.Handler.Initialize(ctx, p)
 }
 
 // TestECPAllowTools checks the manifest of permissions: ecp_allow_tools
@@ -118,7 +132,8 @@ func refagentWS(t *testing.T) string {
 // and recorded as a policy violation; the reward is computed as without a
 // manifest, on what the environment saw.
 func TestECPAllowTools(t *testing.T) {
-	agentURL := refagentWS(t)
+	configs := make(chan map[string]any, 16)
+	agentURL := refagentWS(t, configs)
 	cfgTools := map[string]any{"allow_tools": []any{"find_user_by_email", "create_task"}}
 	tests := []struct {
 		name           string
@@ -163,8 +178,26 @@ func TestECPAllowTools(t *testing.T) {
 				}
 			}
 			checkReplayedHash(t, sim)
+			// The agent is told the manifest in force, whichever way it came.
+			sent := (<-configs)["allow_tools"]
+			if tt.wantAllow == nil {
+				if sent != nil {
+					t.Errorf("config.allow_tools %v sent without a manifest", sent)
+				}
+			} else if diff := cmp.Diff(toAny(tt.wantAllow), sent); diff != "" {
+				t.Errorf("config.allow_tools the agent got (-want +got):\n%s", diff)
+			}
 		})
 	}
+}
+
+// toAny is names as JSON decodes them.
+func toAny(names []string) []any {
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = n
+	}
+	return out
 }
 
 // checkReplayedHash checks that rebuilding a simulation's environment
