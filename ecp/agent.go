@@ -62,6 +62,7 @@ func (c *conversation) Send(context.Context, []*a2a.Part) (*a2aclient.Response, 
 // Close gives the client back to the pool.
 func (c *conversation) Close() error {
 	if c.client != nil {
+		c.client.SetSimulation("")
 		c.agent.pool.Put(c.client)
 		c.client = nil
 	}
@@ -79,6 +80,7 @@ func (c *conversation) Step(ctx context.Context, req rollout.StepRequest) (*roll
 			return out, err
 		}
 		c.client = cl
+		cl.SetSimulation(req.UserID) // the simulation's id
 	}
 	params, err := stepParams(req)
 	if err != nil {

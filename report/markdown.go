@@ -51,6 +51,9 @@ func markdownScores(b *strings.Builder, e *result.Evaluation) {
 		fmt.Fprintf(b, "| action match | %s |\n", exactMatchNote)
 	}
 	fmt.Fprintf(b, "| termination | %s |\n", Counts(s.TerminationReasons))
+	if note := PolicyViolationsNote(e.Simulations); note != "" {
+		fmt.Fprintf(b, "| policy violations | %s |\n", mdEscape(note))
+	}
 }
 
 // markdownTraffic writes the metric rows about the requests to the agent
@@ -118,6 +121,9 @@ func whyFailed(s result.Simulation) string {
 		if !c.Met {
 			why = append(why, fmt.Sprintf("did not tell the user %q", c.Info))
 		}
+	}
+	for _, v := range ri.PolicyViolations {
+		why = append(why, fmt.Sprintf("called %s, which it is not permitted (turn %d)", v.Tool, v.Turn))
 	}
 	if ri.Note != "" && len(why) == 0 {
 		why = append(why, ri.Note)

@@ -28,6 +28,27 @@ func EnvUncheckedNote(s result.Summary) string {
 	return strings.Join(s.EnvUncheckedTasks, ", ") + " (no expected actions or env assertions: DB scores 1 without a check, as in tau2)"
 }
 
+// PolicyViolationsNote sums up the tool calls an agent's manifest of
+// permissions refused: "3 in 2 simulations: create_task 2, delete_task 1",
+// or "" when there were none (or the simulations were not read).
+func PolicyViolationsNote(sims []result.Simulation) string {
+	byTool := map[string]int{}
+	n, in := 0, 0
+	for _, s := range sims {
+		if v := s.RewardInfo.PolicyViolations; len(v) > 0 {
+			in++
+			n += len(v)
+			for _, p := range v {
+				byTool[p.Tool]++
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d in %d simulations: %s", n, in, Counts(byTool))
+}
+
 // BaselineNote puts a score in context: "0.100 (5 of 50 tasks pass without
 // the agent doing anything)", the do-nothing agent's pass^1 (see
 // scoring.DoNothingPasses), or "" when no task is vacuous or the summary

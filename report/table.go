@@ -55,6 +55,9 @@ func tableScores(tw io.Writer, e *result.Evaluation) {
 		fmt.Fprintf(tw, "action match\t%s\n", exactMatchNote)
 	}
 	fmt.Fprintf(tw, "termination\t%s\n", Counts(s.TerminationReasons))
+	if note := PolicyViolationsNote(e.Simulations); note != "" {
+		fmt.Fprintf(tw, "policy violations\t%s\n", note)
+	}
 }
 
 // tableTraffic writes the rows about the requests to the agent and

@@ -131,6 +131,11 @@ type Message struct {
 	// kept for white-box review only, never shown to the user simulator,
 	// a judge or a COMMUNICATE check (which see Content).
 	PrivateThought string `json:"private_thought,omitempty"`
+	// Refused marks the result of an agent's tool call that proctor did
+	// not run because the agent's manifest of permissions (allow_tools)
+	// does not list the tool: a policy violation. The call stays in the
+	// transcript as the agent made it; the environment never saw it.
+	Refused bool `json:"refused,omitempty"`
 }
 
 // Simulation is the result of one task x one trial.
@@ -319,6 +324,10 @@ type Config struct {
 	// environment references ({"$env": "NAME"}) unresolved: secrets are
 	// never stored.
 	ECPConfig map[string]any `json:"ecp_config,omitempty"`
+	// ECPAllowTools is the ECP agent's manifest of permissions in force:
+	// the only domain tools it may call ([]: none); absent, every tool.
+	// Calls outside it are refused and recorded as policy violations.
+	ECPAllowTools []string `json:"ecp_allow_tools,omitzero"`
 	// Strict is strict scoring (Limits.Strict): ACTION added to the reward
 	// basis of every task with expected actions. It must equal the
 	// simulator's Limits.Strict, or Runner.Run refuses to run.

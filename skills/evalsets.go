@@ -167,9 +167,13 @@ func (s *Service) PrepareEvalSets(ctx context.Context, req EvalSetRequest, sets 
 		return nil, err
 	}
 	var agent result.AgentInfo
+	id := store.NewID()
 	switch {
 	case needsAgent(sets) && ecp.IsTarget(r.AgentURL):
-		pool, info, err := s.startECPPool(ctx, r.AgentURL, r.ECPConfig, time.Duration(cfg.RequestTimeout), r.MaxResponseBytes)
+		pool, info, err := s.startECPPool(ctx, ecpStart{
+			agent: r.AgentURL, config: r.ECPConfig,
+			requestTimeout: time.Duration(cfg.RequestTimeout), maxResponse: r.MaxResponseBytes, logID: id,
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +189,7 @@ func (s *Service) PrepareEvalSets(ctx context.Context, req EvalSetRequest, sets 
 	default:
 		agent = result.AgentInfo{URL: r.AgentURL}
 	}
-	job.run = evaluation.NewEvalSetRun(store.NewID(), cfg, agent, sets)
+	job.run = evaluation.NewEvalSetRun(id, cfg, agent, sets)
 	parts, err := s.evalSetParts(ctx, r, cfg, sets, job, headers, sc)
 	if err != nil {
 		job.Close()

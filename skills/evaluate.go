@@ -262,6 +262,9 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 		return nil, err
 	}
 	eval.Config.Split = split
+	if err := checkAllowTools(domain, cfg.ECPAllowTools); err != nil {
+		return nil, err
+	}
 	profile, err := translation.ProfileByName(translation.ProfileName(cfg.Profile))
 	if err != nil {
 		return nil, invalid("profile: %v", err)
@@ -272,7 +275,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	}
 	headers := req.header()
 	eval.Config.HeaderNames = slices.Sorted(maps.Keys(headers))
-	if err := s.connect(ctx, run, domain, cfg, headers); err != nil {
+	if err := s.connect(ctx, run, domain, eval.ID, cfg, headers); err != nil {
 		return nil, err
 	}
 	var agent rollout.Agent
@@ -283,10 +286,15 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	}
 	eval.Config.TaskIDs = taskIDs(tasks) // a resume runs exactly these
 	run.eval, run.tasks = eval, tasks
+	sim, err := rollout.NewSimulator(domain, profile, rollout.Limits{
+		MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
+	}).WithAllowedTools(cfg.ECPAllowTools)
+	if err != nil { // checked above
+		run.Close()
+		return nil, invalid("ecp_allow_tools: %v", err)
+	}
 	run.runner = &evaluation.Runner{
-		Simulator: rollout.NewSimulator(domain, profile, rollout.Limits{
-			MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
-		}),
+		Simulator:   sim,
 		Scorer:      scoring.NewScorer(domain, cfg.Strict).WithActionMatch(cfg.ActionMatch).WithJudge(judge),
 		Agent:       agent,
 		Users:       users,
@@ -316,6 +324,10 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 	}
 	r := req.withDefaults()
 	userModel, judgeModel := s.modelSpecs(r)
+	allow, err := allowTools(r)
+	if err != nil {
+		return nil, err
+	}
 	return evaluation.NewEvaluation(store.NewID(), result.Config{
 		Domain: r.Domain, Split: r.Split, Agent: r.AgentURL, Profile: r.Profile, User: r.User, Strict: r.Strict,
 		ActionMatch: r.ActionMatch.OrDefault(),
@@ -325,15 +337,15 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 		Timeout: r.Timeout, RequestTimeout: r.RequestTimeout,
 		Transport: r.Transport, Protocol: r.Protocol, Streaming: r.Streaming, Retries: *r.Retries,
 		MaxResponseBytes: r.MaxResponseBytes, ShardIndex: r.ShardIndex, NumShards: r.NumShards,
-		ECPConfig: r.ECPConfig,
+		ECPConfig: r.ECPConfig, ECPAllowTools: allow,
 	}, result.AgentInfo{}), nil
 }
 
 // connect reaches the agent under evaluation, starting the built-in one
 // first when it is asked for, and keeps the connection in run.
-func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain, cfg result.Config, headers http.Header) error {
+func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain, evalID string, cfg result.Config, headers http.Header) error {
 	if ecp.IsTarget(cfg.Agent) {
-		return s.connectECP(ctx, run, cfg)
+		return s.connectECP(ctx, run, evalID, cfg)
 	}
 	target := cfg.Agent
 	if cfg.Agent == BuiltinAgent {
@@ -680,9 +692,18 @@ func (s *Service) Check(req EvaluationRequest) error {
 			refused = builtinPlays(d)
 		}
 	}
-	_, tasks, _, err := s.resolveTasks(cfg)
+	domain, tasks, _, err := s.resolveTasks(cfg)
 	if err != nil || refused != nil {
 		return joinInvalid(refused, err)
+	}
+	if ecp.IsTarget(r.AgentURL) {
+		allow, err := allowTools(r)
+		if err != nil {
+			return err
+		}
+		if err := checkAllowTools(domain, allow); err != nil {
+			return err
+		}
 	}
 	// Models are made, not called: a missing key or an unknown provider
 	// shows here.

@@ -117,7 +117,7 @@ func rescoreEvaluation(cmd *cobra.Command, f *rescoreFlags, id string) error {
 	src, eval := rs.Source(), rs.Evaluation()
 	fmt.Fprintf(cmd.ErrOrStderr(), "proctor: evaluation %s: scoring the %d simulations of %s again (%s)\n",
 		eval.ID, len(src.Simulations), src.ID, scoringMode(eval.Config.Strict, eval.Config.ActionMatch))
-	_, err = execute(cmd, rs, output{f.out, f.format, f.progress, reg}, "scored. Start again with: proctor rescore "+src.ID)
+	_, err = execute(cmd, rs, output{f.out, f.format, f.progress, reg, nil}, "scored. Start again with: proctor rescore "+src.ID)
 	return err
 }
 

@@ -62,6 +62,8 @@ type runFlags struct {
 	bearerToken                  string
 	apiKey, apiKeyHeader         string
 	ecpConfig                    string
+	ecpAllowTools                []string
+	ecpStderr                    string
 	llm                          llmFlags
 }
 
@@ -114,6 +116,8 @@ default), train or test (telecom also small and full).`,
 	fl.StringVar(&f.streaming, "streaming", string(a2aclient.StreamingAuto), "stream replies: auto (when the card says the agent can), on, off")
 	fl.IntVar(&f.retries, "retries", a2aclient.DefaultRetries, "retries of a request that failed transiently (refused, reset, 502/503/504, gRPC UNAVAILABLE)")
 	fl.StringVar(&f.ecpConfig, "ecp-config", "", `JSON or YAML file passed to an ECP agent's agent/initialize as its config; write secrets as {"$env": "NAME"}`)
+	fl.StringVar(&f.ecpStderr, "ecp-stderr", ecpStderrLog, "where stdio ECP agents' stderr goes, line by line with the simulation and pid: "+ecpStderrLog+" (proctor's own), none, or a file to append to")
+	fl.StringSliceVar(&f.ecpAllowTools, "ecp-allow-tools", nil, "the only domain tools an ECP agent may call (comma-separated; overrides allow_tools in --ecp-config); other calls are refused and counted as policy violations")
 	fl.Int64Var(&f.maxResponse, "max-response-bytes", a2aclient.DefaultMaxResponseBytes, "largest reply accepted from the agent")
 	fl.StringArrayVar(&f.headers, "header", nil, "extra request header K=V for the agent (repeatable); values are never stored")
 	fl.StringVar(&f.bearerToken, "bearer-token", "", "send 'Authorization: Bearer T' to the agent (or set "+envBearerToken+")")
@@ -203,6 +207,9 @@ type executable interface {
 type output struct {
 	out, format, progress string
 	cat                   *catalog.Catalog
+	// prog is the progress display, when it had to exist before (nil:
+	// execute makes one).
+	prog *progress
 }
 
 // execute runs a prepared evaluation with a progress display, writes its
@@ -210,7 +217,10 @@ type output struct {
 // (the end of the sentence "N simulations ..."), which an error that stops
 // the evaluation (a full disk) says too.
 func execute(cmd *cobra.Command, e executable, o output, next string) (*result.Evaluation, error) {
-	prog := newProgress(cmd.ErrOrStderr(), o.progress)
+	prog := o.prog
+	if prog == nil {
+		prog = newProgress(cmd.ErrOrStderr(), o.progress)
+	}
 	runErr := e.Execute(cmd.Context(), prog.update)
 	prog.finish()
 	if runErr != nil {
@@ -324,6 +334,9 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		UserModel: f.llm.userModel, JudgeModel: f.llm.judgeModel, JudgeSamples: f.llm.judgeSamples,
 		Temperature: f.llm.temperaturePtr(cmd), Seed: f.llm.seedPtr(cmd),
 	}
+	if cmd.Flags().Changed("ecp-allow-tools") {
+		req.ECPAllowTools = append([]string{}, f.ecpAllowTools...) // given empty: no tool
+	}
 	if f.resume != "" {
 		req.AgentURL = ""
 		if !cmd.Flags().Changed("concurrency") {
@@ -347,7 +360,15 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	errOut := cmd.ErrOrStderr()
 	// Here the user is the operator: --max-response-bytes is the ceiling,
 	// and a resume without it keeps the evaluation's own.
-	svc := &skills.Service{Domains: reg, Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings()}
+	prog := newProgress(errOut, f.progress)
+	ecpSettings := runECPSettings()
+	stderrLog, closeLog, err := agentStderrLog(f.ecpStderr, prog)
+	if err != nil {
+		return failErr(err)
+	}
+	defer closeLog()
+	ecpSettings.Stderr = stderrLog
+	svc := &skills.Service{Domains: reg, Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: ecpSettings}
 	if f.resume != "" && !cmd.Flags().Changed("max-response-bytes") {
 		svc.MaxResponseBytes = math.MaxInt64
 	}
@@ -366,7 +387,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	}
 	fmt.Fprintf(errOut, "proctor: evaluation %s: %s on %s, %d tasks x %d trials (concurrency %d)\n",
 		eval.ID, report.AgentLabel(eval.Agent), onDomain, len(run.Tasks()), eval.Config.NumTrials, eval.Config.Concurrency)
-	eval, err = execute(cmd, run, output{f.out, f.format, f.progress, reg}, "kept. Finish with: "+resume(eval.ID))
+	eval, err = execute(cmd, run, output{f.out, f.format, f.progress, reg, prog}, "kept. Finish with: "+resume(eval.ID))
 	if err != nil {
 		return err
 	}
