@@ -70,6 +70,8 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzFrameReader$$' -fuzztime=10s ./ecp/
 	$(GO) test -run='^$$' -fuzz='^FuzzStepResult$$' -fuzztime=10s ./ecp/
 	$(GO) test -run='^$$' -fuzz='^FuzzSplitCommand$$' -fuzztime=10s ./ecp/
+	$(GO) test -run='^$$' -fuzz='^FuzzFastStep$$' -fuzztime=10s ./ecp/
+	$(GO) test -run='^$$' -fuzz='^FuzzAppendStepParams$$' -fuzztime=10s ./ecp/
 
 FUZZTIME ?= 30s
 fuzz:
@@ -101,3 +103,5 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzFrameReader$$' -fuzztime=$(FUZZTIME) ./ecp/
 	$(GO) test -run='^$$' -fuzz='^FuzzStepResult$$' -fuzztime=$(FUZZTIME) ./ecp/
 	$(GO) test -run='^$$' -fuzz='^FuzzSplitCommand$$' -fuzztime=$(FUZZTIME) ./ecp/
+	$(GO) test -run='^$$' -fuzz='^FuzzFastStep$$' -fuzztime=$(FUZZTIME) ./ecp/
+	$(GO) test -run='^$$' -fuzz='^FuzzAppendStepParams$$' -fuzztime=$(FUZZTIME) ./ecp/
