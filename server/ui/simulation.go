@@ -20,9 +20,11 @@ const maxActualCalls = 5
 // callView is one tool call with its result folded in.
 type callView struct {
 	ID, Name, Requestor string
-	Args                string
-	Result              string
-	HasResult, Error    bool
+	// Args is the arguments indented, Brief the same on one line, cut
+	// short for the call's summary line.
+	Args, Brief      string
+	Result           string
+	HasResult, Error bool
 }
 
 // chatItem is one bubble of the conversation.
@@ -172,7 +174,7 @@ func chatItems(msgs []result.Message) []chatItem {
 		}
 		it := chatItem{Role: string(m.Role), Requestor: m.Requestor, Content: m.Content, Private: m.PrivateThought, History: m.History, Turn: m.Turn}
 		for _, tc := range m.ToolCalls {
-			it.Calls = append(it.Calls, callView{ID: tc.ID, Name: tc.Name, Requestor: tc.Requestor, Args: prettyJSON(tc.Arguments)})
+			it.Calls = append(it.Calls, callView{ID: tc.ID, Name: tc.Name, Requestor: tc.Requestor, Args: prettyJSON(tc.Arguments), Brief: brief(compactJSON(tc.Arguments))})
 		}
 		items = append(items, it)
 		for c := range it.Calls {
@@ -276,4 +278,16 @@ func actualCalls(a domains.Action, calls []domains.ToolCall) []actualCall {
 		}
 	}
 	return out
+}
+
+// maxBrief is the length of a call's arguments on its summary line.
+const maxBrief = 80
+
+// brief cuts s to maxBrief runes.
+func brief(s string) string {
+	r := []rune(s)
+	if len(r) <= maxBrief {
+		return s
+	}
+	return string(r[:maxBrief-1]) + "…"
 }
