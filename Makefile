@@ -62,6 +62,7 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzMetrics$$' -fuzztime=10s ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzReadTurn$$' -fuzztime=10s ./rollout/
 	$(GO) test -run='^$$' -fuzz='^FuzzJudgeReply$$' -fuzztime=10s ./scoring/metric/
+	$(GO) test -run='^$$' -fuzz='^FuzzPages$$' -fuzztime=10s ./server/ui/
 
 FUZZTIME ?= 30s
 fuzz:
