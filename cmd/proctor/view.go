@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -45,14 +47,19 @@ Everything is served from the binary: it works offline.`,
 			if port < 0 || port > 65535 {
 				return usageErr("--port %d: want 0 to 65535 (0 picks a free port)", port)
 			}
+			// The database is opened once here, to report at once a file
+			// that is not one, then for each page: between pages view holds
+			// no lock, so a run can store its results while it is open.
 			db, path, err := openDBForReading(dbPath)
-			if err != nil {
+			if err != nil && !errors.Is(err, store.ErrLocked) {
 				return failErr(err)
 			}
+			exists := db != nil || err != nil
 			if db != nil {
-				defer db.Close()
+				_ = db.Close()
 			}
-			h, err := ui.New(db, ui.Options{StaleRunning: true, Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))})
+			h, err := ui.New(nil, ui.Options{StaleRunning: true, Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+				Open: func() (*store.DB, error) { return openForPage(path) }})
 			if err != nil {
 				return failErr(err)
 			}
@@ -62,7 +69,7 @@ Everything is served from the binary: it works offline.`,
 			}
 			url := "http://" + ln.Addr().String() + "/"
 			note := ""
-			if db == nil {
+			if !exists {
 				note = " (no database there yet)"
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "proctor: viewing %s%s at %s; Ctrl-C stops\n", path, note, url)
@@ -78,6 +85,19 @@ Everything is served from the binary: it works offline.`,
 	fl.IntVar(&port, "port", defaultViewPort, "port to listen on (0 picks a free one)")
 	fl.BoolVar(&open, "open", false, "open the viewer in the default web browser")
 	return cmd
+}
+
+// viewLockTimeout is how long a page waits for a proctor writing the
+// database before saying so.
+const viewLockTimeout = time.Second
+
+// openForPage opens the database at path read-only for one page, or
+// returns nil when there is none yet.
+func openForPage(path string) (*store.DB, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return store.Open(path, store.WithReadOnly(), store.WithLockTimeout(viewLockTimeout))
 }
 
 // serveViewer serves h on ln until ctx ends, then shuts down.

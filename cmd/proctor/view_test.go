@@ -104,6 +104,12 @@ func TestViewAndHTML(t *testing.T) {
 				t.Errorf("GET %s%s: status %d, want 200 with %q\n%s", url, path, code, want, clip(body))
 			}
 		}
+		// view holds no lock between pages: a run stores its result meanwhile.
+		r := mustCLI(t, exitOK, "run", "--domain", "mock", "--agent", "builtin", "--db", db, "--task-ids", "mock-03", "--format", "json")
+		next := str(t, decodeObject(t, r.stdout), "id")
+		if code, body := fetch(t, url, ""); code != http.StatusOK || !strings.Contains(body, next) {
+			t.Errorf("GET %s after a run while view was open: status %d, want 200 listing %s", url, code, next)
+		}
 	})
 	t.Run("serve /ui/", func(t *testing.T) {
 		url := startCLI(t, `http://127\.0\.0\.1:\d+`, "serve", "--host", "127.0.0.1", "--port", "0", "--grpc-port", "-1", "--db", db, "--auth-token", "s3cret")

@@ -53,12 +53,13 @@ func (h *Handler) conformanceRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := conformanceListView{FirstPage: before == "", Rows: []conformanceRow{}}
-	if h.db == nil {
+	db := h.dbOf(r)
+	if db == nil {
 		v.NoDatabase = true
 		h.render(w, r, "conformances", "Conformance reports", "conformance", v)
 		return
 	}
-	runs, err := h.db.ListConformance(r.Context(), store.ConformanceFilter{Before: before, Limit: limit + 1})
+	runs, err := db.ListConformance(r.Context(), store.ConformanceFilter{Before: before, Limit: limit + 1})
 	if err != nil {
 		h.storeFail(w, r, err)
 		return
@@ -85,11 +86,12 @@ func (h *Handler) conformanceRun(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, "%v", err)
 		return
 	}
-	if h.db == nil {
+	db := h.dbOf(r)
+	if db == nil {
 		h.fail(w, r, http.StatusNotFound, "no conformance report %q: there is no results database yet", id)
 		return
 	}
-	rep, err := skills.LoadConformance(r.Context(), h.db, id)
+	rep, err := skills.LoadConformance(r.Context(), db, id)
 	if err != nil {
 		h.storeFail(w, r, err)
 		return

@@ -60,12 +60,13 @@ func (h *Handler) evalSetRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := evalSetsView{FirstPage: before == "", Rows: []evalSetRow{}}
-	if h.db == nil {
+	db := h.dbOf(r)
+	if db == nil {
 		v.NoDatabase = true
 		h.render(w, r, "evalsets", "Eval-set runs", "evalsets", v)
 		return
 	}
-	recs, err := h.db.ListEvaluations(r.Context(), store.ListFilter{Kind: store.KindEvalSets, Before: before, Limit: limit + 1})
+	recs, err := db.ListEvaluations(r.Context(), store.ListFilter{Kind: store.KindEvalSets, Before: before, Limit: limit + 1})
 	if err != nil {
 		h.storeFail(w, r, err)
 		return
@@ -104,11 +105,12 @@ func (h *Handler) evalSetRun(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, "%v", err)
 		return
 	}
-	if h.db == nil {
+	db := h.dbOf(r)
+	if db == nil {
 		h.fail(w, r, http.StatusNotFound, "no eval-set run %q: there is no results database yet", id)
 		return
 	}
-	run, err := evaluation.LoadEvalSetRun(r.Context(), h.db, id, metric.Summarize)
+	run, err := evaluation.LoadEvalSetRun(r.Context(), db, id, metric.Summarize)
 	if errors.Is(err, evaluation.ErrNotEvalSetRun) {
 		http.Redirect(w, r, h.opts.Base+"eval/"+urlPath(id), http.StatusFound)
 		return

@@ -77,11 +77,12 @@ func (h *Handler) evaluation(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, "%v", err)
 		return
 	}
-	if h.db == nil {
+	db := h.dbOf(r)
+	if db == nil {
 		h.fail(w, r, http.StatusNotFound, "no evaluation %q: there is no results database yet", id)
 		return
 	}
-	eval, err := evaluation.Load(r.Context(), h.db, id)
+	eval, err := evaluation.Load(r.Context(), db, id)
 	if errors.Is(err, evaluation.ErrEvalSetRun) {
 		http.Redirect(w, r, h.opts.Base+"evalset/"+urlPath(id), http.StatusFound)
 		return
@@ -91,7 +92,7 @@ func (h *Handler) evaluation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	eval.Status = result.Status(h.shownStatus(string(eval.Status)))
-	lat, err := StoredLatencies(r.Context(), h.db, eval)
+	lat, err := StoredLatencies(r.Context(), db, eval)
 	if err != nil {
 		h.storeFail(w, r, err)
 		return

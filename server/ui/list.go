@@ -88,12 +88,13 @@ func (h *Handler) evaluations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := listView{Filter: f, Statuses: statuses(), Domains: knownDomains(), FirstPage: f.Before == "", Rows: []evalRow{}}
-	if h.db == nil {
+	db := h.dbOf(r)
+	if db == nil {
 		v.NoDatabase = true
 		h.render(w, r, "evaluations", "Evaluations", "evaluations", v)
 		return
 	}
-	recs, err := h.listEvaluations(r.Context(), f)
+	recs, err := listEvaluations(r.Context(), db, f)
 	if err != nil {
 		h.storeFail(w, r, err)
 		return
@@ -156,13 +157,13 @@ func readListFilter(r *http.Request) (listFilter, error) {
 // store's kind filter, which would make the store read every record's
 // header before the record, and drops eval-set runs itself, reading on
 // while they leave the page short.
-func (h *Handler) listEvaluations(ctx context.Context, f listFilter) ([]store.Evaluation, error) {
+func listEvaluations(ctx context.Context, db *store.DB, f listFilter) ([]store.Evaluation, error) {
 	want := f.Limit + 1
 	out := make([]store.Evaluation, 0, want)
 	before := f.Before
 	for len(out) < want {
 		ask := want - len(out)
-		recs, err := h.db.ListEvaluations(ctx, store.ListFilter{Domain: f.Domain, AgentURL: f.Agent, Status: f.Status, Before: before, Limit: ask})
+		recs, err := db.ListEvaluations(ctx, store.ListFilter{Domain: f.Domain, AgentURL: f.Agent, Status: f.Status, Before: before, Limit: ask})
 		if err != nil {
 			return nil, err
 		}

@@ -106,16 +106,17 @@ func (h *Handler) simulation(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, "%v", err)
 		return
 	}
-	if h.db == nil {
+	db := h.dbOf(r)
+	if db == nil {
 		h.fail(w, r, http.StatusNotFound, "no evaluation %q: there is no results database yet", evalID)
 		return
 	}
-	rec, err := h.db.GetEvaluation(r.Context(), evalID)
+	rec, err := db.GetEvaluation(r.Context(), evalID)
 	if err != nil {
 		h.storeFail(w, r, err)
 		return
 	}
-	srec, err := h.db.GetSimulation(r.Context(), rec.ID, simID)
+	srec, err := db.GetSimulation(r.Context(), rec.ID, simID)
 	if err != nil {
 		h.storeFail(w, r, err)
 		return

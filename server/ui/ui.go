@@ -37,6 +37,12 @@ type Options struct {
 	StaleRunning bool
 	// Logger receives errors reading the store; nil discards them.
 	Logger *slog.Logger
+	// Open, when set, opens the database for each request and closes it
+	// after, in place of the db given to New: `proctor view` then holds
+	// no lock between pages, and a proctor that writes the database can
+	// open it meanwhile. It returns a nil DB when there is no database
+	// yet, and an error wrapping store.ErrLocked when a writer holds it.
+	Open func() (*store.DB, error)
 }
 
 // Handler serves the viewer's pages from a results database.
@@ -98,7 +104,34 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r2 := r.Clone(r.Context())
 	r2.URL.Path = strings.TrimPrefix(r.URL.Path, base)
 	r2.URL.RawPath = ""
+	if h.opts.Open != nil && r2.URL.Path != "/static/style.css" {
+		db, err := h.opts.Open()
+		if errors.Is(err, store.ErrLocked) {
+			h.fail(w, r, http.StatusServiceUnavailable, "the results database is held by a proctor that is writing it (run, rescore or serve): reload when it is done, or browse /ui/ on that proctor serve. %v", err)
+			return
+		}
+		if err != nil {
+			h.fail(w, r, http.StatusInternalServerError, "the results database cannot be opened: %v", err)
+			return
+		}
+		if db != nil {
+			defer db.Close()
+		}
+		r2 = r2.WithContext(context.WithValue(r2.Context(), dbKey{}, db))
+	}
 	h.mux.ServeHTTP(w, r2)
+}
+
+// dbKey keys the database opened for one request (Options.Open).
+type dbKey struct{}
+
+// dbOf is the database to read for r: the one opened for it, else the
+// handler's. It is nil when there is no database yet.
+func (h *Handler) dbOf(r *http.Request) *store.DB {
+	if db, ok := r.Context().Value(dbKey{}).(*store.DB); ok {
+		return db
+	}
+	return h.db
 }
 
 // param returns query parameter name, or an error when it is too long.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -219,5 +220,55 @@ func TestStandalone(t *testing.T) {
 	buf.Reset()
 	if err := WriteEvalSetRun(&buf, run); err != nil || !strings.Contains(buf.String(), "divide") {
 		t.Errorf("WriteEvalSetRun: %v", err)
+	}
+}
+
+// TestOpenPerPage opens the database for each page: between pages the
+// viewer holds no lock, so a writer can open the file; while one holds
+// it, a page says so.
+func TestOpenPerPage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.db")
+	writer, err := store.Open(path, store.WithNoSync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := fixtureEval(store.NewID(), 1, 1)
+	putEval(t, writer, first)
+	if err := writer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(nil, Options{Open: func() (*store.DB, error) {
+		return store.Open(path, store.WithReadOnly(), store.WithLockTimeout(-1))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body, _ := get(t, h, "/"); code != 200 || !strings.Contains(body, first.ID) {
+		t.Fatalf("GET /: status %d, want 200 listing %s", code, first.ID)
+	}
+	writer, err = store.Open(path, store.WithNoSync(), store.WithLockTimeout(-1))
+	if err != nil {
+		t.Fatalf("a writer cannot open the database after a page was served: %v", err)
+	}
+	second := fixtureEval(store.NewID(), 1, 1)
+	putEval(t, writer, second)
+	if code, body, _ := get(t, h, "/"); code != http.StatusServiceUnavailable || !strings.Contains(body, "held by a proctor") {
+		t.Errorf("GET / while a writer holds the database: status %d, want 503 saying why\n%.800s", code, body)
+	}
+	if code, _, _ := get(t, h, "/static/style.css"); code != 200 {
+		t.Errorf("the stylesheet needs no database, got status %d", code)
+	}
+	if err := writer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code, body, _ := get(t, h, "/"); code != 200 || !strings.Contains(body, second.ID) {
+		t.Errorf("GET / after the writer closed: status %d, want 200 listing %s", code, second.ID)
+	}
+	empty, err := New(nil, Options{Open: func() (*store.DB, error) { return nil, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body, _ := get(t, empty, "/"); code != 200 || !strings.Contains(body, "No results database yet") {
+		t.Errorf("GET / without a database file: status %d", code)
 	}
 }
