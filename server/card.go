@@ -23,6 +23,8 @@ const (
 	// "connections": {"open": o, "unauthenticated": u}},
 	// without a token.
 	PathHealth = "/healthz"
+	// PathUI is where the web viewer is mounted when Config.UI is set.
+	PathUI = "/ui/"
 )
 
 // Version is the server's version in its agent card.

@@ -74,6 +74,10 @@ type Config struct {
 	// ChatModel, when set, answers free-text requests: an ADK LLM agent
 	// whose tools are the skills. Without it free text gets help.
 	ChatModel model.LLM
+	// UI, when set, is served at PathUI behind the same bearer-token
+	// authentication and request limits as the A2A endpoints: the web
+	// viewer of package server/ui, built with Base PathUI.
+	UI http.Handler
 	// HeaderTimeout bounds the time a request's headers may take to arrive
 	// (and a gRPC connection's handshake).
 	HeaderTimeout time.Duration
@@ -245,6 +249,9 @@ func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 	mux.Handle(PathREST+"/", guard(bindingREST, a2afix.Version(a2a.Version, http.StripPrefix(PathREST, a2afix.REST(a2asrv.NewRESTHandler(handler))))))
 	mux.Handle(PathJSONRPC03, guard(bindingJSONRPC, a2afix.Version(a2av0.Version, a2afix.JSONRPC(a2av0.NewJSONRPCHandler(handler)))))
 	mux.Handle(PathREST03+"/", guard(bindingREST03, a2afix.Version(a2av0.Version, http.StripPrefix(PathREST03, a2av0.NewRESTHandler(handler)))))
+	if s.cfg.UI != nil {
+		mux.Handle(PathUI, withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticate(s.cfg.UI))))))
+	}
 	return mux
 }
 

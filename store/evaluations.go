@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -148,13 +149,55 @@ func decodeEvaluation(key, v []byte) (Evaluation, error) {
 
 // decodeEvalHeader decodes the fields of a stored evaluation that filters
 // need. A corrupt value yields an error naming the key.
+//
+// It reads the record's fields in order and stops at "data" once the
+// header's fields are read: PutEvaluation writes them before the caller's
+// payload, so a filter that rejects a record never parses its payload
+// (the bulk of it). A record with its fields in another order is read
+// whole. A payload that is corrupt is then found only when a matching
+// record is decoded in full.
 func decodeEvalHeader(key, v []byte) (evalHeader, error) {
 	var h evalHeader
 	if v == nil {
 		return h, fmt.Errorf("store: corrupt evaluation %q: a nested bucket where a record was expected", key)
 	}
-	if err := json.Unmarshal(v, &h); err != nil {
-		return h, fmt.Errorf("store: corrupt evaluation %q: %w", key, err)
+	corrupt := func(err error) (evalHeader, error) {
+		return evalHeader{}, fmt.Errorf("store: corrupt evaluation %q: %w", key, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(v))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return corrupt(fmt.Errorf("not a JSON object (%v)", err))
+	}
+	const required = 4 // domain, agent_url, status, created_at: never omitted
+	seen := 0
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return corrupt(err)
+		}
+		var dst any
+		switch tok {
+		case "kind":
+			dst = &h.Kind
+		case "domain":
+			dst, seen = &h.Domain, seen+1
+		case "agent_url":
+			dst, seen = &h.AgentURL, seen+1
+		case "status":
+			dst, seen = &h.Status, seen+1
+		case "created_at":
+			dst, seen = &h.CreatedAt, seen+1
+		case "data":
+			if seen == required {
+				return h, nil
+			}
+			dst = &json.RawMessage{}
+		default:
+			dst = &json.RawMessage{}
+		}
+		if err := dec.Decode(dst); err != nil {
+			return corrupt(err)
+		}
 	}
 	return h, nil
 }

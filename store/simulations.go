@@ -167,25 +167,58 @@ func (db *DB) Simulations(ctx context.Context, evalID string) ([]Simulation, err
 				return err
 			}
 			n++
-			if v == nil {
-				return fmt.Errorf("store: corrupt simulation %q of evaluation %q: a nested bucket where a record was expected", k, evalID)
+			sim, err := decodeSimulation(evalID, k, v)
+			if err != nil {
+				return err
 			}
-			var r simRecord
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("store: corrupt simulation %q of evaluation %q: %w", k, evalID, err)
-			}
-			out = append(out, Simulation{
-				ID:     string(k), // the key is authoritative
-				TaskID: r.TaskID,
-				Trial:  r.Trial,
-				Reward: r.Reward,
-				Data:   normRaw(r.Data),
-			})
+			out = append(out, sim)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// decodeSimulation decodes a stored simulation of evaluation evalID. The
+// key is authoritative for the ID. A corrupt value yields an error naming
+// the key, never a panic.
+func decodeSimulation(evalID string, key, v []byte) (Simulation, error) {
+	if v == nil {
+		return Simulation{}, fmt.Errorf("store: corrupt simulation %q of evaluation %q: a nested bucket where a record was expected", key, evalID)
+	}
+	var r simRecord
+	if err := json.Unmarshal(v, &r); err != nil {
+		return Simulation{}, fmt.Errorf("store: corrupt simulation %q of evaluation %q: %w", key, evalID, err)
+	}
+	return Simulation{ID: string(key), TaskID: r.TaskID, Trial: r.Trial, Reward: r.Reward, Data: normRaw(r.Data)}, nil
+}
+
+// GetSimulation returns simulation simID of evaluation evalID (exact ids),
+// without its Requests, reading only that record: a viewer showing one
+// conversation need not read the others. A missing evaluation or simulation
+// returns an error wrapping ErrNotFound.
+func (db *DB) GetSimulation(ctx context.Context, evalID, simID string) (Simulation, error) {
+	var out Simulation
+	err := db.view(ctx, func(tx *bbolt.Tx) error {
+		if err := evalExists(tx, evalID); err != nil {
+			return err
+		}
+		sims := nested(tx, bucketSimulations, evalID)
+		var v []byte
+		if sims != nil && simID != "" {
+			v = sims.Get([]byte(simID))
+		}
+		if v == nil {
+			return fmt.Errorf("%w: simulation %q of evaluation %q", ErrNotFound, simID, evalID)
+		}
+		var err error
+		out, err = decodeSimulation(evalID, []byte(simID), v)
+		return err
+	})
+	if err != nil {
+		return Simulation{}, err
 	}
 	return out, nil
 }

@@ -100,6 +100,6 @@ Quick start (no API keys, nothing to start by hand):
 	root.SetVersionTemplate("proctor {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newRunCmd(), newRescoreCmd(), newResultsCmd(), newDomainsCmd(), newRefagentCmd(), newServeCmd(), newHealthcheckCmd())
-	root.AddCommand(newConformanceCmd(), newEvalSetCmd())
+	root.AddCommand(newConformanceCmd(), newEvalSetCmd(), newViewCmd())
 	return root
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/scoring/metric"
+	"github.com/proctor-eval/proctor/server/ui"
 	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -39,8 +40,8 @@ func newResultsCmd() *cobra.Command {
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if !slices.Contains(report.Formats(), report.Format(format)) && format != conformance.FormatJUnit {
-				return usageErr("--format %q: want table, json, markdown, tau2 or junit", format)
+			if !slices.Contains(report.Formats(), report.Format(format)) && format != conformance.FormatJUnit && format != formatHTML {
+				return usageErr("--format %q: want table, json, markdown, tau2, junit or html", format)
 			}
 			if limit < 1 {
 				return usageErr("--limit must be at least 1")
@@ -58,8 +59,8 @@ func newResultsCmd() *cobra.Command {
 				}
 				return listConformance(ctx, db, cmd.OutOrStdout(), format, agent, limit)
 			}
-			if len(args) == 0 && (report.Format(format) == report.Tau2 || format == conformance.FormatJUnit || out != "") {
-				return usageErr("--format tau2, --format junit and --out show one evaluation or conformance run: give its ID")
+			if len(args) == 0 && (report.Format(format) == report.Tau2 || format == conformance.FormatJUnit || format == formatHTML || out != "") {
+				return usageErr("--format tau2, junit and html and --out show one evaluation or conformance run: give its ID")
 			}
 			db, path, err := openDBForReading(dbPath)
 			if err != nil {
@@ -74,10 +75,16 @@ func newResultsCmd() *cobra.Command {
 			defer db.Close()
 			if len(args) == 1 {
 				eval, err := evaluation.Load(ctx, db, args[0])
+				if errors.Is(err, evaluation.ErrEvalSetRun) && format == formatHTML {
+					return writeStoredEvalSetHTML(ctx, db, cmd.OutOrStdout(), out, args[0])
+				}
 				if errors.Is(err, evaluation.ErrEvalSetRun) {
 					return showEvalSetRun(ctx, db, cmd.OutOrStdout(), args[0], out, format)
 				}
 				if conformanceRuns || (errors.Is(err, store.ErrNotFound) && conformanceExists(ctx, db, args[0])) {
+					if format == formatHTML {
+						return writeStoredConformanceHTML(ctx, db, cmd.OutOrStdout(), out, args[0])
+					}
 					return showConformance(ctx, db, cmd.OutOrStdout(), args[0], out, format)
 				}
 				if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
@@ -90,6 +97,9 @@ func newResultsCmd() *cobra.Command {
 					return failErr(err)
 				}
 				eval.Status = shownStatus(eval.Status)
+				if format == formatHTML {
+					return writeStoredHTML(ctx, db, cmd.OutOrStdout(), out, eval)
+				}
 				var cat *catalog.Catalog
 				if report.Format(format) == report.Tau2 {
 					cat, _ = newCatalog(tau2Data) // without it, tau2's tasks are stubs
@@ -124,7 +134,7 @@ func newResultsCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
-	fl.StringVar(&format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json; one evaluation), junit (one conformance report or eval-set run)")
+	fl.StringVar(&format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json; one evaluation), junit (one conformance report or eval-set run), html (one self-contained file)")
 	fl.StringVar(&out, "out", "", "write the evaluation to this file instead of stdout")
 	fl.StringVar(&domain, "domain", "", "list only evaluations of this domain")
 	fl.StringVar(&agent, "agent-url", "", `list only evaluations of this agent (its URL, card URL, or "builtin")`)
@@ -207,6 +217,9 @@ func shownStatus(stored result.Status) result.Status {
 // domain's policy and tasks from cat when the evaluated domain is available
 // there; without it (cat nil, or the domain's data gone) its tasks are stubs.
 func writeReport(w io.Writer, format string, eval *result.Evaluation, cat *catalog.Catalog) error {
+	if format == formatHTML {
+		return ui.WriteEvaluation(w, eval, ui.RequestLatencies(eval.Simulations))
+	}
 	if report.Format(format) != report.Tau2 {
 		return report.Write(w, report.Format(format), eval)
 	}

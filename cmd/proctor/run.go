@@ -106,7 +106,7 @@ default), train or test (telecom also small and full).`,
 	fl.DurationVar(&f.requestTimeout, "request-timeout", a2aclient.DefaultRequestTimeout, "limit of one request to the agent")
 	fl.IntVar(&f.concurrency, "concurrency", skills.DefaultConcurrency, "simulations run at the same time")
 	fl.StringVar(&f.dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
-	fl.StringVar(&f.format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json)")
+	fl.StringVar(&f.format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json), html (one self-contained file)")
 	fl.StringVar(&f.out, "out", "", "write the result to this file instead of stdout")
 	fl.Var(&f.failUnder, "fail-under", "exit with status 3 when pass^1 is below this value (0..1; default: never)")
 	fl.StringVar(&f.resume, "resume", "", "finish the interrupted evaluation with this id (or short id: its last 8 characters, or a unique prefix)")
@@ -135,8 +135,8 @@ default), train or test (telecom also small and full).`,
 // the server.
 func (f *runFlags) validate(cmd *cobra.Command) error {
 	errs := f.llm.validate(cmd)
-	if !slices.Contains(report.Formats(), report.Format(f.format)) {
-		errs = append(errs, fmt.Sprintf("--format %q: want table, json, markdown or tau2", f.format))
+	if !slices.Contains(report.Formats(), report.Format(f.format)) && f.format != formatHTML {
+		errs = append(errs, fmt.Sprintf("--format %q: want table, json, markdown, tau2 or html", f.format))
 	}
 	for _, n := range []struct {
 		flag  string

@@ -107,6 +107,10 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			} else if len(ids) > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d A2A task(s) left unfinished by a previous stop now end as their evaluations did (failed ones name their resume request)\n", len(ids))
 			}
+			viewer, err := serveUI(db, cmd.ErrOrStderr())
+			if err != nil {
+				return failErr(err)
+			}
 			srv, err := server.New(server.Config{
 				Host: host, Port: port, GRPCPort: grpcPort, CardURL: cardURL, AuthTokens: tokens,
 				MaxConcurrent: maxConcurrent, MaxRequestBytes: maxRequest,
@@ -116,6 +120,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				// whoever may call at all.
 				TaskStore:     db.TaskStore(store.WithAnonymousTaskList()),
 				ChatModel:     chat,
+				UI:            viewer,
 				HeaderTimeout: limits.header, BodyTimeout: limits.body, IdleTimeout: limits.idle,
 				MaxConnections: limits.maxConns, MaxUnauthenticatedConnections: limits.maxUnauthenticated,
 			}, withModels(withSimulationLimit(service(reg, db, denyPrivate, maxResponse, ecpCommands, cmd.ErrOrStderr()), maxSimulations), models, lf))

@@ -1,0 +1,294 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/result"
+)
+
+// maxActualCalls bounds the calls of a tool shown beside an expected
+// action that no call matched.
+const maxActualCalls = 5
+
+// callView is one tool call with its result folded in.
+type callView struct {
+	ID, Name, Requestor string
+	// Args is the arguments indented, Brief the same on one line, cut
+	// short for the call's summary line.
+	Args, Brief      string
+	Result           string
+	HasResult, Error bool
+}
+
+// chatItem is one bubble of the conversation.
+type chatItem struct {
+	Role      string // assistant, user, or tool for a result that matches no call
+	Requestor string
+	Content   string
+	Private   string
+	History   bool
+	Turn      int
+	Calls     []callView
+	// ToolName and Error describe an unmatched tool result (Role tool).
+	ToolName string
+	Error    bool
+}
+
+// argDiff is one expected argument of an action against a call's.
+type argDiff struct {
+	Name, Want, Got string
+	Missing, Same   bool
+}
+
+// actualCall is a call of an expected action's tool, compared with it.
+type actualCall struct {
+	Requestor string
+	Args      string
+	Diffs     []argDiff
+}
+
+// actionRow is one ACTION check.
+type actionRow struct {
+	result.ActionCheck
+	Args        string
+	CompareArgs string
+	Actual      []actualCall
+}
+
+// basisRow is one basis of the reward.
+type basisRow struct {
+	Name          string
+	Score         float64
+	Scored        bool
+	Passed        bool
+	AddedByStrict bool
+}
+
+// breakdown says why a simulation earned its reward.
+type breakdown struct {
+	Info        result.RewardInfo
+	Bases       []basisRow
+	Actions     []actionRow
+	Termination string
+	Rewardable  bool
+	Error       string
+}
+
+// simView is the body of the simulation page.
+type simView struct {
+	EvalID, Domain string
+	Sim            *result.Simulation
+	// Anchor is the simulation's id as an HTML id, for self-contained
+	// files that show several.
+	Anchor    string
+	Items     []chatItem
+	Breakdown breakdown
+}
+
+func (h *Handler) simulation(w http.ResponseWriter, r *http.Request) {
+	evalID, err := pathID(r, "id")
+	if err != nil {
+		h.fail(w, r, http.StatusBadRequest, "%v", err)
+		return
+	}
+	simID, err := param(r, "id")
+	if err == nil && simID == "" {
+		err = errMissingSim
+	}
+	if err != nil {
+		h.fail(w, r, http.StatusBadRequest, "%v", err)
+		return
+	}
+	db := h.dbOf(r)
+	if db == nil {
+		h.fail(w, r, http.StatusNotFound, "no evaluation %q: there is no results database yet", evalID)
+		return
+	}
+	rec, err := db.GetEvaluation(r.Context(), evalID)
+	if err != nil {
+		h.storeFail(w, r, err)
+		return
+	}
+	srec, err := db.GetSimulation(r.Context(), rec.ID, simID)
+	if err != nil {
+		h.storeFail(w, r, err)
+		return
+	}
+	var sim result.Simulation
+	if err := json.Unmarshal(srec.Data, &sim); err != nil {
+		h.fail(w, r, http.StatusInternalServerError, "simulation %s of %s is unreadable: %v", srec.ID, rec.ID, err)
+		return
+	}
+	h.render(w, r, "simulation", "Simulation "+sim.ID, "evaluations", newSimView(rec.ID, rec.Domain, &sim))
+}
+
+// errMissingSim is the answer to a simulation page without ?id.
+const errMissingSim = badRequest("give the simulation as ?id=<task id>#<trial>, as the evaluation page links it")
+
+// badRequest is an error message for a 400 answer.
+type badRequest string
+
+func (e badRequest) Error() string { return string(e) }
+
+// newSimView builds the simulation page.
+func newSimView(evalID, domain string, sim *result.Simulation) simView {
+	return simView{
+		EvalID: evalID, Domain: domain, Sim: sim, Anchor: "sim-" + anchorID(sim.ID),
+		Items: chatItems(sim.Messages), Breakdown: newBreakdown(sim),
+	}
+}
+
+// anchorID makes an id usable as (part of) an HTML id attribute.
+func anchorID(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, id)
+}
+
+// chatItems folds tool results into the calls they answer: a result
+// follows its call by ToolCallID, else the earliest unanswered call of
+// the same tool; a result matching none stands alone.
+func chatItems(msgs []result.Message) []chatItem {
+	type ref struct{ item, call int }
+	var items []chatItem
+	var open []ref
+	for _, m := range msgs {
+		if m.Role == result.RoleTool {
+			if i := slices.IndexFunc(open, func(o ref) bool { return matches(items[o.item].Calls[o.call], m) }); i >= 0 {
+				c := &items[open[i].item].Calls[open[i].call]
+				c.Result, c.HasResult, c.Error = m.Content, true, m.Error
+				open = slices.Delete(open, i, i+1)
+				continue
+			}
+			items = append(items, chatItem{Role: string(m.Role), Requestor: m.Requestor, Content: m.Content, ToolName: m.Name, Error: m.Error, Turn: m.Turn, History: m.History})
+			continue
+		}
+		it := chatItem{Role: string(m.Role), Requestor: m.Requestor, Content: m.Content, Private: m.PrivateThought, History: m.History, Turn: m.Turn}
+		for _, tc := range m.ToolCalls {
+			it.Calls = append(it.Calls, callView{ID: tc.ID, Name: tc.Name, Requestor: tc.Requestor, Args: prettyJSON(tc.Arguments), Brief: brief(compactJSON(tc.Arguments))})
+		}
+		items = append(items, it)
+		for c := range it.Calls {
+			open = append(open, ref{len(items) - 1, c})
+		}
+	}
+	return items
+}
+
+// matches reports whether tool result m answers call c.
+func matches(c callView, m result.Message) bool {
+	if m.ToolCallID != "" && c.ID != "" {
+		return m.ToolCallID == c.ID
+	}
+	return m.Name == "" || m.Name == c.Name
+}
+
+// prettyJSON renders v indented; a value that does not encode is shown
+// as Go would print it.
+func prettyJSON(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // the template escapes
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return "(unencodable arguments)"
+	}
+	return strings.TrimSpace(buf.String())
+}
+
+// compactJSON renders v on one line.
+func compactJSON(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(buf.String())
+}
+
+// newBreakdown explains the simulation's reward basis by basis.
+func newBreakdown(sim *result.Simulation) breakdown {
+	info := sim.RewardInfo
+	b := breakdown{Info: info, Termination: string(sim.TerminationReason), Rewardable: sim.TerminationReason.Rewardable(), Error: sim.Error}
+	for _, basis := range info.RewardBasis {
+		score, scored := info.RewardBreakdown[basis]
+		b.Bases = append(b.Bases, basisRow{Name: string(basis), Score: score, Scored: scored, Passed: !scored || result.Passed(score),
+			AddedByStrict: slices.Contains(info.AddedByStrict, basis)})
+	}
+	calls := allCalls(sim.Messages)
+	for _, ac := range info.ActionChecks {
+		row := actionRow{ActionCheck: ac, Args: prettyJSON(ac.Action.Arguments)}
+		if ac.Action.CompareArgs != nil {
+			row.CompareArgs = strings.Join(ac.Action.CompareArgs, ", ")
+		}
+		if !ac.ActionMatch {
+			row.Actual = actualCalls(ac.Action, calls)
+		}
+		b.Actions = append(b.Actions, row)
+	}
+	return b
+}
+
+// allCalls lists the tool calls of a transcript, the message's requestor
+// standing in for a call's own when it has none.
+func allCalls(msgs []result.Message) []domains.ToolCall {
+	var out []domains.ToolCall
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if tc.Requestor == "" {
+				tc.Requestor = m.Requestor
+			}
+			out = append(out, tc)
+		}
+	}
+	return out
+}
+
+// actualCalls lists the calls of the action's tool, each compared with
+// the action's arguments (those of compare_args when it lists them).
+func actualCalls(a domains.Action, calls []domains.ToolCall) []actualCall {
+	names := a.CompareArgs
+	if names == nil {
+		names = slices.Sorted(maps.Keys(a.Arguments))
+	}
+	var out []actualCall
+	for _, c := range calls {
+		if c.Name != a.Name {
+			continue
+		}
+		ac := actualCall{Requestor: c.Requestor, Args: prettyJSON(c.Arguments)}
+		for _, n := range names {
+			want := a.Arguments[n]
+			gv, present := c.Arguments[n]
+			ac.Diffs = append(ac.Diffs, argDiff{Name: n, Want: compactJSON(want), Got: compactJSON(gv), Missing: !present, Same: present && reflect.DeepEqual(want, gv)})
+		}
+		out = append(out, ac)
+		if len(out) == maxActualCalls {
+			break
+		}
+	}
+	return out
+}
+
+// maxBrief is the length of a call's arguments on its summary line.
+const maxBrief = 80
+
+// brief cuts s to maxBrief runes.
+func brief(s string) string {
+	r := []rune(s)
+	if len(r) <= maxBrief {
+		return s
+	}
+	return string(r[:maxBrief-1]) + "…"
+}

@@ -1,0 +1,110 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/proctor-eval/proctor/conformance"
+	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/store"
+)
+
+// WriteEvaluation writes eval as one self-contained HTML file: the
+// viewer's evaluation page with its stylesheet inlined and no links to
+// other pages, followed by the failed simulations in full (conversation
+// and reward breakdown; the first 20), for attaching to a pull request or
+// keeping as a CI artifact. The latency histogram is drawn from lat, the
+// latencies of its requests in milliseconds (RequestLatencies or
+// StoredLatencies); without them it is left out.
+func WriteEvaluation(w io.Writer, eval *result.Evaluation, lat []float64) error {
+	v := newEvalView(eval, lat)
+	for i := range eval.Simulations {
+		s := &eval.Simulations[i]
+		if s.Passed() {
+			continue
+		}
+		if len(v.Failed) == maxStandaloneSims {
+			v.FailedMore++
+			continue
+		}
+		sv := newSimView(eval.ID, eval.Domain, s)
+		sv.Anchor = fmt.Sprintf("sim-%d-%s", len(v.Failed), anchorID(s.ID)) // unique though ids map to one
+		v.Failed = append(v.Failed, sv)
+	}
+	anchors := map[string]string{}
+	for _, f := range v.Failed {
+		anchors[f.Sim.ID] = f.Anchor
+	}
+	for i := range v.Tasks {
+		for j := range v.Tasks[i].Sims {
+			v.Tasks[i].Sims[j].Anchor = anchors[v.Tasks[i].Sims[j].ID]
+		}
+	}
+	return writeStandalone(w, "evaluation", "Evaluation "+eval.ID, v)
+}
+
+// WriteEvalSetRun writes an eval-set run as one self-contained HTML file.
+func WriteEvalSetRun(w io.Writer, run *result.EvalSetRun) error {
+	return writeStandalone(w, "evalset", "Eval-set run "+run.ID, newEvalSetView(run))
+}
+
+// WriteConformance writes a conformance report as one self-contained
+// HTML file.
+func WriteConformance(w io.Writer, rep *conformance.Report) error {
+	return writeStandalone(w, "conformance", "Conformance report "+rep.ID, newConformanceView(rep))
+}
+
+// RequestLatencies returns the latencies of the requests of sims, from
+// their request metrics held in memory (Simulation.Requests, set by a run).
+func RequestLatencies(sims []result.Simulation) []float64 {
+	var lat []float64
+	for _, s := range sims {
+		for _, q := range s.Requests {
+			lat = append(lat, q.LatencyMS)
+		}
+	}
+	return lat
+}
+
+// StoredLatencies reads the latencies of the requests of eval's
+// simulations from db, where they are stored apart from the simulations.
+func StoredLatencies(ctx context.Context, db *store.DB, eval *result.Evaluation) ([]float64, error) {
+	var out []float64
+	for _, s := range eval.Simulations {
+		raw, err := db.Requests(ctx, eval.ID, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, latenciesOf(raw)...)
+	}
+	return out, nil
+}
+
+// latenciesOf decodes the latencies of stored request metrics; metrics
+// that do not decode leave the histogram, not the page.
+func latenciesOf(raw json.RawMessage) []float64 {
+	var reqs []struct {
+		LatencyMS float64 `json:"latency_ms"`
+	}
+	if json.Unmarshal(raw, &reqs) != nil {
+		return nil
+	}
+	out := make([]float64, len(reqs))
+	for i, q := range reqs {
+		out[i] = q.LatencyMS
+	}
+	return out
+}
+
+func writeStandalone(w io.Writer, name, title string, body any) error {
+	tpl, err := parseTemplates()
+	if err != nil {
+		return err
+	}
+	if err := tpl.execute(w, name, page{Title: title, Base: "/", Standalone: true, Body: body}); err != nil {
+		return fmt.Errorf("html: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,274 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"html"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proctor-eval/proctor/store"
+)
+
+// seeded is a store holding one of each kind of record.
+type seeded struct {
+	db                       *store.DB
+	evalID, runID, confID    string
+	eval                     string // the evaluation's page path
+	failSim, passSim         string // simulation page paths
+	evalSetPath, confPath    string
+	otherDomainID, runningID string
+}
+
+func seed(t testing.TB) seeded {
+	t.Helper()
+	db := openStore(t)
+	s := seeded{db: db}
+	other := fixtureEval(store.NewID(), 1, 1)
+	other.Domain = "retail"
+	putEval(t, db, other)
+	s.otherDomainID = other.ID
+	running := fixtureEval(store.NewID(), 1, 1)
+	running.Status = "running"
+	putEval(t, db, running)
+	s.runningID = running.ID
+	eval := fixtureEval(store.NewID(), 3, 4)
+	putEval(t, db, eval)
+	s.evalID = eval.ID
+	run, cases := fixtureEvalSetRun(store.NewID())
+	putEvalSetRun(t, db, run, cases)
+	s.runID = run.ID
+	rep := fixtureConformance(store.NewID())
+	putConformance(t, db, rep)
+	s.confID = rep.ID
+	s.eval = "/eval/" + s.evalID
+	s.failSim = s.eval + "/sim?id=" + url.QueryEscape(failingSim)
+	s.passSim = s.eval + "/sim?id=" + url.QueryEscape(passingSim)
+	s.evalSetPath = "/evalset/" + s.runID
+	s.confPath = "/conformance/" + s.confID
+	return s
+}
+
+func get(t *testing.T, h http.Handler, path string) (int, string, http.Header) {
+	t.Helper()
+	req := httptest.NewRequestWithContext(context.Background(), http.MethodGet, "http://proctor.test"+path, nil)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	body, _ := io.ReadAll(rec.Result().Body)
+	return rec.Code, string(body), rec.Result().Header
+}
+
+// escapedXSS is how the hostile text must appear: as escaped text.
+func escapedXSS() string { return html.EscapeString(`<script>alert(`) }
+
+func TestPages(t *testing.T) {
+	s := seed(t)
+	h, err := New(s.db, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path string
+		status     int
+		want       []string
+		notWant    []string
+	}{
+		{"list", "/", 200, []string{s.evalID, s.otherDomainID, "airline", "retail", "0.667", escapedXSS()}, []string{s.runID}},
+		{"list by domain", "/?domain=retail", 200, []string{s.otherDomainID}, []string{s.evalID}},
+		{"list by status", "/?status=running", 200, []string{s.runningID}, []string{s.evalID}},
+		{"list by agent", "/?agent=" + url.QueryEscape("http://127.0.0.1:9/agent?x="+xss), 200, []string{s.evalID}, nil},
+		{"list by unknown agent", "/?agent=nobody", 200, []string{"No evaluations match"}, []string{s.evalID}},
+		{"list paged", "/?limit=1", 200, []string{s.evalID, `id="next"`}, []string{s.otherDomainID}},
+		{"list cursor past everything", "/?before=00000000", 200, []string{"No evaluations match"}, nil},
+		{"list cursor huge", "/?before=" + strings.Repeat("z", 400), 200, []string{s.evalID}, nil},
+		{"list limit huge", "/?limit=99999999999999999999999", 400, []string{"limit"}, nil},
+		{"list limit negative", "/?limit=-5", 400, []string{"limit"}, nil},
+		{"list param too long", "/?domain=" + strings.Repeat("a", 600), 400, []string{"at most 512"}, nil},
+		{"evaluation", s.eval, 200, []string{s.evalID, "pass^k", "<svg", "polyline", failingTask, "task-pass", "user_stop", "503", "judge", "$0.0", "do-nothing", escapedXSS()}, nil},
+		{"evaluation by prefix", "/eval/" + s.evalID[:13], 200, []string{s.evalID}, nil},
+		{"evaluation missing", "/eval/01234567-nope", 404, []string{"not found"}, nil},
+		{"evaluation ambiguous", "/eval/" + s.evalID[:8], 404, []string{"ambiguous"}, nil},
+		{"evaluation id xss", "/eval/" + url.PathEscape(xss), 404, []string{escapedXSS()}, nil},
+		{"evaluation id huge", "/eval/" + strings.Repeat("9", 2000), 400, []string{"id of 1 to 512"}, nil},
+		{"eval-set run via evaluation", "/eval/" + s.runID, 302, nil, nil},
+		{"simulation failing", s.failSim, 200, []string{failingSim, "book_flight", expectedFlight, actualFlight, missingInfo, judgeReasoning, "votes 1/3",
+			"expectedhash0123", "actualhash4567", "private thought", "requested by the user", "toggle_airplane_mode", escapedXSS()}, nil},
+		{"simulation passing", s.passSim, 200, []string{passingSim, "1.000"}, nil},
+		{"simulation missing", s.eval + "/sim?id=nope%231", 404, []string{"not found"}, nil},
+		{"simulation without id", s.eval + "/sim", 400, []string{"?id="}, nil},
+		{"simulation of missing evaluation", "/eval/nope/sim?id=x", 404, nil, nil},
+		{"eval-set runs", "/evalsets", 200, []string{s.runID, "math"}, []string{s.evalID}},
+		{"eval-set run", s.evalSetPath, 200, []string{s.runID, "divide", "response_match_score", "0.200", escapedXSS()}, nil},
+		{"evaluation via eval-set run", "/evalset/" + s.evalID, 302, nil, nil},
+		{"conformance runs", "/conformance", 200, []string{s.confID, "non-conformant"}, nil},
+		{"conformance report", s.confPath, 200, []string{"card-well-known", "Serve the card at", "GET /.well-known/agent-card.json", "agent-card", "lifecycle", escapedXSS()}, nil},
+		{"conformance missing", "/conformance/nope", 404, nil, nil},
+		{"compare placeholder", "/compare?a=" + s.evalID + "&b=" + url.QueryEscape(xss), 200, []string{"compare-placeholder", escapedXSS()}, nil},
+		{"stylesheet", "/static/style.css", 200, []string{".bubble"}, nil},
+		{"unknown page", "/nope", 404, []string{"no such page"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body, hdr := get(t, h, tt.path)
+			if code != tt.status {
+				t.Fatalf("GET %s: status %d, want %d; body:\n%.2000s", tt.path, code, tt.status, body)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("GET %s: page lacks %q", tt.path, w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(body, w) {
+					t.Errorf("GET %s: page has %q", tt.path, w)
+				}
+			}
+			if strings.Contains(body, "<script") || strings.Contains(body, "<img src=x") {
+				t.Errorf("GET %s: hostile markup reached the page unescaped", tt.path)
+			}
+			if tt.path != "/static/style.css" && !strings.Contains(hdr.Get("Content-Security-Policy"), "default-src 'none'") {
+				t.Errorf("GET %s: no Content-Security-Policy", tt.path)
+			}
+		})
+	}
+}
+
+func TestStaleRunningShownInterrupted(t *testing.T) {
+	s := seed(t)
+	h, err := New(s.db, Options{StaleRunning: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := get(t, h, "/eval/"+s.runningID)
+	if !strings.Contains(body, `id="status">interrupted`) {
+		t.Errorf("a running evaluation read from a read-only database is not shown as interrupted")
+	}
+}
+
+func TestBasePath(t *testing.T) {
+	s := seed(t)
+	h, err := New(s.db, Options{Base: "/ui/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body, _ := get(t, h, "/ui/")
+	if code != 200 || !strings.Contains(body, `href="/ui/eval/`+s.evalID) || !strings.Contains(body, `href="/ui/static/style.css"`) {
+		t.Fatalf("GET /ui/: status %d; links do not carry the base path:\n%.1500s", code, body)
+	}
+	if code, _, _ := get(t, h, "/ui/eval/"+s.evalID); code != 200 {
+		t.Errorf("GET /ui/eval/ID: status %d", code)
+	}
+	if code, _, _ := get(t, h, "/eval/"+s.evalID); code != 404 {
+		t.Errorf("GET /eval/ID outside the base path: status %d, want 404", code)
+	}
+	if _, err := New(s.db, Options{Base: "ui"}); err == nil {
+		t.Error("New accepted a base path without slashes")
+	}
+}
+
+func TestNoDatabase(t *testing.T) {
+	h, err := New(nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{"/": 200, "/evalsets": 200, "/conformance": 200, "/eval/x": 404, "/eval/x/sim?id=y": 404, "/evalset/x": 404, "/conformance/x": 404} {
+		if code, body, _ := get(t, h, path); code != want {
+			t.Errorf("GET %s without a database: status %d, want %d\n%.500s", path, code, want, body)
+		}
+	}
+	if _, body, _ := get(t, h, "/"); !strings.Contains(body, "proctor run --domain mock --agent builtin") {
+		t.Error("the empty list does not say how to make a database")
+	}
+}
+
+func TestStandalone(t *testing.T) {
+	eval := fixtureEval(store.NewID(), 3, 2)
+	var buf bytes.Buffer
+	if err := WriteEvaluation(&buf, eval, RequestLatencies(eval.Simulations)); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{"<style>", ".bubble", eval.ID, "Failed simulations", expectedFlight, judgeReasoning, `href="#sim-0-task-fail_1"`, `id="sim-0-task-fail_1"`, "<svg"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("self-contained file lacks %q", want)
+		}
+	}
+	for _, bad := range []string{`rel="stylesheet"`, "http://", "https://", "<script"} {
+		if bad == "http://" {
+			// The agent's URL is data shown as text; no resource may load from the network.
+			if strings.Contains(page, `src="http`) || strings.Contains(page, `href="http`) {
+				t.Errorf("self-contained file links the network")
+			}
+			continue
+		}
+		if bad != "https://" && strings.Contains(page, bad) {
+			t.Errorf("self-contained file has %q", bad)
+		}
+	}
+	s := seed(t)
+	rep := fixtureConformance(s.confID)
+	buf.Reset()
+	if err := WriteConformance(&buf, rep); err != nil || !strings.Contains(buf.String(), "card-well-known") {
+		t.Errorf("WriteConformance: %v", err)
+	}
+	run, _ := fixtureEvalSetRun("run-1")
+	buf.Reset()
+	if err := WriteEvalSetRun(&buf, run); err != nil || !strings.Contains(buf.String(), "divide") {
+		t.Errorf("WriteEvalSetRun: %v", err)
+	}
+}
+
+// TestOpenPerPage opens the database for each page: between pages the
+// viewer holds no lock, so a writer can open the file; while one holds
+// it, a page says so.
+func TestOpenPerPage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.db")
+	writer, err := store.Open(path, store.WithNoSync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := fixtureEval(store.NewID(), 1, 1)
+	putEval(t, writer, first)
+	if err := writer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(nil, Options{Open: func() (*store.DB, error) {
+		return store.Open(path, store.WithReadOnly(), store.WithLockTimeout(-1))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body, _ := get(t, h, "/"); code != 200 || !strings.Contains(body, first.ID) {
+		t.Fatalf("GET /: status %d, want 200 listing %s", code, first.ID)
+	}
+	writer, err = store.Open(path, store.WithNoSync(), store.WithLockTimeout(-1))
+	if err != nil {
+		t.Fatalf("a writer cannot open the database after a page was served: %v", err)
+	}
+	second := fixtureEval(store.NewID(), 1, 1)
+	putEval(t, writer, second)
+	if code, body, _ := get(t, h, "/"); code != http.StatusServiceUnavailable || !strings.Contains(body, "held by a proctor") {
+		t.Errorf("GET / while a writer holds the database: status %d, want 503 saying why\n%.800s", code, body)
+	}
+	if code, _, _ := get(t, h, "/static/style.css"); code != 200 {
+		t.Errorf("the stylesheet needs no database, got status %d", code)
+	}
+	if err := writer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code, body, _ := get(t, h, "/"); code != 200 || !strings.Contains(body, second.ID) {
+		t.Errorf("GET / after the writer closed: status %d, want 200 listing %s", code, second.ID)
+	}
+	empty, err := New(nil, Options{Open: func() (*store.DB, error) { return nil, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body, _ := get(t, empty, "/"); code != 200 || !strings.Contains(body, "No results database yet") {
+		t.Errorf("GET / without a database file: status %d", code)
+	}
+}
