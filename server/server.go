@@ -117,6 +117,7 @@ type Server struct {
 	baseURL  string
 	executor *executor
 	conns    *connLimits
+	sessions *uiSessions // the web viewer's sign-in, with tokens and a UI
 }
 
 // New binds the server's listeners and builds its handlers; Serve serves.
@@ -132,6 +133,12 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 		cardURL = "http://" + advertised(s.httpLn.Addr(), cfg.Host)
 	}
 	s.card = Card(cardURL, grpcAddr)
+	if cfg.UI != nil && len(cfg.AuthTokens) > 0 {
+		if s.sessions, err = newUISessions(cfg.AuthTokens); err != nil {
+			s.closeListeners()
+			return nil, err
+		}
+	}
 	if len(cfg.AuthTokens) > 0 {
 		requireBearer(s.card)
 	}
@@ -250,7 +257,7 @@ func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 	mux.Handle(PathJSONRPC03, guard(bindingJSONRPC, a2afix.Version(a2av0.Version, a2afix.JSONRPC(a2av0.NewJSONRPCHandler(handler)))))
 	mux.Handle(PathREST03+"/", guard(bindingREST03, a2afix.Version(a2av0.Version, http.StripPrefix(PathREST03, a2av0.NewRESTHandler(handler)))))
 	if s.cfg.UI != nil {
-		mux.Handle(PathUI, withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticate(s.cfg.UI))))))
+		mux.Handle(PathUI, withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticateUI(s.cfg.UI))))))
 	}
 	return mux
 }

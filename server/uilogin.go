@@ -1,0 +1,166 @@
+package server
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A browser cannot send a bearer header, so the web viewer at PathUI also
+// accepts a session cookie, given in exchange for a token at PathUILogin.
+// The cookie holds no token: it is an expiry time and an HMAC of the token
+// and that time under a key the server draws at start, so it is worthless
+// after UISessionTTL, after a restart, and once its token is no longer
+// configured.
+const (
+	// PathUILogin is the sign-in form of the web viewer.
+	PathUILogin = PathUI + "login"
+	// UISessionTTL is how long a viewer session lasts.
+	UISessionTTL = 12 * time.Hour
+	// uiCookie names the session cookie.
+	uiCookie = "proctor_ui"
+)
+
+// uiSessions signs and checks the viewer's session cookies.
+type uiSessions struct {
+	key    []byte
+	tokens []string
+	now    func() time.Time
+}
+
+// newUISessions draws the signing key for tokens' sessions.
+func newUISessions(tokens []string) (*uiSessions, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("server: session key: %w", err)
+	}
+	return &uiSessions{key: key, tokens: tokens, now: time.Now}, nil
+}
+
+// sign is the cookie value of a session for token that ends at expiry.
+func (u *uiSessions) sign(token string, expiry int64) string {
+	exp := strconv.FormatInt(expiry, 10)
+	mac := hmac.New(sha256.New, u.key)
+	mac.Write([]byte(exp + "\x00" + token))
+	return exp + "." + hex.EncodeToString(mac.Sum(nil))
+}
+
+// valid reports whether value is an unexpired session of a configured
+// token.
+func (u *uiSessions) valid(value string) bool {
+	exp, _, ok := strings.Cut(value, ".")
+	expiry, err := strconv.ParseInt(exp, 10, 64)
+	if !ok || err != nil || u.now().Unix() >= expiry {
+		return false
+	}
+	found := 0
+	for _, t := range u.tokens {
+		found |= subtle.ConstantTimeCompare([]byte(u.sign(t, expiry)), []byte(value))
+	}
+	return found == 1
+}
+
+// token reports whether t is one of the configured tokens.
+func (u *uiSessions) token(t string) bool {
+	found := 0
+	for _, c := range u.tokens {
+		found |= subtle.ConstantTimeCompare([]byte(c), []byte(t))
+	}
+	return t != "" && found == 1
+}
+
+// authenticateUI lets a request through to the viewer with a bearer token
+// or a session cookie; PathUILogin exchanges a token for a cookie, and any
+// other request without either gets the sign-in form (401).
+func (s *Server) authenticateUI(next http.Handler) http.Handler {
+	bearer := s.authenticate(next)
+	if len(s.cfg.AuthTokens) == 0 {
+		return bearer
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == PathUILogin:
+			s.uiLogin(w, r)
+		case r.Header.Get("Authorization") != "":
+			bearer.ServeHTTP(w, r)
+		case s.uiSessionOK(r):
+			markAuthenticated(r.Context())
+			next.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Connection", "close")
+			writeLoginForm(w, http.StatusUnauthorized, "")
+		}
+	})
+}
+
+// uiSessionOK reports whether r carries a valid session cookie.
+func (s *Server) uiSessionOK(r *http.Request) bool {
+	c, err := r.Cookie(uiCookie)
+	return err == nil && s.sessions.valid(c.Value)
+}
+
+// uiLogin shows the sign-in form (GET) or checks its token (POST): a good
+// one sets the session cookie and sends the browser to the viewer.
+func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		writeLoginForm(w, http.StatusOK, "")
+		return
+	case http.MethodPost:
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		http.Error(w, "use GET or POST", http.StatusMethodNotAllowed)
+		return
+	}
+	token := strings.TrimSpace(r.PostFormValue("token"))
+	if !s.sessions.token(token) {
+		w.Header().Set("Connection", "close")
+		writeLoginForm(w, http.StatusUnauthorized, "That token is not one of this proctor's. Ask its operator for one.")
+		return
+	}
+	expiry := s.sessions.now().Add(UISessionTTL)
+	http.SetCookie(w, &http.Cookie{
+		Name: uiCookie, Value: s.sessions.sign(token, expiry.Unix()), Path: PathUI,
+		Expires: expiry, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
+	})
+	markAuthenticated(r.Context())
+	http.Redirect(w, r, PathUI, http.StatusSeeOther)
+}
+
+// writeLoginForm writes the sign-in page with status and, if any, a
+// problem to show. Nothing from the request is written back.
+func writeLoginForm(w http.ResponseWriter, status int, problem string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	w.WriteHeader(status)
+	if problem != "" {
+		problem = `<p class="problem">` + problem + `</p>`
+	}
+	fmt.Fprintf(w, loginPage, problem)
+}
+
+// loginPage is the sign-in page; %s is where a problem is shown.
+const loginPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>proctor: sign in</title>
+<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem;color:#1b1f24}
+input{font:inherit;width:100%%;box-sizing:border-box;padding:.5rem;margin:.5rem 0}
+button{font:inherit;padding:.5rem 1rem}.problem{color:#b3261e}</style></head>
+<body><h1>proctor</h1>
+<p>This proctor's results are behind a token. Paste the bearer token its operator gave you
+(the one you send as <code>Authorization: Bearer ...</code>); the browser keeps a session
+for 12 hours, never the token.</p>
+%s
+<form method="post" action="/ui/login"><label for="token">Token</label>
+<input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
+<button type="submit">Sign in</button></form></body></html>
+`
