@@ -66,6 +66,11 @@ type Service struct {
 	// ClientOptions are added to every agent connection (for example
 	// a2aclient.WithDenyPrivateTargets on a shared service).
 	ClientOptions []a2aclient.Option
+	// WireTrace, when set, gives the wire trace of an evaluation or
+	// eval-set run, by its id, before the agent is dialed: every exchange
+	// with the agent (the built-in one included) is recorded in it
+	// (a2aclient.WithWireTrace). The caller closes what it writes to.
+	WireTrace func(id string) (*a2aclient.WireTrace, error)
 	// ECP says which ECP agents (agent_url ecp+stdio:..., ecp+ws://...)
 	// the service may launch or reach; the zero value launches none.
 	ECP ECPSettings
@@ -271,7 +276,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	}
 	headers := req.header()
 	eval.Config.HeaderNames = slices.Sorted(maps.Keys(headers))
-	if err := s.connect(ctx, run, domain, cfg, headers); err != nil {
+	if err := s.connect(ctx, run, domain, cfg, headers, eval.ID); err != nil {
 		return nil, err
 	}
 	var agent rollout.Agent
@@ -330,7 +335,7 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 
 // connect reaches the agent under evaluation, starting the built-in one
 // first when it is asked for, and keeps the connection in run.
-func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain, cfg result.Config, headers http.Header) error {
+func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain, cfg result.Config, headers http.Header, id string) error {
 	if ecp.IsTarget(cfg.Agent) {
 		return s.connectECP(ctx, run, cfg)
 	}
@@ -353,6 +358,12 @@ func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain,
 	if cfg.Agent != BuiltinAgent { // our own loopback agent needs no guard
 		opts = append(opts, s.ClientOptions...)
 	}
+	traceOpts, err := s.traceOptions(id)
+	if err != nil {
+		run.Close()
+		return err
+	}
+	opts = append(opts, traceOpts...)
 	client, err := a2aclient.Dial(ctx, target, opts...)
 	if err != nil {
 		run.Close()
@@ -363,6 +374,19 @@ func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain,
 	}
 	run.client = client
 	return nil
+}
+
+// traceOptions are the client options that record a run's exchanges in
+// its wire trace, if the service keeps one.
+func (s *Service) traceOptions(id string) ([]a2aclient.Option, error) {
+	if s.WireTrace == nil {
+		return nil, nil
+	}
+	t, err := s.WireTrace(id)
+	if err != nil {
+		return nil, fmt.Errorf("wire trace: %w", err)
+	}
+	return []a2aclient.Option{a2aclient.WithWireTrace(t)}, nil
 }
 
 // clientOptions are the connection settings an evaluation's config asks for.

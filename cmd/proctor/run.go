@@ -304,6 +304,11 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 			return requestErr(err)
 		}
 	}
+	traces, err := newWireTraces(cmd)
+	if err != nil {
+		return err
+	}
+	defer traces.close()
 	db, err := openWritableDB(ctx, f.dbPath, cmd.ErrOrStderr(), "see 'proctor results'; finish one with --resume ID")
 	if err != nil {
 		return failErr(err)
@@ -313,7 +318,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	errOut := cmd.ErrOrStderr()
 	// Here the user is the operator: --max-response-bytes is the ceiling,
 	// and a resume without it keeps the evaluation's own.
-	svc := &skills.Service{Domains: reg, Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings()}
+	svc := &skills.Service{Domains: reg, Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings(), WireTrace: traces.opener()}
 	if f.resume != "" && !cmd.Flags().Changed("max-response-bytes") {
 		svc.MaxResponseBytes = math.MaxInt64
 	}
