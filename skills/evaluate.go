@@ -487,6 +487,12 @@ func (s *Service) resumable(ctx context.Context, id string) (*result.Evaluation,
 	if eval.Status == result.StatusCompleted {
 		return nil, invalid("resume: evaluation %s is already completed", eval.ID)
 	}
+	if eval.Status == result.StatusRunning {
+		// A proctor that died leaves "running" behind, but the store is
+		// opened to mark such evaluations interrupted whenever no other
+		// proctor has it open: this one may be running elsewhere now.
+		return nil, invalid("resume: evaluation %s is running (in another proctor on this database, or one that stopped while another proctor had the database open: it becomes interrupted, and resumable, once no proctor has the database open)", eval.ID)
+	}
 	if eval.RescoredFrom != "" {
 		return nil, invalid("resume: evaluation %s scored %s again and plays nothing: rescore %s again instead", eval.ID, eval.RescoredFrom, eval.RescoredFrom)
 	}

@@ -78,6 +78,11 @@ func TestResultsWhileRunning(t *testing.T) {
 		t.Errorf("results shows %d simulations of the running evaluation, want the 2 finished", n)
 	}
 
+	// It cannot be resumed while it runs.
+	if r := mustCLI(t, exitUsage, "run", "--resume", id, "--db", db); !strings.Contains(r.stderr, "is running") {
+		t.Errorf("resume of a running evaluation:\n%s", r.stderr)
+	}
+
 	// A second writer runs to the end meanwhile, and leaves the running
 	// evaluation alone.
 	second := mustCLI(t, exitOK, "run", "--agent", "builtin", "--db", db, "--num-tasks", "1", "--format", "json", "--progress", "none")
