@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/ecp"
 )
 
 // --trace-wire FILE records every exchange with the agent as JSON lines
@@ -65,6 +66,9 @@ func newWireTraces(cmd *cobra.Command) (*wireTraces, error) {
 	spec, _ := cmd.Flags().GetString(traceWireFlag)
 	if spec == "" {
 		return nil, nil
+	}
+	if agent, _ := cmd.Flags().GetString("agent"); ecp.IsTarget(agent) {
+		return nil, usageErr("--%s records A2A exchanges; an ECP agent's (%s) are not recorded", traceWireFlag, agent)
 	}
 	dir := filepath.Dir(traceWirePath(spec, "x"))
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {

@@ -91,4 +91,9 @@ func TestTraceWireEvalSet(t *testing.T) {
 	if !strings.Contains(bad.stderr, "does not exist") {
 		t.Errorf("missing trace directory: %s", bad.stderr)
 	}
+	// An ECP agent's exchanges are not A2A: refused, not silently untraced.
+	ecpRun := mustCLI(t, exitUsage, "run", "--agent", "ecp+ws://127.0.0.1:1/agent", "--db", tempDB(t), "--trace-wire", dir)
+	if !strings.Contains(ecpRun.stderr, "ECP agent") {
+		t.Errorf("--trace-wire with an ECP agent: %s", ecpRun.stderr)
+	}
 }
