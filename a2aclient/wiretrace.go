@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // WireKind says what a WireRecord records.
@@ -50,7 +51,9 @@ const Redacted = "[redacted]"
 // (WithHeaders, WithConversationHeaders) read "[redacted]", in headers and
 // wherever they occur in bodies. A body or event is cut to the trace's
 // body cap (Truncated is then set and BodyBytes has the full size); bodies
-// are text (JSON, or SSE), and bytes that are not UTF-8 read as U+FFFD.
+// are text (JSON, or SSE), cut between characters, and bytes that are not
+// UTF-8 read as U+FFFD: a body holds at most as many characters as the cap
+// has bytes.
 type WireRecord struct {
 	// Time is when the step happened.
 	Time time.Time `json:"time"`
@@ -178,12 +181,38 @@ func (t *WireTrace) redactLocked(s string) string {
 	return s
 }
 
-// body cuts b to the trace's cap.
+// body cuts b to the trace's cap, not inside a UTF-8 character.
 func (t *WireTrace) body(b []byte, total int64) (string, int64, bool) {
 	if len(b) > t.maxBody {
-		return string(b[:t.maxBody]), total, true
+		return string(cutRunes(b, t.maxBody)), total, true
 	}
 	return string(b), total, total > int64(len(b))
+}
+
+// trimPartialRune drops an incomplete UTF-8 character at the end of b.
+func trimPartialRune(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			return b
+		}
+	}
+	return b
+}
+
+// cutRunes cuts b to at most n bytes, backing off a character cut in two.
+func cutRunes(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			return b[:i]
+		}
+	}
+	return b[:n]
 }
 
 // credentialHeader reports whether a header's value is a credential
@@ -349,6 +378,9 @@ func (b *traceBody) events(p []byte) {
 func (b *traceBody) event() {
 	cut := b.kept.Len() >= b.trace.maxBody && b.eventBytes > int64(b.kept.Len())
 	text := bytes.TrimRight(b.kept.Bytes(), "\n")
+	if cut {
+		text = trimPartialRune(text) // a character the cap cut in two
+	}
 	size := b.eventBytes
 	b.kept.Reset()
 	b.eventBytes, b.lastNL = 0, false

@@ -6,9 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -163,4 +166,47 @@ func TestWireTraceBodyCap(t *testing.T) {
 			t.Errorf("the long request is not marked cut: %+v", r)
 		}
 	}
+}
+
+// FuzzWireTraceBody feeds an agent's reply, cut into reads of any size,
+// through the trace's body reader, as a stream and as a whole reply: the
+// bytes pass unchanged, every record is a JSON line and no body exceeds
+// the cap.
+func FuzzWireTraceBody(f *testing.F) {
+	f.Add([]byte("data: {\"a\":1}\n\ndata: {\"b\":2}\r\n\r\n: comment\n\ndata: x"), uint8(3), true)
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"result\":{}}"), uint8(7), false)
+	f.Add(bytes.Repeat([]byte("data: y\n"), 100), uint8(1), true)
+	f.Fuzz(func(t *testing.T, body []byte, chunk uint8, stream bool) {
+		var buf bytes.Buffer
+		trace := NewWireTrace(&buf, WireTraceOptions{MaxBodyBytes: 32})
+		tb := &traceBody{rc: io.NopCloser(bytes.NewReader(body)), trace: trace, rec: WireRecord{Exchange: 1, Transport: "http"}, start: time.Now(), stream: stream}
+		var got []byte
+		p := make([]byte, int(chunk)+1)
+		for {
+			n, err := tb.Read(p)
+			got = append(got, p[:n]...)
+			if err != nil {
+				break
+			}
+		}
+		_ = tb.Close()
+		if !bytes.Equal(got, body) {
+			t.Fatalf("the reader changed the body")
+		}
+		ends := 0
+		for _, r := range readTrace(t, buf.Bytes()) {
+			if n := utf8.RuneCountInString(r.Body); n > 32 {
+				t.Errorf("%s body of %d characters over the cap", r.Kind, n)
+			}
+			if r.Kind == WireEnd {
+				ends++
+				if r.BodyBytes != int64(len(body)) {
+					t.Errorf("end body_bytes %d, want %d", r.BodyBytes, len(body))
+				}
+			}
+		}
+		if ends != 1 {
+			t.Errorf("%d end records, want 1", ends)
+		}
+	})
 }
