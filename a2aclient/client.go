@@ -48,6 +48,8 @@ type options struct {
 	// guardExempt lets tests, which have only loopback servers, exempt some
 	// addresses from WithDenyPrivateTargets. Nothing else sets it.
 	guardExempt func(netip.AddrPort) bool
+	// trace, when set, records every exchange (WithWireTrace).
+	trace *WireTrace
 	// dial, when set, opens the connections of the pool Dial makes, in
 	// place of a plain dialer. Only tests set it, to break connections.
 	dial dialFunc
@@ -201,8 +203,12 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		// writes, so that requests the agent never read are sent again.
 		watchWrites(hc.Transport.(*http.Transport))
 	}
+	base := transportOf(hc)
+	if o.trace != nil {
+		base = &traceTransport{base: base, trace: o.trace, headers: o.headers}
+	}
 	c.http = &http.Client{
-		Transport:     &recordingTransport{base: transportOf(hc), headers: o.headers, maxBytes: o.maxResponseBytes},
+		Transport:     &recordingTransport{base: base, headers: o.headers, maxBytes: o.maxResponseBytes},
 		CheckRedirect: hc.CheckRedirect,
 		Jar:           hc.Jar,
 	}

@@ -104,7 +104,7 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	defer cancel()
 	ctx, ex := withExchange(ctx, c.bodies)
 	defer ex.release()
-	ex.jar, ex.headers = cv.jar, cv.headers
+	ex.jar, ex.headers, ex.contextID = cv.jar, cv.headers, cv.contextID
 
 	msg := a2a.NewMessage(a2a.MessageRoleUser, parts...)
 	msg.ContextID = cv.contextID

@@ -85,6 +85,10 @@ type exchange struct {
 	jar *conversationJar
 	// headers are the conversation's own headers (WithConversationHeaders).
 	headers http.Header
+	// contextID is the conversation's A2A context id, for wire traces.
+	contextID string
+	// onRelease run when the call ends (see atRelease).
+	onRelease []func()
 }
 
 // newBodyPool returns a pool for the copies of response bodies kept for
@@ -101,8 +105,21 @@ const maxKeptBody = 4 << 20
 // be used afterwards.
 func (ex *exchange) release() {
 	ex.mu.Lock()
-	defer ex.mu.Unlock()
+	ended := ex.onRelease
+	ex.onRelease = nil
 	ex.dropBodyLocked()
+	ex.mu.Unlock()
+	for _, f := range ended {
+		f()
+	}
+}
+
+// atRelease runs f when the exchange is released (a wire trace records
+// the end of a stream the call left).
+func (ex *exchange) atRelease(f func()) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.onRelease = append(ex.onRelease, f)
 }
 
 // dropBodyLocked returns the kept body to the pool; ex.mu must be held.

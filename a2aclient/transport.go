@@ -143,6 +143,9 @@ func (c *Client) grpcDialOptions() []grpc.DialOption {
 			return streamer(withConversationHeaders(withGRPCHeaders(ctx, headers)), desc, cc, method, opts...)
 		}),
 	}
+	if c.opts.trace != nil {
+		opts = append(opts, c.opts.trace.grpcDialOptions(headers)...)
+	}
 	if c.guard != nil {
 		opts = append(opts, c.guard.grpcDialOptions()...)
 	}

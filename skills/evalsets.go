@@ -94,6 +94,9 @@ type EvalSetJob struct {
 	// askedConcurrency is the concurrency asked for when the service
 	// clamped it, 0 otherwise.
 	askedConcurrency int
+	// traceOpts record the run's exchanges in its wire trace, on every
+	// connection (Service.WireTrace).
+	traceOpts []a2aclient.Option
 }
 
 // Run returns the run's record; after Execute it holds every case result.
@@ -166,8 +169,8 @@ func (s *Service) PrepareEvalSets(ctx context.Context, req EvalSetRequest, sets 
 	if err := checkScoring(sc, sets, nil); err != nil {
 		return nil, err
 	}
-	var agent result.AgentInfo
 	id := store.NewID()
+	var agent result.AgentInfo
 	switch {
 	case needsAgent(sets) && ecp.IsTarget(r.AgentURL):
 		pool, info, err := s.startECPPool(ctx, ecpStart{
@@ -180,7 +183,10 @@ func (s *Service) PrepareEvalSets(ctx context.Context, req EvalSetRequest, sets 
 		job.ecpPool = pool
 		agent = ecpAgentInfo(r.AgentURL, info)
 	case needsAgent(sets):
-		client, err := s.dialEvalSetAgent(ctx, r, cfg, headers)
+		if job.traceOpts, err = s.traceOptions(id); err != nil {
+			return nil, err
+		}
+		client, err := s.dialEvalSetAgent(ctx, r, cfg, headers, job.traceOpts...)
 		if err != nil {
 			return nil, err
 		}
@@ -260,12 +266,12 @@ func needsAgent(sets []*evalset.Set) bool {
 }
 
 // dialEvalSetAgent reaches the agent of a run, behind the service's guards.
-func (s *Service) dialEvalSetAgent(ctx context.Context, r EvalSetRequest, cfg result.EvalSetConfig, headers http.Header) (*a2aclient.Client, error) {
+func (s *Service) dialEvalSetAgent(ctx context.Context, r EvalSetRequest, cfg result.EvalSetConfig, headers http.Header, extra ...a2aclient.Option) (*a2aclient.Client, error) {
 	opts := clientOptions(result.Config{
 		RequestTimeout: cfg.RequestTimeout, Concurrency: cfg.Concurrency, Transport: cfg.Transport, Protocol: cfg.Protocol,
 		Streaming: cfg.Streaming, Retries: *r.Retries, MaxResponseBytes: r.MaxResponseBytes,
 	}, headers)
-	opts = append(opts, s.ClientOptions...)
+	opts = append(append(opts, s.ClientOptions...), extra...)
 	client, err := a2aclient.Dial(ctx, r.AgentURL, opts...)
 	if err != nil {
 		if errors.Is(err, a2aclient.ErrDeniedTarget) {
@@ -379,7 +385,7 @@ func (s *Service) caseAgents(ctx context.Context, req EvalSetRequest, cfg result
 			r.Transport = c.Transport
 			tc := cfg
 			tc.Transport = c.Transport
-			client, err := s.dialEvalSetAgent(ctx, r, tc, headers)
+			client, err := s.dialEvalSetAgent(ctx, r, tc, headers, job.traceOpts...)
 			if err != nil {
 				return nil, fmt.Errorf("case %s asks for transport %s: %w", c.ID, c.Transport, err)
 			}

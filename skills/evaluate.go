@@ -67,6 +67,11 @@ type Service struct {
 	// ClientOptions are added to every agent connection (for example
 	// a2aclient.WithDenyPrivateTargets on a shared service).
 	ClientOptions []a2aclient.Option
+	// WireTrace, when set, gives the wire trace of an evaluation or
+	// eval-set run, by its id, before the agent is dialed: every exchange
+	// with the agent (the built-in one included) is recorded in it
+	// (a2aclient.WithWireTrace). The caller closes what it writes to.
+	WireTrace func(id string) (*a2aclient.WireTrace, error)
 	// ECP says which ECP agents (agent_url ecp+stdio:..., ecp+ws://...)
 	// the service may launch or reach; the zero value launches none.
 	ECP ECPSettings
@@ -366,6 +371,12 @@ func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain,
 	if cfg.Agent != BuiltinAgent { // our own loopback agent needs no guard
 		opts = append(opts, s.ClientOptions...)
 	}
+	traceOpts, err := s.traceOptions(evalID)
+	if err != nil {
+		run.Close()
+		return err
+	}
+	opts = append(opts, traceOpts...)
 	client, err := a2aclient.Dial(ctx, target, opts...)
 	if err != nil {
 		run.Close()
@@ -376,6 +387,19 @@ func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain,
 	}
 	run.client = client
 	return nil
+}
+
+// traceOptions are the client options that record a run's exchanges in
+// its wire trace, if the service keeps one.
+func (s *Service) traceOptions(id string) ([]a2aclient.Option, error) {
+	if s.WireTrace == nil {
+		return nil, nil
+	}
+	t, err := s.WireTrace(id)
+	if err != nil {
+		return nil, fmt.Errorf("wire trace: %w", err)
+	}
+	return []a2aclient.Option{a2aclient.WithWireTrace(t)}, nil
 }
 
 // clientOptions are the connection settings an evaluation's config asks for.
@@ -475,6 +499,12 @@ func (s *Service) resumable(ctx context.Context, id string) (*result.Evaluation,
 	}
 	if eval.Status == result.StatusCompleted {
 		return nil, invalid("resume: evaluation %s is already completed", eval.ID)
+	}
+	if eval.Status == result.StatusRunning {
+		// A proctor that died leaves "running" behind, but the store is
+		// opened to mark such evaluations interrupted whenever no other
+		// proctor has it open: this one may be running elsewhere now.
+		return nil, invalid("resume: evaluation %s is running (in another proctor on this database, or one that stopped while another proctor had the database open: it becomes interrupted, and resumable, once no proctor has the database open)", eval.ID)
 	}
 	if eval.RescoredFrom != "" {
 		return nil, invalid("resume: evaluation %s scored %s again and plays nothing: rescore %s again instead", eval.ID, eval.RescoredFrom, eval.RescoredFrom)

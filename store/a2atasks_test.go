@@ -864,7 +864,7 @@ func TestTaskStoreListPagingWalk(t *testing.T) {
 		all[i].state = a2a.TaskStateCompleted
 	}
 	// Read back the stored update times rather than replaying the clock.
-	err := db.bolt.View(func(tx *bbolt.Tx) error {
+	err := db.sessions.bolt.View(func(tx *bbolt.Tx) error {
 		for i := range all {
 			h, err := decodeTaskHeader([]byte(all[i].id), tx.Bucket(bucketA2ATasks).Get([]byte(all[i].id)))
 			if err != nil {
@@ -1062,7 +1062,7 @@ func TestTaskStoreOnOlderDatabase(t *testing.T) {
 func readSchemaVersionLive(t *testing.T, db *DB) string {
 	t.Helper()
 	var v string
-	_ = db.bolt.View(func(tx *bbolt.Tx) error {
+	_ = db.sessions.bolt.View(func(tx *bbolt.Tx) error {
 		v = string(tx.Bucket(bucketMeta).Get(keySchemaVersion))
 		return nil
 	})
@@ -1248,7 +1248,7 @@ func TestTaskStoreCorruptValues(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			db, s := newTaskStore(t, WithAnonymousTaskList())
 			mustCreateTask(t, s, &a2a.Task{ID: "good", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}})
-			if err := db.bolt.Update(func(tx *bbolt.Tx) error {
+			if err := db.sessions.bolt.Update(func(tx *bbolt.Tx) error {
 				return tx.Bucket(bucketA2ATasks).Put([]byte(key), []byte(tc.value))
 			}); err != nil {
 				t.Fatal(err)
@@ -1266,7 +1266,7 @@ func TestTaskStoreCorruptValues(t *testing.T) {
 	}
 	t.Run("nested bucket", func(t *testing.T) {
 		db, s := newTaskStore(t, WithAnonymousTaskList())
-		if err := db.bolt.Update(func(tx *bbolt.Tx) error {
+		if err := db.sessions.bolt.Update(func(tx *bbolt.Tx) error {
 			_, err := tx.Bucket(bucketA2ATasks).CreateBucket([]byte(key))
 			return err
 		}); err != nil {
@@ -1318,7 +1318,7 @@ func TestTaskStoreMaxVersion(t *testing.T) {
 	ctx := context.Background()
 	db, s := newTaskStore(t)
 	const key = "old-task"
-	if err := db.bolt.Update(func(tx *bbolt.Tx) error {
+	if err := db.sessions.bolt.Update(func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketA2ATasks).Put([]byte(key),
 			[]byte(`{"version":9223372036854775807,"task":{"id":"old-task","status":{"state":"TASK_STATE_WORKING"}}}`))
 	}); err != nil {
@@ -1380,7 +1380,7 @@ func FuzzStoredTask(f *testing.F) {
 		if value == nil {
 			value = []byte{} // bbolt stores nil as empty anyway
 		}
-		if err := db.bolt.Update(func(tx *bbolt.Tx) error {
+		if err := db.sessions.bolt.Update(func(tx *bbolt.Tx) error {
 			return tx.Bucket(bucketA2ATasks).Put([]byte(key), value)
 		}); err != nil {
 			t.Fatal(err)

@@ -33,6 +33,10 @@ func BenchmarkPutSimulation(b *testing.B) {
 	}{
 		{"sync", nil},
 		{"nosync", []Option{WithNoSync()}},
+		// The file opened and closed (its lock taken and released) around
+		// every write, as `proctor run` does so that others may read.
+		{"sync-shortlocks", []Option{WithShortLocks()}},
+		{"nosync-shortlocks", []Option{WithNoSync(), WithShortLocks()}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := context.Background()

@@ -44,7 +44,7 @@ func FuzzStoredEvaluation(f *testing.F) {
 		if value == nil {
 			value = []byte{} // bbolt stores nil as empty anyway
 		}
-		err := db.bolt.Update(func(tx *bbolt.Tx) error {
+		err := db.sessions.bolt.Update(func(tx *bbolt.Tx) error {
 			return tx.Bucket(bucketEvaluations).Put([]byte(key), value)
 		})
 		if err != nil {

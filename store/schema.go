@@ -43,9 +43,9 @@ var (
 // initSchema checks the schema version and, for a writable new database,
 // creates the buckets and writes the version. It writes only when something
 // is missing, so opening an initialized database does not touch the file.
-func (db *DB) initSchema() error {
+func (db *DB) initSchema(b *bbolt.DB) error {
 	needInit := false
-	err := db.bolt.View(func(tx *bbolt.Tx) error {
+	err := b.View(func(tx *bbolt.Tx) error {
 		var err error
 		needInit, err = db.checkSchema(tx)
 		return err
@@ -55,7 +55,7 @@ func (db *DB) initSchema() error {
 		// database: every reader tolerates missing buckets.
 		return err
 	}
-	err = db.bolt.Update(func(tx *bbolt.Tx) error {
+	err = b.Update(func(tx *bbolt.Tx) error {
 		// Check again under the write lock; nothing else can write
 		// between the two transactions since we hold the file lock, but
 		// checking is cheap and keeps the logic in one place.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -43,10 +44,10 @@ const (
 // DB is an open proctor database. It is safe for concurrent use by multiple
 // goroutines: reads run concurrently, writes are serialized by bbolt.
 type DB struct {
-	bolt      *bbolt.DB
 	path      string
 	readOnly  bool
 	maxRecord int
+	sessions  *sessions
 }
 
 type options struct {
@@ -54,6 +55,8 @@ type options struct {
 	readOnly    bool
 	noSync      bool
 	maxRecord   int
+	shortLocks  bool
+	whenSole    func(*DB) error
 }
 
 // withMaxRecordSize lowers the per-record size limit; for tests.
@@ -81,6 +84,46 @@ func WithLockTimeout(d time.Duration) Option {
 // MarkTasksInterrupted.
 func WithReadOnly() Option {
 	return func(o *options) { o.readOnly = true }
+}
+
+// WithShortLocks makes the handle hold bbolt's file lock only while a
+// transaction runs (the file is opened for the first transaction that
+// starts and closed when the last one ends), so that several processes may
+// share the database: an evaluation writing and `proctor results` reading,
+// or two evaluations writing. Each transaction still sees a consistent
+// snapshot and bbolt still admits one writer at a time; a transaction waits
+// up to 30s (or the lock timeout, if longer) for a lock another process
+// holds. Handles opened for writing with short locks also share a lock on
+// a side file, path+".lock", which tells whether any of them is open (see
+// WithWhenSole and WritersActive). On platforms without flock the option
+// has no effect.
+func WithShortLocks() Option {
+	return func(o *options) { o.shortLocks = true }
+}
+
+// WithWhenSole runs fn inside Open when no other handle has the database
+// open for writing (for recovery: marking what a dead process left running
+// as interrupted); other writers' Opens wait until it returns, and its
+// error fails Open. When another writer is open, fn is not run.
+func WithWhenSole(fn func(*DB) error) Option {
+	return func(o *options) { o.whenSole = fn }
+}
+
+// WritersActive reports whether a handle opened for writing with short
+// locks, in this process or another, has the database open now. A handle
+// without short locks answers false: a reader then excludes writers.
+func (db *DB) WritersActive() (bool, error) {
+	if !db.sessions.short {
+		return false, nil
+	}
+	return writersActive(db.path)
+}
+
+// WritersActiveAt reports whether a proctor has the database at path open
+// for writing, without opening it: `proctor view`, which opens it only for
+// each page, asks between pages.
+func WritersActiveAt(path string) (bool, error) {
+	return writersActive(path)
 }
 
 // WithNoSync disables fsync after each commit (bbolt NoSync). A crash may
@@ -117,23 +160,46 @@ func Open(path string, opts ...Option) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-
-	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{
-		Timeout:  o.lockTimeout,
-		ReadOnly: o.readOnly,
-		NoSync:   o.noSync,
-	})
-	if err != nil {
-		return nil, openError(path, o.lockTimeout, existed, err)
+	o.shortLocks = o.shortLocks && shortLocksSupported
+	db := &DB{path: path, readOnly: o.readOnly, maxRecord: o.maxRecord}
+	db.sessions = newSessions(path, existed, o)
+	if err := db.sessions.lockWriters(o); err != nil {
+		return nil, err
 	}
-	// A lone writer waits at most this long for others to share its commit.
-	bdb.MaxBatchDelay = batchDelay
-	db := &DB{bolt: bdb, path: path, readOnly: o.readOnly, maxRecord: o.maxRecord}
-	if err := db.initSchema(); err != nil {
-		_ = bdb.Close()
+	if err := db.openFirst(); err != nil {
+		db.sessions.unlockWriters()
+		return nil, err
+	}
+	if err := db.runWhenSole(o.whenSole); err != nil {
+		_ = db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// openFirst opens the bbolt file and checks (or creates) the schema; with
+// short locks it closes the file again, releasing its lock.
+func (db *DB) openFirst() error {
+	b, err := db.sessions.acquire()
+	if err != nil {
+		return err
+	}
+	err = db.initSchema(b)
+	db.sessions.release()
+	if err != nil {
+		_ = db.sessions.close()
+	}
+	return err
+}
+
+// runWhenSole runs fn if this handle is, for now, the only one open for
+// writing, then lets other writers in.
+func (db *DB) runWhenSole(fn func(*DB) error) error {
+	defer db.sessions.shareWriters()
+	if fn == nil || !db.sessions.sole {
+		return nil
+	}
+	return fn(db)
 }
 
 // prepareFile checks what is at path before bbolt opens it, and for a
@@ -170,7 +236,7 @@ func openError(path string, timeout time.Duration, existed bool, err error) erro
 	var errno syscall.Errno
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
-		return fmt.Errorf("%w: %s is in use by another process (is another proctor running?); gave up after %s", ErrLocked, path, timeout)
+		return lockedError(path, path, timeout)
 	case errors.Is(err, berrors.ErrInvalid),
 		errors.Is(err, berrors.ErrVersionMismatch),
 		errors.Is(err, berrors.ErrChecksum),
@@ -184,10 +250,23 @@ func openError(path string, timeout time.Duration, existed bool, err error) erro
 	}
 }
 
+// lockedError says that the lock on file (the database at path, or its
+// side file) was not had within timeout, naming the processes that hold
+// it where the system tells.
+func lockedError(path, file string, timeout time.Duration) error {
+	by := "another process (is another proctor running?)"
+	if holders := lockHolders(file); len(holders) > 0 {
+		by = strings.Join(holders, ", ") + " (another proctor)"
+	}
+	return fmt.Errorf("%w: %s is in use by %s; gave up after %s", ErrLocked, path, by, timeout)
+}
+
 // Close closes the database and releases the file lock. Calling it again is
 // a no-op.
 func (db *DB) Close() error {
-	if err := db.bolt.Close(); err != nil {
+	err := db.sessions.close()
+	db.sessions.unlockWriters()
+	if err != nil {
 		return fmt.Errorf("store: close %s: %w", db.path, err)
 	}
 	return nil
@@ -201,7 +280,7 @@ func (db *DB) view(ctx context.Context, fn func(*bbolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return db.txError(db.bolt.View(fn))
+	return db.withBolt(func(b *bbolt.DB) error { return b.View(fn) })
 }
 
 // update runs fn in a write transaction after checking ctx.
@@ -212,7 +291,7 @@ func (db *DB) update(ctx context.Context, fn func(*bbolt.Tx) error) error {
 	if db.readOnly {
 		return fmt.Errorf("store: %s is open read-only: %w", db.path, berrors.ErrDatabaseReadOnly)
 	}
-	return db.txError(db.bolt.Update(fn))
+	return db.withBolt(func(b *bbolt.DB) error { return b.Update(fn) })
 }
 
 // batchDelay bounds how long a simulation write waits for concurrent ones
@@ -230,7 +309,19 @@ func (db *DB) batch(ctx context.Context, fn func(*bbolt.Tx) error) error {
 	if db.readOnly {
 		return fmt.Errorf("store: %s is open read-only: %w", db.path, berrors.ErrDatabaseReadOnly)
 	}
-	return db.txError(db.bolt.Batch(fn))
+	return db.withBolt(func(b *bbolt.DB) error { return b.Batch(fn) })
+}
+
+// withBolt runs call on an open bbolt handle: with short locks, the file
+// is opened (and its lock taken) for the call unless another transaction
+// of this process has it open already, and closed once none has.
+func (db *DB) withBolt(call func(*bbolt.DB) error) error {
+	b, err := db.sessions.acquire()
+	if err != nil {
+		return db.txError(err)
+	}
+	defer db.sessions.release()
+	return db.txError(call(b))
 }
 
 // txError adds context to errors that come from bbolt itself rather than

@@ -531,7 +531,7 @@ func TestDeleteEvaluationCascades(t *testing.T) {
 	if _, err := db.Simulations(ctx, victim); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Simulations after delete: %v", err)
 	}
-	err := db.bolt.View(func(tx *bbolt.Tx) error {
+	err := db.sessions.bolt.View(func(tx *bbolt.Tx) error {
 		for _, name := range [][]byte{bucketSimulations, bucketRequests} {
 			if tx.Bucket(name).Bucket([]byte(victim)) != nil {
 				t.Errorf("bucket %s/%s survived the delete", name, victim)
@@ -1030,7 +1030,7 @@ func testCorruptValues(t *testing.T, evalValue, simValue string) {
 		t.Fatal(err)
 	}
 	const badEval = "corrupt-eval-0001"
-	err := db.bolt.Update(func(tx *bbolt.Tx) error {
+	err := db.sessions.bolt.Update(func(tx *bbolt.Tx) error {
 		if err := tx.Bucket(bucketEvaluations).Put([]byte(badEval), []byte(evalValue)); err != nil {
 			return err
 		}

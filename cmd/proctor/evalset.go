@@ -201,13 +201,18 @@ func runEvalSets(cmd *cobra.Command, f *evalSetFlags, paths []string) error {
 	if err != nil {
 		return err
 	}
+	traces, err := newWireTraces(cmd)
+	if err != nil {
+		return err
+	}
+	defer traces.close()
 	db, err := openWritableDB(ctx, f.dbPath, cmd.ErrOrStderr(), "see 'proctor results'")
 	if err != nil {
 		return failErr(err)
 	}
 	defer db.Close()
 	retries := f.retries
-	svc := &skills.Service{Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings()}
+	svc := &skills.Service{Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings(), WireTrace: traces.opener()}
 	job, err := svc.PrepareEvalSets(ctx, skills.EvalSetRequest{
 		AgentURL: f.agent, NumRuns: f.numRuns, Concurrency: f.concurrency,
 		Transport: f.transport, Protocol: f.protocol, Streaming: f.streaming,

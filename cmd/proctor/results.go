@@ -96,7 +96,7 @@ func newResultsCmd() *cobra.Command {
 				if err != nil {
 					return failErr(err)
 				}
-				eval.Status = shownStatus(eval.Status)
+				eval.Status = shownStatus(eval.Status, writersActive(db))
 				if format == formatHTML {
 					return writeStoredHTML(ctx, db, cmd.OutOrStdout(), out, eval)
 				}
@@ -116,8 +116,9 @@ func newResultsCmd() *cobra.Command {
 				return failErr(err)
 			}
 			heads := page.Evaluations
+			live := writersActive(db)
 			for i := range heads {
-				heads[i].Status = shownStatus(heads[i].Status)
+				heads[i].Status = shownStatus(heads[i].Status, live)
 				if strings.HasPrefix(heads[i].Error, skills.UnreadableRecord) {
 					heads[i].Status += " (unreadable)"
 				}
@@ -129,7 +130,7 @@ func newResultsCmd() *cobra.Command {
 			if err != nil {
 				return failErr(err)
 			}
-			return listEvalSetRuns(cmd.OutOrStdout(), runs)
+			return listEvalSetRuns(cmd.OutOrStdout(), db, runs)
 		},
 	}
 	fl := cmd.Flags()
@@ -154,7 +155,7 @@ func showEvalSetRun(ctx context.Context, db *store.DB, stdout io.Writer, id, out
 	if err != nil {
 		return failErr(err)
 	}
-	run.Status = shownStatus(run.Status)
+	run.Status = shownStatus(run.Status, writersActive(db))
 	if err := writeOut(stdout, out, func(w io.Writer) error { return report.WriteEvalSetRun(w, report.Format(format), run) }); err != nil {
 		return failErr(err)
 	}
@@ -162,20 +163,21 @@ func showEvalSetRun(ctx context.Context, db *store.DB, stdout io.Writer, id, out
 }
 
 // listEvalSetRuns writes the eval-set runs after the evaluations.
-func listEvalSetRuns(out io.Writer, runs []result.EvalSetRun) error {
+func listEvalSetRuns(out io.Writer, db *store.DB, runs []result.EvalSetRun) error {
 	if len(runs) == 0 {
 		return nil
 	}
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "EVAL-SET RUN\tCREATED\tSETS\tAGENT\tSTATUS\tCASES\tPASSED\tFAILED")
+	live := writersActive(db)
 	for _, r := range runs {
 		ids := make([]string, len(r.Sets))
 		for i, s := range r.Sets {
 			ids[i] = s.ID
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", r.ID, r.CreatedAt.Local().Format("2006-01-02 15:04"),
-			strings.Join(ids, ","), report.AgentLabel(r.Agent), shownStatus(r.Status), r.Summary.NumCases, r.Summary.Passed, r.Summary.Failed)
+			strings.Join(ids, ","), report.AgentLabel(r.Agent), shownStatus(r.Status, live), r.Summary.NumCases, r.Summary.Passed, r.Summary.Failed)
 	}
 	return tw.Flush()
 }
@@ -202,12 +204,12 @@ func listResults(out io.Writer, format string, heads []result.Evaluation) error 
 	return tw.Flush()
 }
 
-// shownStatus is the status to show for a stored evaluation. results holds a
-// lock shared with readers, which no writer can hold at the same time: an
-// evaluation marked running was left by a proctor that stopped, and is
-// interrupted (the next 'proctor run' records it so).
-func shownStatus(stored result.Status) result.Status {
-	if stored == result.StatusRunning {
+// shownStatus is the status to show for a stored evaluation, read while
+// writersLive said whether any proctor had the database open for writing:
+// when none has, an evaluation marked running was left by a proctor that
+// stopped, and is interrupted (the next 'proctor run' records it so).
+func shownStatus(stored result.Status, writersLive bool) result.Status {
+	if stored == result.StatusRunning && !writersLive {
 		return result.StatusInterrupted
 	}
 	return stored

@@ -350,6 +350,11 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 			return requestErr(err)
 		}
 	}
+	traces, err := newWireTraces(cmd)
+	if err != nil {
+		return err
+	}
+	defer traces.close()
 	resume := f.resumeCommand(cmd)
 	db, err := openWritableDB(ctx, f.dbPath, cmd.ErrOrStderr(), "see 'proctor results'; finish one with: "+resume("ID"))
 	if err != nil {
@@ -368,7 +373,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	}
 	defer closeLog()
 	ecpSettings.Stderr = stderrLog
-	svc := &skills.Service{Domains: reg, Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: ecpSettings}
+	svc := &skills.Service{Domains: reg, Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: ecpSettings, WireTrace: traces.opener()}
 	if f.resume != "" && !cmd.Flags().Changed("max-response-bytes") {
 		svc.MaxResponseBytes = math.MaxInt64
 	}
@@ -541,22 +546,29 @@ func flattenHeaders(h http.Header) map[string]string {
 	return out
 }
 
-// openWritableDB opens the database for writing. Holding its exclusive lock
-// proves no other proctor is running, so an evaluation still marked running
-// was left by one that stopped: it is marked interrupted, and hint tells the
-// user what to do about it.
-func openWritableDB(ctx context.Context, path string, errOut io.Writer, hint string) (*store.DB, error) {
-	db, err := openDB(path)
+// openWritableDB opens the database for writing. When no other proctor has
+// it open for writing, an evaluation still marked running was left by one
+// that stopped: it is marked interrupted, recover (if any) runs too, and
+// hint tells the user what to do about it.
+func openWritableDB(ctx context.Context, path string, errOut io.Writer, hint string, recover ...func(*store.DB) error) (*store.DB, error) {
+	n := 0
+	db, err := openDB(path, store.WithWhenSole(func(db *store.DB) error {
+		var err error
+		if n, err = db.MarkInterrupted(ctx, string(result.StatusRunning), string(result.StatusInterrupted)); err != nil {
+			return err
+		}
+		for _, r := range recover {
+			if err := r(db); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
 	if err != nil {
 		return nil, err
 	}
 	if p, err := dbPath(path); err == nil {
 		fmt.Fprintf(errOut, "proctor: results database %s\n", absPath(p))
-	}
-	n, err := db.MarkInterrupted(ctx, string(result.StatusRunning), string(result.StatusInterrupted))
-	if err != nil {
-		_ = db.Close()
-		return nil, err
 	}
 	if n > 0 {
 		fmt.Fprintf(errOut, "proctor: %d evaluation(s) left running by a proctor that stopped are now marked interrupted (%s)\n", n, hint)
@@ -564,12 +576,12 @@ func openWritableDB(ctx context.Context, path string, errOut io.Writer, hint str
 	return db, nil
 }
 
-func openDB(path string) (*store.DB, error) {
+func openDB(path string, opts ...store.Option) (*store.DB, error) {
 	path, err := dbPath(path)
 	if err != nil {
 		return nil, err
 	}
-	return store.Open(path)
+	return openStore(path, opts...)
 }
 
 // openDBForReading opens the database read-only, with a lock shared with
@@ -583,7 +595,7 @@ func openDBForReading(path string) (*store.DB, string, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, path, nil
 	}
-	db, err := store.Open(path, store.WithReadOnly())
+	db, err := openStore(path, store.WithReadOnly())
 	return db, path, err
 }
 

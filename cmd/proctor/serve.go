@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 	"google.golang.org/adk/model"
 
@@ -94,17 +95,20 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			if err != nil {
 				return err
 			}
-			db, err := openWritableDB(ctx, dbPath, cmd.ErrOrStderr(), `resume one with run_evaluation {"resume": ID}`)
+			// A2A tasks whose executions died with the previous process end
+			// as their work did: completed if their evaluation completed,
+			// failed with the resume request otherwise; only when no other
+			// proctor has the database open, whose tasks may be running.
+			var ids []a2a.TaskID
+			db, err := openWritableDB(ctx, dbPath, cmd.ErrOrStderr(), `resume one with run_evaluation {"resume": ID}`, func(db *store.DB) (err error) {
+				ids, err = server.RecoverTasks(ctx, db)
+				return err
+			})
 			if err != nil {
 				return failErr(err)
 			}
 			defer db.Close()
-			// A2A tasks whose executions died with the previous process end
-			// as their work did: completed if their evaluation completed,
-			// failed with the resume request otherwise.
-			if ids, err := server.RecoverTasks(ctx, db); err != nil {
-				return failErr(err)
-			} else if len(ids) > 0 {
+			if len(ids) > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d A2A task(s) left unfinished by a previous stop now end as their evaluations did (failed ones name their resume request)\n", len(ids))
 			}
 			viewer, err := serveUI(db, cmd.ErrOrStderr())

@@ -58,7 +58,7 @@ Everything is served from the binary: it works offline.`,
 			if db != nil {
 				_ = db.Close()
 			}
-			h, err := ui.New(nil, ui.Options{StaleRunning: true, Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+			h, err := ui.New(nil, ui.Options{StaleRunning: func() bool { active, err := store.WritersActiveAt(path); return !active && err == nil }, Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
 				Open: func() (*store.DB, error) { return openForPage(path) }})
 			if err != nil {
 				return failErr(err)
@@ -165,7 +165,7 @@ func writeStoredEvalSetHTML(ctx context.Context, db *store.DB, stdout io.Writer,
 	if err != nil {
 		return failErr(err)
 	}
-	run.Status = shownStatus(run.Status)
+	run.Status = shownStatus(run.Status, writersActive(db))
 	if err := writeOut(stdout, out, func(w io.Writer) error { return ui.WriteEvalSetRun(w, run) }); err != nil {
 		return failErr(err)
 	}

@@ -114,7 +114,7 @@ func (h *Handler) evaluations(w http.ResponseWriter, r *http.Request) {
 // shownStatus is the status to show for a stored one (see
 // Options.StaleRunning).
 func (h *Handler) shownStatus(status string) string {
-	if h.opts.StaleRunning && status == string(result.StatusRunning) {
+	if status == string(result.StatusRunning) && h.opts.StaleRunning != nil && h.opts.StaleRunning() {
 		return string(result.StatusInterrupted)
 	}
 	return status

@@ -31,10 +31,10 @@ type Options struct {
 	// slash: "/" for `proctor view`, "/ui/" under `proctor serve`. Empty
 	// means "/". The handler strips it from request paths itself.
 	Base string
-	// StaleRunning shows evaluations stored as running as interrupted:
-	// true when the viewer holds the database read-only, so that no
-	// evaluation can be running (a writer would hold the lock).
-	StaleRunning bool
+	// StaleRunning, when set, reports whether evaluations stored as
+	// running are stale (no proctor has the database open for writing, so
+	// none can be running): they are then shown as interrupted.
+	StaleRunning func() bool
 	// Logger receives errors reading the store; nil discards them.
 	Logger *slog.Logger
 	// Open, when set, opens the database for each request and closes it

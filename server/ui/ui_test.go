@@ -140,7 +140,7 @@ func TestPages(t *testing.T) {
 
 func TestStaleRunningShownInterrupted(t *testing.T) {
 	s := seed(t)
-	h, err := New(s.db, Options{StaleRunning: true})
+	h, err := New(s.db, Options{StaleRunning: func() bool { return true }})
 	if err != nil {
 		t.Fatal(err)
 	}
