@@ -158,8 +158,35 @@ func (c *Client) Close() error {
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	raw, err := c.bounded(ctx, method, func() (json.RawMessage, error) { return c.roundTrip(ctx, method, params) })
+	if err != nil {
+		return err
+	}
+	if result != nil {
+		if err := json.Unmarshal(raw, result); err != nil {
+			return c.fail(ctx, method, &protocolError{fmt.Errorf("result does not fit %s: %w", method, err)})
+		}
+	}
+	return nil
+}
+
+// Exchange sends msg to the agent exactly as given (framed, but neither
+// checked nor given an id) and returns the next message the agent sends
+// back that is not a request or notification of its own, undecoded: for
+// conformance checks, which send malformed requests on purpose. It is
+// bounded like Call, and a failure other than a JSON-RPC error kills the
+// agent and breaks the client; label names the exchange in errors.
+func (c *Client) Exchange(ctx context.Context, label string, msg []byte) (json.RawMessage, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bounded(ctx, label, func() (json.RawMessage, error) { return c.rawRoundTrip(ctx, msg) })
+}
+
+// bounded runs one round trip within the request timeout and ctx; a
+// failure is classified (see fail). c.mu is held.
+func (c *Client) bounded(ctx context.Context, method string, roundTrip func() (json.RawMessage, error)) (json.RawMessage, error) {
 	if c.broken != nil {
-		return &CallError{Method: method, Kind: FailCrashed, Err: fmt.Errorf("agent unusable after an earlier failure: %w", c.broken)}
+		return nil, &CallError{Method: method, Kind: FailCrashed, Err: fmt.Errorf("agent unusable after an earlier failure: %w", c.broken)}
 	}
 	// The request timeout and ctx's end both abort the transport, which
 	// ends a blocked read or write. One timer per client, reset per call,
@@ -174,20 +201,15 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, c.t.abort)
 	}
-	raw, err := c.roundTrip(ctx, method, params)
+	raw, err := roundTrip()
 	// An abort that raced with the answer still killed the agent.
 	if aborted := !stop(); (!c.timer.Stop() && c.expired.Load() || aborted) && err == nil {
 		err = errors.New("the call was cut short as it ended")
 	}
 	if err != nil {
-		return c.fail(ctx, method, err)
+		return nil, c.fail(ctx, method, err)
 	}
-	if result != nil {
-		if err := json.Unmarshal(raw, result); err != nil {
-			return c.fail(ctx, method, &protocolError{fmt.Errorf("result does not fit %s: %w", method, err)})
-		}
-	}
-	return nil
+	return raw, nil
 }
 
 // protocolError is a message that breaks JSON-RPC or ECP.
@@ -241,6 +263,30 @@ func (c *Client) roundTrip(ctx context.Context, method string, params any) (json
 			return nil, &protocolError{errors.New("response with neither result nor error")}
 		}
 		return env.Result, nil
+	}
+}
+
+// rawRoundTrip writes msg as it is and reads until a message that is
+// not the agent's own request or notification, which it returns (a copy).
+func (c *Client) rawRoundTrip(ctx context.Context, msg []byte) (json.RawMessage, error) {
+	c.sent, c.received = int64(len(msg)), 0
+	if err := c.t.send(ctx, msg); err != nil {
+		return nil, err
+	}
+	for {
+		b, err := c.t.recv(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.received += int64(len(b))
+		var env envelope
+		if decodeJSON(b, &env) == nil && env.Method != "" {
+			if err := c.answerAgentRequest(ctx, env); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return append(json.RawMessage(nil), b...), nil
 	}
 }
 

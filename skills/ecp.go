@@ -46,14 +46,20 @@ func (s *Service) checkECP(req EvaluationRequest) error {
 		}
 		return nil
 	}
-	t, err := ecp.ParseTarget(req.AgentURL)
+	return s.checkECPTarget(req.AgentURL, req.ECPConfig)
+}
+
+// checkECPTarget checks an ECP agent_url and its ecp_config against the
+// settings: a command the service may launch, a config it may resolve.
+func (s *Service) checkECPTarget(agentURL string, config map[string]any) error {
+	t, err := ecp.ParseTarget(agentURL)
 	if err != nil {
-		return invalid("agent_url %q: %v", truncate(req.AgentURL, 100), err)
+		return invalid("agent_url %q: %v", truncate(agentURL, 100), err)
 	}
 	if t.Command != nil && !s.ECP.AnyCommand && !slices.Contains(s.ECP.Commands, t.Command[0]) {
-		return invalid("agent_url %q: this service launches no command %q (its operator allow-lists commands with --ecp-allow-command)", truncate(req.AgentURL, 100), truncate(t.Command[0], 100))
+		return invalid("agent_url %q: this service launches no command %q (its operator allow-lists commands with --ecp-allow-command)", truncate(agentURL, 100), truncate(t.Command[0], 100))
 	}
-	if _, err := resolveECPConfig(req.ECPConfig, s.ECP.Env); err != nil {
+	if _, err := resolveECPConfig(config, s.ECP.Env); err != nil {
 		return invalid("ecp_config: %v", err)
 	}
 	return nil
