@@ -273,7 +273,7 @@ func (r *ecpRun) ecpErrors(ctx context.Context, c *ecp.Client) {
 			died = append(died, p.what+": "+bad.describe())
 			diedEx = append(diedEx, bad.ex)
 		default:
-			if alive := r.call(ctx, c, ecp.MethodReset, nil); !isTrue(alive) {
+			if alive := r.call(ctx, c, ecp.MethodReset, nil); alive.env == nil {
 				alive.ex.Request = ecpSurvivalProbeLabel + strings.TrimPrefix(alive.ex.Request, ecp.MethodReset)
 				died = append(died, p.what+", then agent/reset got "+alive.describe())
 				diedEx = append(diedEx, bad.ex, alive.ex)
@@ -288,7 +288,7 @@ func (r *ecpRun) judgeSurvival(died, unknown []string, exs []Exchange) {
 		r.failMsg(ReqECPSurvives, r.tr(), "the agent stopped answering after "+strings.Join(died, "; "), exs[:min(len(exs), 4)]...)
 		return
 	}
-	msg := "agent/reset answered true after each bad request"
+	msg := "agent/reset got a response after each bad request"
 	if len(unknown) > 0 {
 		msg += "; not judged after " + strings.Join(unknown, ", ")
 	}
