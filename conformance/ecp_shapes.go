@@ -132,6 +132,16 @@ func readStep(raw json.RawMessage) stepShape {
 			s.Answer = string(b)
 		}
 	}
+	if s.StatusProblem == "" && s.Fields == "" && s.ToolCalls == "" {
+		// What the checks pass, proctor's runtime must read (it matches
+		// member names as encoding/json does, ignoring case).
+		var res ecp.StepResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			s.Fields = "proctor's runtime cannot read the result: " + err.Error()
+		} else if res.Status != s.Status {
+			s.StatusProblem = fmt.Sprintf(`members that differ only in case make the status %q, not %q`, res.Status, s.Status)
+		}
+	}
 	s.PausedWithoutCalls = s.Status == ecp.StatusPaused && s.Calls == 0 && s.ToolCalls == ""
 	s.Usage = usageProblem(obj)
 	return s
