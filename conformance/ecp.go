@@ -136,6 +136,9 @@ func newECPRun(o *options, t ecp.Target, target string) *ecpRun {
 
 // start launches (or connects to) a fresh agent, not initialized.
 func (r *ecpRun) start(ctx context.Context) (*ecp.Client, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("the run's time limit is reached: %w", err)
+	}
 	c, err := r.target.Start(ctx, r.opts)
 	if err != nil {
 		return nil, err

@@ -81,11 +81,10 @@ func writeText(w io.Writer, r *Report) error {
 }
 
 func agentLabel(r *Report) string {
-	name := strings.TrimSpace(r.AgentName + " " + r.AgentVersion)
-	if name == "" {
+	if r.AgentName == "" {
 		return r.AgentURL
 	}
-	return fmt.Sprintf("%s (%s)", r.AgentURL, name)
+	return fmt.Sprintf("%s (%s)", r.AgentURL, strings.TrimSpace(r.AgentName+" "+r.AgentVersion))
 }
 
 // protocolName is the protocol a report checks: "A2A" or "ECP".

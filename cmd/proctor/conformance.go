@@ -72,11 +72,8 @@ Exit codes: 0 no MUST check failed, 3 some MUST check failed, 2 bad arguments,
 					return usageErr("--out %s: directory %s does not exist", out, filepath.Dir(out))
 				}
 			}
-			if token == "" {
+			if token == "" && !ecp.IsTarget(args[0]) { // the environment's A2A token is no ECP agent's
 				token = os.Getenv(envBearerToken)
-			}
-			if ecp.IsTarget(args[0]) {
-				token = "" // the environment's A2A token is no ECP agent's
 			}
 			ecpConfig, err := loadECPConfig(ecpConfigPath)
 			if err != nil {
