@@ -1,6 +1,7 @@
 package ecp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -61,6 +62,7 @@ func (c *conversation) Send(context.Context, []*a2a.Part) (*a2aclient.Response, 
 // Close gives the client back to the pool.
 func (c *conversation) Close() error {
 	if c.client != nil {
+		c.client.SetSimulation("")
 		c.agent.pool.Put(c.client)
 		c.client = nil
 	}
@@ -78,6 +80,7 @@ func (c *conversation) Step(ctx context.Context, req rollout.StepRequest) (*roll
 			return out, err
 		}
 		c.client = cl
+		cl.SetSimulation(req.UserID) // the simulation's id
 	}
 	params, err := stepParams(req)
 	if err != nil {
@@ -103,7 +106,7 @@ func (c *conversation) Step(ctx context.Context, req rollout.StepRequest) (*roll
 			}
 			return out, nil
 		}
-		if n+1 >= c.agent.maxRunning {
+		if limit := cmp.Or(req.MaxRunning, c.agent.maxRunning); n+1 >= limit {
 			return out, fmt.Errorf("ecp: the agent answered \"running\" %d times in a row (--max-steps)", n+1)
 		}
 		params = StepParams{Context: StepContext{Time: params.Context.Time, UserID: params.Context.UserID, Kind: KindUser}}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,9 +30,11 @@ type Options struct {
 	Framing Framing
 	// Config is agent/initialize's config.
 	Config map[string]any
-	// StderrLog, when set, receives everything a stdio agent writes to
-	// its stderr (a chunk at a time, from one goroutine per agent).
-	StderrLog func([]byte)
+	// Stderr, when set, receives what a stdio agent writes to its stderr,
+	// line by line and bounded (MaxStderrLine, MaxStderrLogged), from one
+	// goroutine per agent. Whether or not it is set, the last 16 KiB are
+	// kept, and a failed call's error quotes their end.
+	Stderr func(StderrLine)
 	// Dir and Env are a stdio agent's working directory and environment
 	// (nil: proctor's own).
 	Dir string
@@ -110,6 +113,7 @@ type Client struct {
 	expired atomic.Bool
 	enc     bytes.Buffer
 	encoder *json.Encoder
+	idBuf   [20]byte
 
 	// Info is agent/initialize's result.
 	Info InitializeResult
@@ -132,6 +136,15 @@ func (c *Client) PID() int {
 		return p.pid()
 	}
 	return 0
+}
+
+// SetSimulation labels the agent's stderr lines, from now on, with the id
+// of the simulation it serves ("" for none). A WebSocket agent has no
+// stderr.
+func (c *Client) SetSimulation(id string) {
+	if t, ok := c.t.(interface{ setSimulation(string) }); ok {
+		t.setSimulation(id)
+	}
 }
 
 // LastCallBytes returns the JSON bytes sent and received by the latest
@@ -158,112 +171,69 @@ func (c *Client) Close() error {
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	raw, err := c.bounded(ctx, method, func() (json.RawMessage, error) { return c.roundTrip(ctx, method, params) })
-	if err != nil {
+	if err := c.usable(method); err != nil {
 		return err
 	}
-	if result != nil {
-		if err := json.Unmarshal(raw, result); err != nil {
-			return c.fail(ctx, method, &protocolError{fmt.Errorf("result does not fit %s: %w", method, err)})
-		}
+	stop := c.arm(ctx)
+	if err := c.disarm(stop, c.roundTrip(ctx, method, params, result)); err != nil {
+		return c.fail(ctx, method, err)
 	}
 	return nil
 }
 
 // Exchange sends msg to the agent exactly as given (framed, but neither
-// checked nor given an id) and returns the next message the agent sends
-// back that is not a request or notification of its own, undecoded: for
-// conformance checks, which send malformed requests on purpose. It is
-// bounded like Call, and a failure other than a JSON-RPC error kills the
-// agent and breaks the client; label names the exchange in errors.
+// checked nor given an id; under newline framing it must hold no newline)
+// and returns the next message the agent sends back that is not a request
+// or notification of its own, undecoded: for conformance checks, which
+// send malformed requests on purpose. It is bounded like Call, and a
+// failure kills the agent and breaks the client; label names the
+// exchange in errors.
 func (c *Client) Exchange(ctx context.Context, label string, msg []byte) (json.RawMessage, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.bounded(ctx, label, func() (json.RawMessage, error) { return c.rawRoundTrip(ctx, msg) })
+	if err := c.usable(label); err != nil {
+		return nil, err
+	}
+	stop := c.arm(ctx)
+	raw, err := c.rawRoundTrip(ctx, msg)
+	if err := c.disarm(stop, err); err != nil {
+		return nil, c.fail(ctx, label, err)
+	}
+	return raw, nil
 }
 
-// bounded runs one round trip within the request timeout and ctx; a
-// failure is classified (see fail). c.mu is held.
-func (c *Client) bounded(ctx context.Context, method string, roundTrip func() (json.RawMessage, error)) (json.RawMessage, error) {
+// usable fails when an earlier failure broke the client. c.mu is held.
+func (c *Client) usable(method string) error {
 	if c.broken != nil {
-		return nil, &CallError{Method: method, Kind: FailCrashed, Err: fmt.Errorf("agent unusable after an earlier failure: %w", c.broken)}
+		return &CallError{Method: method, Kind: FailCrashed, Err: fmt.Errorf("agent unusable after an earlier failure: %w", c.broken)}
 	}
-	// The request timeout and ctx's end both abort the transport, which
-	// ends a blocked read or write. One timer per client, reset per call,
-	// keeps a step cheap.
+	return nil
+}
+
+// arm starts the bounds of one call: the request timeout and ctx's end
+// both abort the transport, which ends a blocked read or write. One timer
+// per client, reset per call, keeps a step cheap. c.mu is held.
+func (c *Client) arm(ctx context.Context) (stop func() bool) {
 	c.expired.Store(false)
 	if c.timer == nil {
 		c.timer = time.AfterFunc(c.opts.timeout(), func() { c.expired.Store(true); c.t.abort() })
 	} else {
 		c.timer.Reset(c.opts.timeout())
 	}
-	stop := func() bool { return true }
+	stop = func() bool { return true }
 	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, c.t.abort)
 	}
-	raw, err := roundTrip()
-	// An abort that raced with the answer still killed the agent.
+	return stop
+}
+
+// disarm ends the bounds arm started and returns the call's error: an
+// abort that raced with the answer still killed the agent.
+func (c *Client) disarm(stop func() bool, err error) error {
 	if aborted := !stop(); (!c.timer.Stop() && c.expired.Load() || aborted) && err == nil {
 		err = errors.New("the call was cut short as it ended")
 	}
-	if err != nil {
-		return nil, c.fail(ctx, method, err)
-	}
-	return raw, nil
-}
-
-// protocolError is a message that breaks JSON-RPC or ECP.
-type protocolError struct{ err error }
-
-func (e *protocolError) Error() string { return e.err.Error() }
-func (e *protocolError) Unwrap() error { return e.err }
-
-// roundTrip writes one request and reads until its response.
-func (c *Client) roundTrip(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	c.nextID++
-	id := strconv.AppendInt(nil, c.nextID, 10)
-	msg, err := c.encodeRequest(id, method, params)
-	if err != nil {
-		return nil, fmt.Errorf("ecp: encode %s: %w", method, err)
-	}
-	c.sent, c.received = int64(len(msg)), 0
-	if err := c.t.send(ctx, msg); err != nil {
-		return nil, err
-	}
-	for {
-		b, err := c.t.recv(ctx)
-		if err != nil {
-			return nil, err
-		}
-		c.received += int64(len(b))
-		var env envelope
-		if err := decodeJSON(b, &env); err != nil {
-			var fe *FrameError
-			if errors.As(err, &fe) {
-				return nil, err
-			}
-			return nil, &protocolError{fmt.Errorf("not a JSON-RPC message: %w", err)}
-		}
-		if env.Method != "" {
-			if err := c.answerAgentRequest(ctx, env); err != nil {
-				return nil, err
-			}
-			continue // a notification or a request of the agent's
-		}
-		if string(env.ID) != string(id) {
-			return nil, &protocolError{fmt.Errorf("response id %s, want %s", quote(env.ID), id)}
-		}
-		if env.Error != nil {
-			return nil, env.Error
-		}
-		if env.JSONRPC != "2.0" {
-			return nil, &protocolError{fmt.Errorf(`response without "jsonrpc": "2.0"`)}
-		}
-		if len(env.Result) == 0 {
-			return nil, &protocolError{errors.New("response with neither result nor error")}
-		}
-		return env.Result, nil
-	}
+	return err
 }
 
 // rawRoundTrip writes msg as it is and reads until a message that is
@@ -290,18 +260,141 @@ func (c *Client) rawRoundTrip(ctx context.Context, msg []byte) (json.RawMessage,
 	}
 }
 
+// protocolError is a message that breaks JSON-RPC or ECP.
+type protocolError struct{ err error }
+
+func (e *protocolError) Error() string { return e.err.Error() }
+func (e *protocolError) Unwrap() error { return e.err }
+
+// roundTrip writes one request and reads until its response, whose
+// result it decodes into result (nil: discarded).
+func (c *Client) roundTrip(ctx context.Context, method string, params, result any) error {
+	c.nextID++
+	id := strconv.AppendInt(c.idBuf[:0], c.nextID, 10)
+	msg, err := c.encodeRequest(id, method, params)
+	if err != nil {
+		return fmt.Errorf("ecp: encode %s: %w", method, err)
+	}
+	c.sent, c.received = int64(len(msg)), 0
+	if err := c.t.send(ctx, msg); err != nil {
+		return err
+	}
+	for {
+		b, err := c.t.recv(ctx)
+		if err != nil {
+			return err
+		}
+		c.received += int64(len(b))
+		env, err := decodeResponse(b, method, result)
+		if err != nil {
+			return err
+		}
+		if env.Method != "" {
+			if err := c.answerAgentRequest(ctx, env.envelope()); err != nil {
+				return err
+			}
+			continue // a notification or a request of the agent's
+		}
+		return env.check(id)
+	}
+}
+
+// responseEnvelope is an incoming message decoded in one pass, its result
+// straight into the caller's value (Result holds a pointer to it; JSON
+// null leaves Result nil).
+type responseEnvelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Result  any             `json:"result"`
+	Error   *RPCError       `json:"error"`
+	// hasResult says the message has a result member.
+	hasResult bool
+}
+
+// discard is where a result nobody wants is decoded.
+type discard struct{}
+
+func (*discard) UnmarshalJSON([]byte) error { return nil }
+
+// decodeResponse decodes a message from the agent, its result into result.
+func decodeResponse(b []byte, method string, result any) (responseEnvelope, error) {
+	if res, ok := result.(*StepResult); ok {
+		if env, ok := fastStep(b, res); ok {
+			return env, nil
+		}
+		*res = StepResult{}
+	}
+	if result == nil {
+		result = &discard{}
+	}
+	env := responseEnvelope{Result: result}
+	if err := decodeJSON(b, &env); err != nil {
+		var fe *FrameError
+		if errors.As(err, &fe) {
+			return env, err
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && !strings.HasPrefix(te.Field, "result") {
+			return env, &protocolError{fmt.Errorf("not a JSON-RPC message: %w", err)}
+		}
+		return env, &protocolError{fmt.Errorf("result does not fit %s: %w", method, err)}
+	}
+	if env.Result == nil {
+		// "result": null: decoded as it stands, for the caller to judge.
+		env.hasResult = true
+		if err := json.Unmarshal([]byte("null"), result); err != nil {
+			return env, &protocolError{fmt.Errorf("result does not fit %s: %w", method, err)}
+		}
+		return env, nil
+	}
+	// The message is valid JSON with a "result" key somewhere: a response
+	// that lacks one at the top level (the key only inside some string)
+	// decodes to the zero result, which every method's checks refuse.
+	env.hasResult = bytes.Contains(b, []byte(`"result"`))
+	return env, nil
+}
+
+// envelope is the message as a request of the agent's.
+func (e responseEnvelope) envelope() envelope {
+	return envelope{JSONRPC: e.JSONRPC, ID: e.ID, Method: e.Method}
+}
+
+// check says whether the message is the response to request id: an
+// error response is its *RPCError.
+func (e responseEnvelope) check(id []byte) error {
+	if string(e.ID) != string(id) {
+		return &protocolError{fmt.Errorf("response id %s, want %s", quote(e.ID), id)}
+	}
+	if e.Error != nil {
+		return e.Error
+	}
+	if e.JSONRPC != "2.0" {
+		return &protocolError{fmt.Errorf(`response without "jsonrpc": "2.0"`)}
+	}
+	if !e.hasResult {
+		return &protocolError{errors.New("response with neither result nor error")}
+	}
+	return nil
+}
+
 // encodeRequest encodes a request into the client's buffer (valid until
-// the next call): the envelope by hand, the params by encoding/json.
+// the next call): the envelope by hand, the params of a plain step too
+// (appendStepParams), other params by encoding/json.
 func (c *Client) encodeRequest(id []byte, method string, params any) ([]byte, error) {
 	c.enc.Reset()
-	c.enc.WriteString(`{"jsonrpc":"2.0","id":`)
-	c.enc.Write(id)
-	c.enc.WriteString(`,"method":`)
-	m, err := json.Marshal(method)
-	if err != nil {
-		return nil, err
+	b := c.enc.AvailableBuffer()
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"method":`...)
+	b = appendJSONString(b, method)
+	if p, ok := params.(StepParams); ok && plainStepParams(p) {
+		b = append(b, `,"params":`...)
+		b = append(appendStepParams(b, p), '}')
+		c.enc.Write(b)
+		return c.enc.Bytes(), nil
 	}
-	c.enc.Write(m)
+	c.enc.Write(b)
 	if params != nil {
 		c.enc.WriteString(`,"params":`)
 		if c.encoder == nil {

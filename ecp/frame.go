@@ -90,8 +90,8 @@ func newFrameReader(r io.Reader, framing Framing, max int64) *frameReader {
 // Framing returns the framing in use: FramingAuto until the first message.
 func (f *frameReader) Framing() Framing { return f.framing }
 
-// Next returns the next message, a JSON value no longer than the limit.
-// io.EOF is a clean end between messages.
+// Next returns the next message, a JSON value no longer than the limit,
+// valid until the next call. io.EOF is a clean end between messages.
 func (f *frameReader) Next() ([]byte, error) {
 	if f.framing == FramingAuto || f.everyMessage {
 		if err := f.detect(); err != nil {
@@ -144,9 +144,20 @@ func (f *frameReader) nextLine() ([]byte, error) {
 	}
 }
 
-// readLine reads up to a newline (excluded), bounded by max.
+// readLine reads up to a newline (excluded), bounded by max. A line that
+// fits the reader's buffer is returned in place, valid until the next read.
 func (f *frameReader) readLine() ([]byte, error) {
-	var line []byte
+	chunk, err := f.r.ReadSlice('\n')
+	if err == nil && int64(len(chunk)) <= f.max+1 {
+		return chunk[:len(chunk)-1], nil
+	}
+	if int64(len(chunk)) > f.max+1 {
+		return nil, &FrameError{Kind: ErrTooLarge, Quote: quote(chunk)}
+	}
+	line := append([]byte(nil), chunk...)
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, err
+	}
 	for {
 		chunk, err := f.r.ReadSlice('\n')
 		if int64(len(line)+len(chunk)) > f.max+1 {

@@ -111,7 +111,7 @@ func jsonID(line []byte) string {
 }
 
 // misbehave answers initialize and reset, then misbehaves on agent/step as
-// mode says: crash, hang, garbage, oversized, spawn (starts a child in its
+// mode says: crash, noisy (floods stderr, then crashes), hang, garbage, oversized, spawn (starts a child in its
 // group, then hangs), error (a SafetyViolation), refuse (reset false).
 func misbehave(mode string) int {
 	in := bufio.NewReader(os.Stdin)
@@ -123,6 +123,9 @@ func misbehave(mode string) int {
 		id := jsonID([]byte(line))
 		switch {
 		case strings.Contains(line, `"agent/initialize"`):
+			if mode == "noisy" {
+				fmt.Fprintln(os.Stderr, "noisy: starting")
+			}
 			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"name":"%s","protocolVersion":"0.1.0"}}`+"\n", id, mode)
 		case strings.Contains(line, `"agent/reset"`) && mode == "refuse":
 			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":false}`+"\n", id)
@@ -139,6 +142,8 @@ func misbehaveOnStep(mode, id string) int {
 	case "crash":
 		fmt.Fprintln(os.Stderr, "agent: out of cheese, giving up")
 		return 3
+	case "noisy":
+		return noisyCrash()
 	case "garbage":
 		fmt.Println("hello, I am not JSON")
 	case "oversized":
@@ -149,6 +154,20 @@ func misbehaveOnStep(mode, id string) int {
 		spawnChild()
 	}
 	select {} // hang (and, for the others, wait to be killed)
+}
+
+// noisyCrash writes a line, a line too long to log, more than the log
+// takes, and a last line, then exits 3.
+func noisyCrash() int {
+	w := bufio.NewWriter(os.Stderr)
+	fmt.Fprintln(w, "noisy: stepping")
+	fmt.Fprintln(w, strings.Repeat("y", 3*ecp.MaxStderrLine))
+	for i := 0; i < 2*ecp.MaxStderrLogged/100; i++ {
+		fmt.Fprintf(w, "%099d\n", i)
+	}
+	fmt.Fprint(w, "noisy: out of patience, giving up")
+	w.Flush()
+	return 3
 }
 
 // spawnChild starts a copy of this binary that hangs, in the agent's

@@ -15,9 +15,6 @@ import (
 	"time"
 )
 
-// maxStderrTail is how much of an agent's stderr is kept for error messages.
-const maxStderrTail = 16 << 10
-
 // stdioTransport is an agent process spoken to over its stdin and stdout.
 // The pipes are proctor's own (os.Pipe), so that no copying goroutine
 // stands between the agent and the caller, and Wait never closes stdout
@@ -28,7 +25,7 @@ type stdioTransport struct {
 	cmd       *exec.Cmd
 	stdin     *os.File
 	stdout    *os.File
-	stderr    *tailBuffer
+	stderr    *stderrSink
 	frames    *frameReader
 	exited    chan struct{} // closed when Wait returned
 	waitErr   error
@@ -48,7 +45,7 @@ func startStdio(argv []string, opts *Options) (*stdioTransport, error) {
 	cmd.SysProcAttr = sysProcAttr()
 	cmd.Dir = opts.Dir
 	cmd.Env = opts.Env
-	t := &stdioTransport{cmd: cmd, stderr: newTailBuffer(maxStderrTail, opts.StderrLog), exited: make(chan struct{})}
+	t := &stdioTransport{cmd: cmd, stderr: newStderrSink(opts.Stderr), exited: make(chan struct{})}
 	cmd.Stderr = t.stderr
 	// Killing the group ends the stderr copy; WaitDelay bounds the wait
 	// for a descendant that left the group and kept stderr open.
@@ -73,10 +70,12 @@ func startStdio(argv []string, opts *Options) (*stdioTransport, error) {
 		return nil, fmt.Errorf("ecp: start %s: %w", argv[0], err)
 	}
 	t.stdin, t.stdout = inW, outR
+	t.stderr.setPID(cmd.Process.Pid)
 	t.framing = opts.Framing
 	t.frames = newFrameReader(outR, opts.Framing, opts.maxResponse())
 	go func() {
 		t.waitErr = cmd.Wait()
+		t.stderr.flush() // Wait has copied all of stderr
 		close(t.exited)
 	}()
 	return t, nil
@@ -182,3 +181,5 @@ func (t *stdioTransport) settle(ctx context.Context) {
 }
 
 func (t *stdioTransport) pid() int { return t.cmd.Process.Pid }
+
+func (t *stdioTransport) setSimulation(id string) { t.stderr.setSimulation(id) }

@@ -58,7 +58,7 @@ func TestLoadReportsEveryViolation(t *testing.T) {
  {"metricName":"t","evaluatorName":"tool_trajectory_avg_score","criterion":{"toolTrajectory":{"compareName":"mine","defaultStrategy":{"name":{"matchStrategy":"fuzzy"}}}}}]`,
 			},
 			want: []string{
-				"app/bad.evalset.json: evalCases[3].evalMod: unknown field (known: actualConversation, contextMessages, conversation, conversationScenario, creationTimestamp, evalId, evalMode, expectedRunnerEnabled, maxSteps, metrics, rubrics, scorer, sessionInput, transport)",
+				"app/bad.evalset.json: evalCases[3].evalMod: unknown field (known: actualConversation, contextMessages, conversation, conversationScenario, creationTimestamp, evalId, evalMode, expectedRunnerEnabled, inspect, maxSteps, metrics, rubrics, scorer, sessionInput, transport)",
 				"app/bad.metrics.json: [1].treshold: unknown field (known: criterion, evaluatorName, metricName, threshold)",
 				"app/bad.metrics.json: [0].threshold: 1.5 is outside [0, 1]",
 				`app/bad.metrics.json: [1].metricName: duplicate metric name "final_response_avg_score" (also [0])`,

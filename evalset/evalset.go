@@ -88,6 +88,10 @@ type Case struct {
 	// Scorer, from a YAML case, names a metric of the run's metrics that
 	// scores the case besides its Metrics; [Validate] checks it exists.
 	Scorer string `json:"scorer,omitempty"`
+	// Inspect, for ECP agents, are checks on the agent's state after the
+	// case's last invocation (agent/inspect), reported as the case's
+	// "ecp_inspect" metric; a run against an A2A agent refuses them.
+	Inspect []*InspectAssertion `json:"inspect,omitempty"`
 }
 
 // CaseRubric is a rubric a case adds to one metric (tRPC's EvalCaseRubric).

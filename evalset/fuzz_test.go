@@ -46,6 +46,7 @@ func FuzzADKSet(f *testing.F) {
 
 func FuzzYAMLCase(f *testing.F) {
 	addSeeds(f, "testdata/cases/grounded-qa.yaml", "testdata/cases/parallel.yaml", "testdata/multiturn/booking.yaml")
+	f.Add([]byte("case: i\ninput: {content: hi}\nexpected:\n  tool_calls: [{name: t, result: {a: [1]}}]\ninspect:\n  - {path: a.b, equals: {x: 1}}\n  - {path: c, matches: '^x'}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := newProblems("f")
 		if c := parseYAMLCase(data, p); c != nil {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // singleOrList marks a list type whose YAML may also be a single element.
@@ -13,7 +15,7 @@ type singleOrList interface{ singleOrList() }
 // opaque says whether values of t are kept as they are (raw JSON, free
 // maps, custom decoders), so their keys are not checked.
 func opaque(t reflect.Type) bool {
-	return t == reflect.TypeFor[json.RawMessage]() || t == reflect.TypeFor[map[string]any]() ||
+	return t == reflect.TypeFor[json.RawMessage]() || t == reflect.TypeFor[map[string]any]() || t == reflect.TypeFor[yaml.Node]() ||
 		reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]())
 }
 

@@ -61,6 +61,7 @@ func validateSet(s *Set, metrics []*Metric, scorers bool, p problems) {
 		}
 		if s.Format != FormatYAML { // YAML cases were checked as their files were read
 			validateCase(c, path, name, p)
+			validateInspect(c, field(path, "inspect"), name, p)
 		}
 		compileCasePatterns(c, metrics, path, name, p)
 		if scorers && c.Scorer != "" {

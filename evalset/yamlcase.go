@@ -21,6 +21,17 @@ type yamlCase struct {
 	Expected  *yamlExpected `yaml:"expected"`
 	MaxSteps  int           `yaml:"max_steps" validate:"gte=0"`
 	Scorer    string        `yaml:"scorer"`
+	// Inspect are checks on an ECP agent's state after the last turn.
+	Inspect []*yamlInspect `yaml:"inspect" validate:"dive,required"`
+}
+
+// yamlInspect is one inspect assertion: a path and one of equals (any
+// value), contains, matches.
+type yamlInspect struct {
+	Path     string    `yaml:"path"`
+	Equals   yaml.Node `yaml:"equals" validate:"-"`
+	Contains *string   `yaml:"contains"`
+	Matches  *string   `yaml:"matches"`
 }
 
 // yamlTurns are a case's turns: a list, or a single turn given as a mapping.
@@ -64,6 +75,9 @@ type yamlToolCall struct {
 	Name        string   `yaml:"name" validate:"required"`
 	ArgsContain []string `yaml:"args_contain" validate:"dive,required"`
 	Parallel    bool     `yaml:"parallel"`
+	// Result is what proctor answers an ECP agent's matching call with
+	// (an agent over A2A runs its own tools); it is not compared.
+	Result yaml.Node `yaml:"result" validate:"-"`
 }
 
 // yamlText is a final text criterion: one of equals, contains, regex.

@@ -1,9 +1,12 @@
 package evalset
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // toCase converts the YAML case into the model: one invocation a turn, the
@@ -14,6 +17,7 @@ func (y *yamlCase) toCase(single bool, p problems) *Case {
 	if len(y.Input) == 0 {
 		return c
 	}
+	c.Inspect = y.inspectAssertions(p)
 	expectations, where := y.turnExpectations(single, p)
 	var tools bool
 	var text textExpectation
@@ -25,7 +29,7 @@ func (y *yamlCase) toCase(single bool, p problems) *Case {
 		e := expectations[k]
 		if e != nil && e.ToolCalls != nil {
 			tools = true
-			inv.Tools = yamlTools(e.ToolCalls)
+			inv.Tools = yamlTools(e.ToolCalls, field(where[k], "tool_calls"), p)
 		}
 		if e != nil && e.FinalResponse != nil {
 			inv.FinalResponse = text.add(e.FinalResponse, where[k], p)
@@ -63,14 +67,62 @@ func turnPath(k int, single bool) string {
 	return index("input", k)
 }
 
-func yamlTools(calls []*yamlToolCall) []*Tool {
+func yamlTools(calls []*yamlToolCall, path string, p problems) []*Tool {
 	tools := make([]*Tool, 0, len(calls))
-	for _, tc := range calls {
-		if tc != nil {
-			tools = append(tools, &Tool{Name: tc.Name, ArgsContain: tc.ArgsContain, Parallel: tc.Parallel})
+	for k, tc := range calls {
+		if tc == nil {
+			continue
 		}
+		t := &Tool{Name: tc.Name, ArgsContain: tc.ArgsContain, Parallel: tc.Parallel}
+		if tc.Result.Kind != 0 {
+			raw, err := yamlNodeJSON(&tc.Result)
+			if err != nil {
+				p.add(field(index(path, k), "result"), "%v", err)
+			} else if err := json.Unmarshal(raw, &t.Result); err != nil {
+				p.add(field(index(path, k), "result"), "%v", err)
+			}
+		}
+		tools = append(tools, t)
 	}
 	return tools
+}
+
+// inspectAssertions converts and checks the case's inspect list.
+func (y *yamlCase) inspectAssertions(p problems) []*InspectAssertion {
+	if len(y.Inspect) == 0 {
+		return nil
+	}
+	out := make([]*InspectAssertion, len(y.Inspect))
+	for k, yi := range y.Inspect {
+		if yi == nil {
+			continue
+		}
+		a := &InspectAssertion{Path: yi.Path, Contains: yi.Contains, Matches: yi.Matches}
+		if yi.Equals.Kind != 0 {
+			raw, err := yamlNodeJSON(&yi.Equals)
+			if err != nil {
+				p.add(field(index("inspect", k), "equals"), "case %q: %v", y.Case, err)
+				raw = json.RawMessage("null")
+			}
+			a.Equals = raw
+		}
+		out[k] = a
+	}
+	validateInspect(&Case{ID: y.Case, Inspect: out}, "inspect", func(s string) string { return s }, p)
+	return out
+}
+
+// yamlNodeJSON is a YAML value as JSON.
+func yamlNodeJSON(n *yaml.Node) (json.RawMessage, error) {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, fmt.Errorf("invalid YAML value: %w", err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("a value JSON cannot hold (mapping keys must be strings): %w", err)
+	}
+	return b, nil
 }
 
 // textExpectation gathers a case's final text criteria: one criterion for

@@ -228,10 +228,14 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("wall %v; heap base %.1f MiB, peak +%.1f MiB, after +%.1f MiB; %.1f MiB allocated",
-				wall.Round(time.Millisecond), mib(heap.base), mib(heap.over(heap.peak)), mib(heap.over(heap.after)), mib(heap.allocs))
+			t.Logf("wall %v (bound %v); heap base %.1f MiB, peak +%.1f MiB (bound +%.0f MiB), after +%.1f MiB; %.1f MiB allocated",
+				wall.Round(time.Millisecond), tc.maxWall, mib(heap.base), mib(heap.over(heap.peak)), mib(tc.maxHeap),
+				mib(heap.over(heap.after)), mib(heap.allocs))
 
-			if eval.Status != result.StatusCompleted || len(eval.Simulations) != len(tasks) || eval.Summary.NumSimulations != len(tasks) {
+			// Every simulation ends as an agent_error: an evaluation that
+			// measured nothing is failed, saying so.
+			if eval.Status != result.StatusFailed || !strings.Contains(eval.Error, "every simulation failed") ||
+				len(eval.Simulations) != len(tasks) || eval.Summary.NumSimulations != len(tasks) {
 				t.Fatalf("status %s, %d simulations, summary %+v: want all %d simulations run", eval.Status, len(eval.Simulations), eval.Summary, len(tasks))
 			}
 			if len(progress) != len(tasks) || progress[len(progress)-1].Done != len(tasks) {

@@ -95,6 +95,9 @@ func (r *Runner) Run(ctx context.Context, eval *result.Evaluation, tasks []*doma
 		eval.Status = result.StatusInterrupted
 	default:
 		eval.Status = result.StatusCompleted
+		if why := result.NoOutcome(eval.Simulations); why != "" {
+			eval.Status, eval.Error = result.StatusFailed, why
+		}
 		now := time.Now().UTC()
 		eval.FinishedAt = &now
 	}

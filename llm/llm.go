@@ -90,7 +90,7 @@ func New(ctx context.Context, spec string, cfg Config) (model.LLM, error) {
 	case ProviderOpenAI:
 		key := first(cfg.APIKey, getenv("OPENAI_API_KEY"))
 		if key == "" {
-			return nil, fmt.Errorf("llm: %s: no API key: set OPENAI_API_KEY (or Config.APIKey)", spec)
+			return nil, fmt.Errorf("llm: %s: no API key: set OPENAI_API_KEY (for a local OpenAI-compatible server that checks no key, any value)", spec)
 		}
 		base, err := baseURL(spec, first(cfg.BaseURL, getenv("OPENAI_BASE_URL"), openai.DefaultBaseURL))
 		if err != nil {
@@ -107,7 +107,7 @@ func New(ctx context.Context, spec string, cfg Config) (model.LLM, error) {
 	case ProviderGemini:
 		key := first(cfg.APIKey, getenv("GEMINI_API_KEY"), getenv("GOOGLE_API_KEY"))
 		if key == "" {
-			return nil, fmt.Errorf("llm: %s: no API key: set GEMINI_API_KEY or GOOGLE_API_KEY (or Config.APIKey)", spec)
+			return nil, fmt.Errorf("llm: %s: no API key: set GEMINI_API_KEY or GOOGLE_API_KEY", spec)
 		}
 		base, err := baseURL(spec, first(cfg.BaseURL, getenv("GOOGLE_GEMINI_BASE_URL"), DefaultGeminiBaseURL))
 		if err != nil {

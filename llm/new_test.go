@@ -66,6 +66,11 @@ func TestNewErrors(t *testing.T) {
 			t.Errorf("New(%q) = %v, want an error", tc.spec, m.Name())
 			continue
 		}
+		// Users read these: they name environment variables and flags,
+		// never proctor's Go API.
+		if strings.Contains(err.Error(), "Config.") {
+			t.Errorf("New(%q) error %q names a Go field", tc.spec, err)
+		}
 		for _, w := range tc.want {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("New(%q) error %q does not mention %q", tc.spec, err, w)

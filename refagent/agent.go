@@ -52,19 +52,28 @@ type entry struct {
 // New returns a reference agent for d. Only domains the agent has rules for
 // are accepted: for now the built-in mock domain.
 func New(d *domains.Domain) (*Agent, error) {
+	if err := Supports(d); err != nil {
+		return nil, err
+	}
+	return &Agent{domain: d, convs: make(map[string]*list.Element), order: list.New(), max: MaxContexts}, nil
+}
+
+// Supports says why the reference agent cannot play d, or nil when it can:
+// it has rules for the built-in mock domain only.
+func Supports(d *domains.Domain) error {
 	if d == nil {
-		return nil, errors.New("refagent: nil domain")
+		return errors.New("refagent: nil domain")
 	}
 	if d.Name != mock.Name {
-		return nil, fmt.Errorf("refagent: no rules for domain %q (supported: %s)", d.Name, mock.Name)
+		return fmt.Errorf("refagent: no rules for domain %q (supported: %s)", d.Name, mock.Name)
 	}
 	have := d.ToolNames()
 	for _, t := range mockTools() {
 		if !slices.Contains(have, t) {
-			return nil, fmt.Errorf("refagent: domain %s lacks the tool %s its rules use", d.Name, t)
+			return fmt.Errorf("refagent: domain %s lacks the tool %s its rules use", d.Name, t)
 		}
 	}
-	return &Agent{domain: d, convs: make(map[string]*list.Element), order: list.New(), max: MaxContexts}, nil
+	return nil
 }
 
 // Card returns the agent card advertising the JSON-RPC interface at url.

@@ -14,6 +14,9 @@ func renderMarkdown(w io.Writer, e *result.Evaluation) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## proctor evaluation `%s`\n\n", e.ID)
 	fmt.Fprintf(&b, "Domain **%s**, agent %s, status **%s**.\n\n", e.Domain, AgentLabel(e.Agent), e.Status)
+	if e.Status == result.StatusFailed && e.Error != "" {
+		fmt.Fprintf(&b, "**Failed:** %s\n\n", mdEscape(e.Error))
+	}
 	b.WriteString("| metric | value |\n|---|---|\n")
 	markdownScores(&b, e)
 	markdownTraffic(&b, e.Metrics)
@@ -28,15 +31,15 @@ func renderMarkdown(w io.Writer, e *result.Evaluation) error {
 // ended.
 func markdownScores(b *strings.Builder, e *result.Evaluation) {
 	s := e.Summary
-	fmt.Fprintf(b, "| simulations | %d (%d tasks x %d trials) |\n", s.NumSimulations, s.NumTasks, s.NumTrials)
+	fmt.Fprintf(b, "| simulations | %s |\n", SimulationsNote(e))
 	fmt.Fprintf(b, "| pass^1 | %.3f (95%% CI %.3f-%.3f) |\n", s.PassHatK["1"], s.PassHat1CI95.Low, s.PassHat1CI95.High)
 	if len(s.PassHatK) > 1 {
-		fmt.Fprintf(b, "| pass^k | %s |\n| pass@k | %s |\n", kv(s.PassHatK), kv(s.PassAtK))
+		fmt.Fprintf(b, "| pass^k | %s |\n| pass@k | %s |\n", kLine(s.PassHatK), kLine(s.PassAtK))
 	}
 	fmt.Fprintf(b, "| average reward | %.3f |\n", s.AvgReward)
 	if note := BaselineNote(s); note != "" {
 		fmt.Fprintf(b, "| do-nothing baseline | %s |\n", note)
-		fmt.Fprintf(b, "| vacuous tasks | %s |\n", mdEscape(strings.Join(s.VacuousTasks, ", ")))
+		fmt.Fprintf(b, "| vacuous tasks | %s |\n", mdEscape(VacuousNote(s.VacuousTasks, 0)))
 	}
 	if note := EnvUncheckedNote(s); note != "" {
 		fmt.Fprintf(b, "| env unchecked | %s |\n", mdEscape(note))
@@ -48,6 +51,9 @@ func markdownScores(b *strings.Builder, e *result.Evaluation) {
 		fmt.Fprintf(b, "| action match | %s |\n", exactMatchNote)
 	}
 	fmt.Fprintf(b, "| termination | %s |\n", Counts(s.TerminationReasons))
+	if note := PolicyViolationsNote(e.Simulations); note != "" {
+		fmt.Fprintf(b, "| policy violations | %s |\n", mdEscape(note))
+	}
 }
 
 // markdownTraffic writes the metric rows about the requests to the agent
@@ -115,6 +121,9 @@ func whyFailed(s result.Simulation) string {
 		if !c.Met {
 			why = append(why, fmt.Sprintf("did not tell the user %q", c.Info))
 		}
+	}
+	for _, v := range ri.PolicyViolations {
+		why = append(why, fmt.Sprintf("called %s, which it is not permitted (turn %d)", v.Tool, v.Turn))
 	}
 	if ri.Note != "" && len(why) == 0 {
 		why = append(why, ri.Note)

@@ -28,6 +28,27 @@ func EnvUncheckedNote(s result.Summary) string {
 	return strings.Join(s.EnvUncheckedTasks, ", ") + " (no expected actions or env assertions: DB scores 1 without a check, as in tau2)"
 }
 
+// PolicyViolationsNote sums up the tool calls an agent's manifest of
+// permissions refused: "3 in 2 simulations: create_task 2, delete_task 1",
+// or "" when there were none (or the simulations were not read).
+func PolicyViolationsNote(sims []result.Simulation) string {
+	byTool := map[string]int{}
+	n, in := 0, 0
+	for _, s := range sims {
+		if v := s.RewardInfo.PolicyViolations; len(v) > 0 {
+			in++
+			n += len(v)
+			for _, p := range v {
+				byTool[p.Tool]++
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d in %d simulations: %s", n, in, Counts(byTool))
+}
+
 // BaselineNote puts a score in context: "0.100 (5 of 50 tasks pass without
 // the agent doing anything)", the do-nothing agent's pass^1 (see
 // scoring.DoNothingPasses), or "" when no task is vacuous or the summary
@@ -38,6 +59,63 @@ func BaselineNote(s result.Summary) string {
 		return ""
 	}
 	return fmt.Sprintf("%.3f (%d of %d tasks pass without the agent doing anything)", s.DoNothingBaseline.PassHat1, n, s.NumTasks)
+}
+
+// VacuousNote counts and names the tasks the do-nothing agent passes: "3
+// vacuous tasks: mock-03, mock-07, mock-11", the first limit of them and
+// how many more (every one is in the JSON).
+func VacuousNote(ids []string, limit int) string {
+	noun := "vacuous tasks"
+	if len(ids) == 1 {
+		noun = "vacuous task"
+	}
+	shown := ids
+	more := ""
+	if limit > 0 && len(ids) > limit {
+		shown, more = ids[:limit], fmt.Sprintf(" and %d more", len(ids)-limit)
+	}
+	return fmt.Sprintf("%d %s: %s%s", len(ids), noun, strings.Join(shown, ", "), more)
+}
+
+// SimulationsNote says how many simulations an evaluation has and of
+// what: "17 (17 tasks x 1 trials)" when they are all there, "40 of 204
+// (17 tasks x 12 trials)" when it did not finish, counting what it set out
+// to run.
+func SimulationsNote(e *result.Evaluation) string {
+	s := e.Summary
+	planned := len(e.Config.TaskIDs) * e.Config.NumTrials
+	switch {
+	case s.NumSimulations == s.NumTasks*s.NumTrials && (planned == 0 || planned == s.NumSimulations):
+		return fmt.Sprintf("%d (%d tasks x %d trials)", s.NumSimulations, s.NumTasks, s.NumTrials)
+	case planned > 0:
+		return fmt.Sprintf("%d of %d (%d tasks x %d trials)", s.NumSimulations, planned, len(e.Config.TaskIDs), e.Config.NumTrials)
+	}
+	return fmt.Sprintf("%d (%d tasks, up to %d trials each)", s.NumSimulations, s.NumTasks, s.NumTrials)
+}
+
+// maxKs is the most values of k a pass^k line shows; beyond it the line
+// shows k = 1, 2, 4, 8... and the largest k (every k is in the JSON).
+const maxKs = 10
+
+// kLine renders pass^k or pass@k values in one line of bounded width.
+func kLine(m map[string]float64) string {
+	if len(m) <= maxKs {
+		return kv(m)
+	}
+	largest := 0
+	for k := range m {
+		if n, err := strconv.Atoi(k); err == nil {
+			largest = max(largest, n)
+		}
+	}
+	some := map[string]float64{}
+	for k := 1; k < largest; k *= 2 {
+		if v, ok := m[strconv.Itoa(k)]; ok {
+			some[strconv.Itoa(k)] = v
+		}
+	}
+	some[strconv.Itoa(largest)] = m[strconv.Itoa(largest)]
+	return kv(some) + "  (every k: --format json)"
 }
 
 // AgentLabel names an evaluated agent in one phrase.

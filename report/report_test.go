@@ -65,7 +65,7 @@ func TestBaseline(t *testing.T) {
 			e.Summary.NumTasks = 4
 			e.Summary.DoNothingBaseline = &result.Baseline{AvgReward: 0.25, PassHat1: 0.25}
 			e.Summary.VacuousTasks = []string{"t1"}
-		}, []string{"do-nothing baseline", line, "vacuous tasks"}, []string{"strict"}},
+		}, []string{"do-nothing baseline", line, "1 vacuous task: t1"}, []string{"strict"}},
 		{"none vacuous", func(e *result.Evaluation) {
 			e.Summary.DoNothingBaseline = &result.Baseline{}
 			e.Summary.VacuousTasks = []string{}
@@ -79,6 +79,11 @@ func TestBaseline(t *testing.T) {
 			nil, []string{"action match"}},
 		{"an unchecked environment", func(e *result.Evaluation) { e.Summary.EnvUncheckedTasks = []string{"t2"} },
 			[]string{"env unchecked", "t2 (no expected actions or env assertions: DB scores 1 without a check, as in tau2)"}, nil},
+		{"policy violations", func(e *result.Evaluation) {
+			e.Simulations[0].RewardInfo.PolicyViolations = []result.PolicyViolation{{Tool: "delete_task", CallID: "c1", Turn: 3}}
+			e.Simulations[1].RewardInfo.PolicyViolations = []result.PolicyViolation{{Tool: "create_task", Turn: 5}, {Tool: "delete_task", Turn: 7}}
+		}, []string{"policy violations", "3 in 2 simulations: delete_task 2, create_task 1"}, nil},
+		{"no policy violations", func(*result.Evaluation) {}, nil, []string{"policy violation"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

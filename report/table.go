@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/proctor-eval/proctor/result"
@@ -14,6 +13,9 @@ import (
 func renderTable(w io.Writer, e *result.Evaluation) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "evaluation\t%s (%s)\n", e.ID, e.Status)
+	if e.Status == result.StatusFailed && e.Error != "" {
+		fmt.Fprintf(tw, "failed\t%s\n", e.Error)
+	}
 	fmt.Fprintf(tw, "domain\t%s\n", e.Domain)
 	fmt.Fprintf(tw, "agent\t%s\n", AgentLabel(e.Agent))
 	tableScores(tw, e)
@@ -32,16 +34,16 @@ func renderTable(w io.Writer, e *result.Evaluation) error {
 // reward, the do-nothing baseline, strict scoring and how runs ended.
 func tableScores(tw io.Writer, e *result.Evaluation) {
 	s := e.Summary
-	fmt.Fprintf(tw, "simulations\t%d (%d tasks x %d trials)\n", s.NumSimulations, s.NumTasks, s.NumTrials)
+	fmt.Fprintf(tw, "simulations\t%s\n", SimulationsNote(e))
 	fmt.Fprintf(tw, "pass^1\t%.3f  (95%% CI %.3f-%.3f)\n", s.PassHatK["1"], s.PassHat1CI95.Low, s.PassHat1CI95.High)
 	if len(s.PassHatK) > 1 {
-		fmt.Fprintf(tw, "pass^k\t%s\n", kv(s.PassHatK))
-		fmt.Fprintf(tw, "pass@k\t%s\n", kv(s.PassAtK))
+		fmt.Fprintf(tw, "pass^k\t%s\n", kLine(s.PassHatK))
+		fmt.Fprintf(tw, "pass@k\t%s\n", kLine(s.PassAtK))
 	}
 	fmt.Fprintf(tw, "avg reward\t%.3f\n", s.AvgReward)
 	if note := BaselineNote(s); note != "" {
 		fmt.Fprintf(tw, "do-nothing baseline\t%s\n", note)
-		fmt.Fprintf(tw, "vacuous tasks\t%s\n", strings.Join(s.VacuousTasks, ", "))
+		fmt.Fprintf(tw, "\t%s\n", VacuousNote(s.VacuousTasks, 10))
 	}
 	if note := EnvUncheckedNote(s); note != "" {
 		fmt.Fprintf(tw, "env unchecked\t%s\n", note)
@@ -53,6 +55,9 @@ func tableScores(tw io.Writer, e *result.Evaluation) {
 		fmt.Fprintf(tw, "action match\t%s\n", exactMatchNote)
 	}
 	fmt.Fprintf(tw, "termination\t%s\n", Counts(s.TerminationReasons))
+	if note := PolicyViolationsNote(e.Simulations); note != "" {
+		fmt.Fprintf(tw, "policy violations\t%s\n", note)
+	}
 }
 
 // tableTraffic writes the rows about the requests to the agent and

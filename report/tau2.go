@@ -21,7 +21,9 @@ package report
 //	simulations[].id/task_id/trial    Simulation.ID/TaskID/Trial (trials count from 0, as in tau2)
 //	simulations[].start_time          Simulation.StartedAt; end_time is StartedAt+DurationMS; duration is in seconds
 //	simulations[].timestamp           end_time (tau2 stamps a run when it is built, at its end)
-//	simulations[].termination_reason  Simulation.TerminationReason (see Tau2TerminationReason)
+//	simulations[].termination_reason  Simulation.TerminationReason (see Tau2TerminationReason): the same name,
+//	                                  but safety_violation and capability_missing (an ECP agent's refusals, which
+//	                                  tau2 has no reason for) are agent_error, with proctor's reason in info
 //	simulations[].agent_cost/user_cost  null: proctor does not know what a remote agent costs
 //	simulations[].seed                null
 //	simulations[].reward_info         RewardInfo: db_check {db_match, db_reward}; action_checks with tau2
@@ -29,13 +31,14 @@ package report
 //	                                  {env_assertion, met, reward};
 //	                                  reward_basis, reward_breakdown; info holds what tau2 has no field for
 //	                                  (note, added_by_strict, do_nothing_passes, env_unchecked, db hashes,
-//	                                  action_match "exact" when ACTION was matched proctor's way, not tau2's)
+//	                                  action_match "exact" when ACTION was matched proctor's way, not tau2's,
+//	                                  policy_violations: the calls an ECP agent's allow_tools refused)
 //	simulations[].messages            Messages: role, content (null when empty), tool_calls [{id, name, arguments,
 //	                                  requestor}], turn_idx (Message.Turn, the message's index), timestamp null
 //	                                  (proctor does not time messages); tool messages are {id, role, content,
 //	                                  requestor, error, turn_idx, timestamp}, their requestor that of the call
 //	simulations[].info                what tau2 has no field for: error, context_id, non_conformant, metrics,
-//	                                  and proctor's termination reason when it has no tau2 counterpart
+//	                                  and proctor's termination reason when it has no tau2 counterpart of its name
 //
 // Not carried: the summary (tau2 recomputes its metrics from simulations),
 // evaluation-level metrics and config beyond the info fields, the agent's
@@ -54,30 +57,29 @@ import (
 	"github.com/proctor-eval/proctor/result"
 )
 
-// tau2 termination reasons (tau2's TerminationReason enum).
+// tau2 termination reasons (tau2's TerminationReason enum) that proctor's
+// own reasons map to when they have no counterpart of the same name.
 const (
+	tau2AgentError      = "agent_error"
 	tau2UnexpectedError = "unexpected_error"
 )
 
-// tau2Termination maps proctor's termination reasons to tau2's. Every
-// reason proctor records has a tau2 counterpart of the same name; tau2's
-// context_window_exceeded and unexpected_error have none in proctor.
-func tau2Termination(reason string) (string, bool) {
+// Tau2TerminationReason maps a proctor termination reason to tau2's and
+// says whether the mapping is exact (the same reason by the same name).
+// An inexact one keeps proctor's reason in the exported simulation's info
+// (proctor_termination_reason). An ECP agent's refusals that tau2 has no
+// reason for, safety_violation and capability_missing, are the agent's way
+// of ending the run: they map to tau2's agent_error (not agent_stop, which
+// tau2 would grade). A reason proctor does not know (results stored by
+// another version) maps to tau2's unexpected_error.
+func Tau2TerminationReason(reason string) (string, bool) {
 	switch result.TerminationReason(reason) {
 	case result.TermUserStop, result.TermAgentStop, result.TermMaxSteps, result.TermTooManyErrors,
-		result.TermTimeout, result.TermAgentError, result.TermUserError, result.TermInfrastructure:
+		result.TermTimeout, result.TermAgentError, result.TermUserError, result.TermInfrastructure,
+		result.TermContextOverflow:
 		return reason, true
-	}
-	return "", false
-}
-
-// Tau2TerminationReason maps a proctor termination reason to tau2's, and
-// says whether it has a counterpart. One without (none today, but results
-// stored by another version of proctor may hold one) maps to tau2's
-// "unexpected_error".
-func Tau2TerminationReason(reason string) (string, bool) {
-	if r, ok := tau2Termination(reason); ok {
-		return r, true
+	case result.TermSafetyViolation, result.TermCapabilityMissing:
+		return tau2AgentError, false
 	}
 	return tau2UnexpectedError, false
 }
@@ -403,6 +405,9 @@ func tau2RewardExtras(ri result.RewardInfo, match result.ActionMatch) map[string
 	}
 	if match == result.ActionMatchExact && len(ri.ActionChecks) > 0 {
 		info["action_match"] = string(match)
+	}
+	if len(ri.PolicyViolations) > 0 {
+		info["policy_violations"] = ri.PolicyViolations
 	}
 	if len(info) == 0 {
 		return nil

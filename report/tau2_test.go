@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -180,6 +181,9 @@ func TestTau2TerminationReasons(t *testing.T) {
 		{string(result.TermAgentError), "agent_error", true},
 		{string(result.TermUserError), "user_error", true},
 		{string(result.TermInfrastructure), "infrastructure_error", true},
+		{string(result.TermContextOverflow), "context_window_exceeded", true},
+		{string(result.TermSafetyViolation), "agent_error", false},
+		{string(result.TermCapabilityMissing), "agent_error", false},
 		{"something_new", "unexpected_error", false},
 	} {
 		got, known := Tau2TerminationReason(c.proctor)
@@ -193,9 +197,31 @@ func TestTau2TerminationReasons(t *testing.T) {
 		if s.TerminationReason != c.tau2 {
 			t.Errorf("%s: rendered %s", c.proctor, s.TerminationReason)
 		}
-		if _, kept := s.Info["proctor_termination_reason"]; kept == c.known {
-			t.Errorf("%s: proctor's reason kept in info: %v", c.proctor, kept)
+		if kept, ok := s.Info["proctor_termination_reason"]; ok == c.known || (ok && kept != result.TerminationReason(c.proctor)) {
+			t.Errorf("%s: proctor's reason in info: %v (%v)", c.proctor, kept, ok)
 		}
+		// tau2's model loads the export: the reason is one of its enum.
+		if _, err := tau2model.Decode(tau2Render(t, eval, nil)); err != nil {
+			t.Errorf("%s: tau2 would not load the export: %v", c.proctor, err)
+		}
+	}
+}
+
+// TestTau2PolicyViolations: the calls an ECP agent's manifest refused go
+// to reward_info.info, which tau2 loads.
+func TestTau2PolicyViolations(t *testing.T) {
+	eval := tau2SampleEval()
+	want := []result.PolicyViolation{{Tool: "delete_task", CallID: "c9", Turn: 2}}
+	eval.Simulations[1].RewardInfo.PolicyViolations = want
+	r := NewTau2Results(eval, nil)
+	if got := r.Simulations[1].RewardInfo.Info["policy_violations"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("reward_info.info.policy_violations = %v, want %v", got, want)
+	}
+	if _, ok := r.Simulations[0].RewardInfo.Info["policy_violations"]; ok {
+		t.Error("policy_violations on a simulation without any")
+	}
+	if _, err := tau2model.Decode(tau2Render(t, eval, nil)); err != nil {
+		t.Errorf("tau2 would not load the export: %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/proctor-eval/proctor/a2aclient"
@@ -97,9 +98,26 @@ type CaseResult struct {
 	DurationMS    float64   `json:"duration_ms,omitempty"`
 	// LLMCalls are the judges' and the user simulator's model calls.
 	LLMCalls []llm.Call `json:"llm_calls,omitempty"`
+	// Inspections are what an ECP agent's agent/inspect returned after the
+	// case's last invocation, one per inspect assertion, in order: the
+	// "ecp_inspect" metric is scored from them.
+	Inspections []Inspection `json:"inspections,omitempty"`
 	// Requests are the per-request metrics, stored apart.
 	Requests []a2aclient.RequestMetrics `json:"-"`
 }
+
+// Inspection is one agent/inspect call: the path asked for and the value
+// the agent returned (raw JSON), or why there is none.
+type Inspection struct {
+	Path  string          `json:"path"`
+	Value json.RawMessage `json:"value,omitempty"`
+	Error string          `json:"error,omitempty"`
+}
+
+// MetricECPInspect names the metric-like check a case's inspect assertions
+// are reported as: score 1 when every assertion holds, else the share that
+// holds; threshold 1.
+const MetricECPInspect = "ecp_inspect"
 
 // Turn is what proctor saw of one invocation: how long the agent took, what
 // it said along the way and what it kept private.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/proctor-eval/proctor/a2aclient"
@@ -36,6 +37,44 @@ const (
 // reward: only a conversation the user or the agent stopped is scored.
 func (t TerminationReason) Rewardable() bool { return t == TermUserStop || t == TermAgentStop }
 
+// Failure reports whether a simulation that ended this way failed before
+// any outcome of the agent's: the agent could not be talked to (errors,
+// unusable replies), the user simulator failed (its model unreachable), or
+// proctor did.
+func (t TerminationReason) Failure() bool {
+	return t == TermAgentError || t == TermUserError || t == TermInfrastructure
+}
+
+// NoOutcome says why an evaluation measured nothing, or "" when it did:
+// every one of its simulations ended in a Failure. The reason counts them
+// by termination and quotes the first error.
+func NoOutcome(sims []Simulation) string {
+	if len(sims) == 0 {
+		return ""
+	}
+	counts := map[TerminationReason]int{}
+	for _, s := range sims {
+		if !s.TerminationReason.Failure() {
+			return ""
+		}
+		counts[s.TerminationReason]++
+	}
+	var parts []string
+	for _, t := range []TerminationReason{TermAgentError, TermUserError, TermInfrastructure} {
+		if counts[t] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[t], t))
+		}
+	}
+	why := fmt.Sprintf("every simulation failed before an outcome (%s)", strings.Join(parts, ", "))
+	if first := sims[0].Error; first != "" {
+		if len(first) > 300 {
+			first = first[:300] + "..."
+		}
+		why += "; " + sims[0].ID + ": " + first
+	}
+	return why
+}
+
 // Status is the state of an evaluation.
 type Status string
 
@@ -44,7 +83,10 @@ const (
 	StatusRunning     Status = "running"
 	StatusCompleted   Status = "completed"
 	StatusInterrupted Status = "interrupted"
-	StatusFailed      Status = "failed"
+	// StatusFailed is an evaluation that stopped on an error (its storage
+	// failed), or whose every simulation ended in a Failure (NoOutcome):
+	// Evaluation.Error says which.
+	StatusFailed Status = "failed"
 )
 
 // Role says who a transcript message is from.
@@ -89,6 +131,11 @@ type Message struct {
 	// kept for white-box review only, never shown to the user simulator,
 	// a judge or a COMMUNICATE check (which see Content).
 	PrivateThought string `json:"private_thought,omitempty"`
+	// Refused marks the result of an agent's tool call that proctor did
+	// not run because the agent's manifest of permissions (allow_tools)
+	// does not list the tool: a policy violation. The call stays in the
+	// transcript as the agent made it; the environment never saw it.
+	Refused bool `json:"refused,omitempty"`
 }
 
 // Simulation is the result of one task x one trial.
@@ -277,6 +324,10 @@ type Config struct {
 	// environment references ({"$env": "NAME"}) unresolved: secrets are
 	// never stored.
 	ECPConfig map[string]any `json:"ecp_config,omitempty"`
+	// ECPAllowTools is the ECP agent's manifest of permissions in force:
+	// the only domain tools it may call ([]: none); absent, every tool.
+	// Calls outside it are refused and recorded as policy violations.
+	ECPAllowTools []string `json:"ecp_allow_tools,omitzero"`
 	// Strict is strict scoring (Limits.Strict): ACTION added to the reward
 	// basis of every task with expected actions. It must equal the
 	// simulator's Limits.Strict, or Runner.Run refuses to run.

@@ -27,6 +27,31 @@ type RewardInfo struct {
 	// at the environment and are left out of RewardBreakdown, and DBCheck
 	// says db_match without hashes. Omitted when false.
 	EnvUnchecked bool `json:"env_unchecked,omitempty"`
+	// PolicyViolations lists the agent's tool calls that its manifest of
+	// permissions (allow_tools) did not allow, in transcript order: proctor
+	// refused them (Message.Refused) and the environment never saw them.
+	// They do not change the reward, which is tau2's; omitted when none.
+	PolicyViolations []PolicyViolation `json:"policy_violations,omitempty"`
+}
+
+// PolicyViolation is one refused tool call: the tool, the call's id and
+// the turn of the refusal (the tool message's Turn).
+type PolicyViolation struct {
+	Tool   string `json:"tool"`
+	CallID string `json:"call_id"`
+	Turn   int    `json:"turn"`
+}
+
+// PolicyViolations lists a transcript's refused tool calls (see
+// RewardInfo.PolicyViolations); nil when there are none.
+func PolicyViolations(messages []Message) []PolicyViolation {
+	var out []PolicyViolation
+	for _, m := range messages {
+		if m.Role == RoleTool && m.Refused {
+			out = append(out, PolicyViolation{Tool: m.Name, CallID: m.ToolCallID, Turn: m.Turn})
+		}
+	}
+	return out
 }
 
 // DBCheck compares the final database with the gold one.

@@ -62,8 +62,9 @@ type CaseOptions struct {
 	ScenarioUser LLMUserConfig
 }
 
-// CasePlayer plays eval cases against an agent over A2A and records what
-// the agent did; it does not score them.
+// CasePlayer plays eval cases against an agent over A2A, or over a
+// StepConversation (ECP), and records what the agent did; it does not
+// score them.
 type CasePlayer struct {
 	opts CaseOptions
 }
@@ -102,9 +103,12 @@ type CaseRecording struct {
 	// CaseOptions.UserIDHeader.
 	UserID string
 	// LLMCalls are the user simulator's model calls.
-	LLMCalls   []llm.Call
-	StartedAt  time.Time
-	DurationMS float64
+	LLMCalls []llm.Call
+	// Inspections are what agent/inspect returned for the case's inspect
+	// assertions, after its last invocation (ECP agents).
+	Inspections []result.Inspection
+	StartedAt   time.Time
+	DurationMS  float64
 	// Error says why the case ended before its end: an invocation failed
 	// or timed out, the agent made more tool calls than the case's
 	// max_steps, the conversation is longer than MaxInvocations, the user
@@ -127,6 +131,12 @@ type CaseRecording struct {
 // into every run. Each actual invocation carries the contextMessages it
 // was played with (the case's when it has none of its own), as
 // tRPC-Agent-Go attaches them.
+//
+// On a StepConversation (an ECP agent, reset before the case as it is drawn
+// from its pool) every invocation is stepped: see stepInvoke. After the
+// last invocation of a case played to its end, the case's inspect
+// assertions are read with agent/inspect (see Inspector) into
+// Inspections, and the conversation is closed, which gives the agent back.
 //
 // The agent's failures (an invocation that errs or times out, more tool
 // calls than the case's max_steps) end the case with Error set in the
@@ -166,6 +176,10 @@ func (p *CasePlayer) Play(ctx context.Context, agent Agent, c *evalset.Case) (*C
 	} else {
 		err = run.playConversation(caseCtx, agent)
 	}
+	run.inspect(caseCtx)
+	if sc, ok := run.conv.(StepConversation); ok {
+		_ = sc.Close() // an ECP agent goes back to its pool
+	}
 	if ctx.Err() != nil {
 		return rec, fmt.Errorf("case %s: %w", c.ID, ctx.Err())
 	}
@@ -198,6 +212,10 @@ type caseRun struct {
 	c    *evalset.Case
 	rec  *CaseRecording
 	conv Conversation
+	// steps counts a StepConversation's steps (its simulated clock);
+	// mocks answer its tool calls.
+	steps int
+	mocks *caseMocks
 }
 
 // open starts the case's conversation, with the user id header when the
@@ -279,6 +297,9 @@ func (r *caseRun) playScenario(ctx context.Context, agent Agent) error {
 // invoke sends one user content and records the agent's turn. It reports
 // whether the case goes on.
 func (r *caseRun) invoke(ctx context.Context, id string, caseContext, ownContext []*evalset.Message, user *evalset.Message) bool {
+	if sc, ok := r.conv.(StepConversation); ok {
+		return r.stepInvoke(ctx, sc, id, caseContext, ownContext, user)
+	}
 	parts := make([]*a2a.Part, 0, 3)
 	if text := ContextText(caseContext); text != "" {
 		parts = append(parts, a2a.NewTextPart(text))

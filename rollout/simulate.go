@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,10 @@ type StepRequest struct {
 	// ([SimulatedClock]), so that replays see the same times.
 	UserID string
 	Time   time.Time
+	// MaxRunning, when positive, bounds the consecutive "running" steps of
+	// this request in place of the conversation's own bound (an eval
+	// case's max_steps).
+	MaxRunning int
 }
 
 // StepReply is a StepConversation's answer to one StepRequest.
@@ -102,6 +107,9 @@ type Simulator struct {
 	domain  *domains.Domain
 	profile translation.Profile
 	limits  Limits
+	// allowed, when not nil, is the agent's manifest of permissions: the
+	// only domain tools it may call (see WithAllowedTools).
+	allowed []string
 	// setup is shared by all simulations, so what the profile renders from
 	// the policy and tools alone is rendered once.
 	setup translation.Setup
@@ -119,6 +127,54 @@ func NewSimulator(d *domains.Domain, p translation.Profile, l Limits) *Simulator
 		l.Timeout = DefaultTimeout
 	}
 	return &Simulator{domain: d, profile: p, limits: l, setup: translation.NewSetup(d.Policy, d.Tools)}
+}
+
+// WithAllowedTools limits the domain tools the agent may call to names (a
+// manifest of permissions); nil allows every tool. A call outside the
+// list is not run: the agent gets a tool error saying the tool is not
+// permitted, the tool message is marked refused in the transcript, and the
+// call counts as a failed tool call (--max-errors). A name that is not one
+// of the domain's tools is an error that lists them.
+func (s *Simulator) WithAllowedTools(names []string) (*Simulator, error) {
+	if names == nil {
+		s.allowed = nil
+		return s, nil
+	}
+	if err := CheckToolNames(s.domain, names); err != nil {
+		return nil, err
+	}
+	s.allowed = slices.Clone(names)
+	return s, nil
+}
+
+// CheckToolNames checks that every name is one of d's tools (the agent's).
+func CheckToolNames(d *domains.Domain, names []string) error {
+	known := d.ToolNames()
+	var unknown []string
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			unknown = append(unknown, strconv.Quote(n))
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("no tool %s in domain %s; its tools are %s", strings.Join(unknown, ", "), d.Name, strings.Join(known, ", "))
+	}
+	return nil
+}
+
+// permitted reports whether the agent may call the tool name.
+func (s *Simulator) permitted(name string) bool {
+	return s.allowed == nil || slices.Contains(s.allowed, name)
+}
+
+// refusal is the tool error an agent gets for a call outside its
+// permissions.
+func (s *Simulator) refusal(name string) domains.ToolResult {
+	allowed := "no tool"
+	if len(s.allowed) > 0 {
+		allowed = strings.Join(s.allowed, ", ")
+	}
+	return domains.ToolResult{Error: true, Content: fmt.Sprintf("Error: tool %q is not permitted for this agent (permitted: %s). The call was not run.", name, allowed)}
 }
 
 // Domain returns the domain the simulator plays.
@@ -323,11 +379,19 @@ func agentOutcome(err error) result.TerminationReason {
 }
 
 // runAgentCalls runs the agent's tool calls on the agent's side, records
-// their results and counts the failures.
+// their results and counts the failures. A call the agent is not
+// permitted (WithAllowedTools) is refused instead of run.
 func (r *simRun) runAgentCalls(calls []domains.ToolCall) []translation.ToolOutcome {
 	outcomes := make([]translation.ToolOutcome, 0, len(calls))
 	for _, call := range calls {
 		call.Requestor = string(result.RoleAssistant)
+		if !r.s.permitted(call.Name) {
+			out := r.s.refusal(call.Name)
+			r.add(result.Message{Role: result.RoleTool, Content: out.Content, ToolCallID: call.ID, Name: call.Name, Error: true, Refused: true})
+			outcomes = append(outcomes, translation.ToolOutcome{Call: call, Result: out})
+			r.errors++
+			continue
+		}
 		out := r.env.Call(call)
 		r.add(result.Message{Role: result.RoleTool, Content: out.Content, ToolCallID: call.ID, Name: call.Name, Error: out.Error})
 		outcomes = append(outcomes, translation.ToolOutcome{Call: call, Result: out})

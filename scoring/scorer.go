@@ -108,6 +108,7 @@ func (s *Scorer) Score(ctx context.Context, task *domains.Task, sim *result.Simu
 	}
 	sim.RewardInfo = score(ctx, in, s.judge)
 	sim.RewardInfo.DoNothingPasses = vacuous
+	sim.RewardInfo.PolicyViolations = result.PolicyViolations(sim.Messages)
 	sim.Reward = sim.RewardInfo.Reward
 }
 
@@ -145,25 +146,49 @@ func (s *Scorer) prepare(task *domains.Task, sim *result.Simulation, final domai
 
 // Replay rebuilds the final environment of a recorded simulation: a fresh
 // environment for the task (its message history replayed), with every
-// other tool call of the transcript run again in order, the agent's on the agent's side and the user simulator's
-// on the user's. Tools are deterministic, so it is the environment the
+// other tool call of the transcript run again in order, the agent's on the
+// agent's side and the user simulator's on the user's, but for the calls
+// proctor refused (Message.Refused), which never ran. Tools are deterministic, so it is the environment the
 // rollout ended with.
 func Replay(d *domains.Domain, task *domains.Task, messages []result.Message) (domains.Env, error) {
 	env, err := d.NewEnv(task)
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range messages {
+	for i, m := range messages {
 		// History messages' calls ran when the environment was made.
 		if m.History || (m.Role != result.RoleAssistant && m.Role != result.RoleUser) {
 			continue
 		}
+		refused := refusedCalls(messages[i+1:])
 		for _, call := range m.ToolCalls {
+			if refused[call.ID] {
+				continue // outside the agent's permissions: never run
+			}
 			call.Requestor = string(m.Role)
 			env.Call(call)
 		}
 	}
 	return env, nil
+}
+
+// refusedCalls are the ids of the calls whose results, among the tool
+// messages at the head of after (those answering the message before it),
+// say proctor refused them. Ids are unique within one message's calls.
+func refusedCalls(after []result.Message) map[string]bool {
+	var out map[string]bool
+	for _, m := range after {
+		if m.Role != result.RoleTool {
+			break
+		}
+		if m.Refused {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[m.ToolCallID] = true
+		}
+	}
+	return out
 }
 
 func (s *Scorer) goldHash(task *domains.Task) (string, error) {

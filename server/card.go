@@ -107,7 +107,7 @@ func cardSkills(io []string) []a2a.AgentSkill {
 		},
 		{
 			ID: string(SkillGetResults), Name: "Get results",
-			Description: "One evaluation or eval-set run by id (or id prefix), or a page of recent evaluations filtered by domain, agent or status.",
+			Description: "One evaluation or eval-set run by id (or short id: a unique prefix or suffix), or a page of recent evaluations filtered by domain, agent or status.",
 			Tags:        []string{"evaluation", "results"},
 			Examples: []string{
 				`{"skill": "get_results", "params": {"id": "01a1fd45"}}`,

@@ -144,7 +144,7 @@ func TestNestingMemory(t *testing.T) {
 		send()
 		runtime.ReadMemStats(&after)
 		alloc := after.TotalAlloc - before.TotalAlloc
-		t.Logf("%s: %.1f MB allocated, heap in use %+.1f MB", name, float64(alloc)/(1<<20),
+		t.Logf("%s: %.1f MB allocated (bound %d MB), heap in use %+.1f MB", name, float64(alloc)/(1<<20), budget>>20,
 			(float64(after.HeapInuse)-float64(before.HeapInuse))/(1<<20))
 		if alloc > budget {
 			t.Errorf("%s: %d bytes allocated, want under %d", name, alloc, budget)

@@ -87,6 +87,11 @@ func evaluationEnd(eval *result.Evaluation, runErr error, last evaluation.Progre
 		// stored; once the storage is fixed, resume finishes it.
 		hint, data := resumeHint(eval.ID)
 		return failed(fmt.Sprintf("Evaluation %s failed: %v; it keeps the simulations it stored: once the cause is fixed, %s.", eval.ID, runErr, hint), data)
+	case eval.Status == result.StatusFailed:
+		// It ran to the end and measured nothing: resuming would not
+		// help, fixing the agent (or the model's access) would.
+		return failed(fmt.Sprintf("Evaluation %s failed: %s.", eval.ID, eval.Error),
+			map[string]any{"evaluation_id": eval.ID, "status": string(eval.Status), "error": eval.Error})
 	case eval.Status != result.StatusCompleted:
 		hint, data := resumeHint(eval.ID)
 		return failed(fmt.Sprintf("Evaluation %s stopped (%s) after %d simulations; %s.",

@@ -247,8 +247,8 @@ func TestIdleSubscribersAreBounded(t *testing.T) {
 	}
 	peak, median, worst := watch.finish()
 	after := heapInUse()
-	t.Logf("final task %d bytes; heap in use: %d MB idle, %d MB peak, %d MB after; /healthz median %v, worst %v",
-		len(size), baseline>>20, peak>>20, after>>20, median, worst)
+	t.Logf("final task %d bytes; heap in use: %d MB idle, %d MB peak (bound idle + %d MB), %d MB after (bound idle + 50 MB); /healthz median %v, worst %v",
+		len(size), baseline>>20, peak>>20, heapBound>>20, after>>20, median, worst)
 	if peak > baseline+heapBound {
 		t.Errorf("peak heap %d MB, more than %d MB over the idle server's %d MB", peak>>20, heapBound>>20, baseline>>20)
 	}

@@ -7,10 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/refagent"
+	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/scoring"
 	"github.com/proctor-eval/proctor/skills"
 )
 
@@ -89,6 +93,167 @@ func TestECPWebSocketDeniedPrivate(t *testing.T) {
 	}
 	if got := run.Evaluation().Summary.PassHatK["1"]; got != 1 {
 		t.Errorf("pass^1 = %v, want 1", got)
+	}
+}
+
+// refagentWS serves the mock domain's reference agent over ECP on a
+// loopback WebSocket and returns its agent_url; configs receives the
+// config of every agent/initialize.
+func refagentWS(t *testing.T, configs chan<- map[string]any) string {
+	t.Helper()
+	d, err := mock.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := refagent.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory := func() ecp.Handler { return configRecorder{a.ECP(), configs} }
+	srv := httptest.NewServer(ecp.WebSocketHandler(factory, 0))
+	t.Cleanup(srv.Close)
+	return "ecp+ws://" + strings.TrimPrefix(srv.URL, "http://") + "/"
+}
+
+// configRecorder is an ECP agent that passes on the config it is
+// initialized with.
+type configRecorder struct {
+	ecp.Handler
+	configs chan<- map[string]any
+}
+
+func (r configRecorder) Initialize(ctx context.Context, p ecp.InitializeParams) (ecp.InitializeResult, error) {
+	r.configs <- p.Config
+	return r.Handler.Initialize(ctx, p)
+}
+
+// TestECPAllowTools checks the manifest of permissions: ecp_allow_tools
+// takes precedence over ecp_config's allow_tools; a call outside it is
+// refused (the agent gets a tool error, the environment never sees it)
+// and recorded as a policy violation; the reward is computed as without a
+// manifest, on what the environment saw.
+func TestECPAllowTools(t *testing.T) {
+	configs := make(chan map[string]any, 16)
+	agentURL := refagentWS(t, configs)
+	cfgTools := map[string]any{"allow_tools": []any{"find_user_by_email", "create_task"}}
+	tests := []struct {
+		name           string
+		req            skills.EvaluationRequest
+		wantAllow      []string
+		wantViolations []result.PolicyViolation
+		wantReward     float64
+	}{
+		{"config file's list", skills.EvaluationRequest{ECPConfig: cfgTools}, []string{"find_user_by_email", "create_task"}, nil, 1},
+		{"request's list first", skills.EvaluationRequest{ECPConfig: cfgTools, ECPAllowTools: []string{"find_user_by_email", "list_tasks"}},
+			[]string{"find_user_by_email", "list_tasks"}, []result.PolicyViolation{{Tool: "create_task", CallID: "call-1", Turn: 5}}, 0},
+		{"none", skills.EvaluationRequest{}, nil, nil, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := tt.req
+			req.Domain, req.AgentURL, req.TaskIDs = "mock", agentURL, []string{"mock-02"}
+			svc := service(t)
+			run, err := svc.Prepare(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer run.Close()
+			if err := run.Execute(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			ev := run.Evaluation()
+			if diff := cmp.Diff(tt.wantAllow, ev.Config.ECPAllowTools); diff != "" {
+				t.Errorf("recorded allow-list (-want +got):\n%s", diff)
+			}
+			sim := ev.Simulations[0]
+			if diff := cmp.Diff(tt.wantViolations, sim.RewardInfo.PolicyViolations); diff != "" {
+				t.Errorf("policy violations (-want +got):\n%s", diff)
+			}
+			if sim.Reward != tt.wantReward {
+				t.Errorf("reward %v, want %v", sim.Reward, tt.wantReward)
+			}
+			for _, v := range tt.wantViolations {
+				m := sim.Messages[v.Turn]
+				if !m.Refused || !m.Error || !strings.Contains(m.Content, "not permitted") {
+					t.Errorf("turn %d: %+v, want a refused tool error", v.Turn, m)
+				}
+			}
+			checkReplayedHash(t, sim)
+			// The agent is told the manifest in force, whichever way it came.
+			sent := (<-configs)["allow_tools"]
+			if tt.wantAllow == nil {
+				if sent != nil {
+					t.Errorf("config.allow_tools %v sent without a manifest", sent)
+				}
+			} else if diff := cmp.Diff(toAny(tt.wantAllow), sent); diff != "" {
+				t.Errorf("config.allow_tools the agent got (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// toAny is names as JSON decodes them.
+func toAny(names []string) []any {
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = n
+	}
+	return out
+}
+
+// checkReplayedHash checks that rebuilding a simulation's environment
+// from its transcript gives the hash the rollout recorded: refused calls
+// are not replayed.
+func checkReplayedHash(t *testing.T, sim result.Simulation) {
+	t.Helper()
+	d, err := mock.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, _ := d.Task(sim.TaskID)
+	env, err := scoring.Replay(d, task, sim.Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err := env.Hash(); err != nil || h != sim.FinalHash {
+		t.Errorf("replayed hash %s (%v), recorded %s", h, err, sim.FinalHash)
+	}
+}
+
+// TestECPAllowToolsChecked checks that a manifest of permissions is
+// checked before anything starts.
+func TestECPAllowToolsChecked(t *testing.T) {
+	tests := []struct {
+		name    string
+		req     skills.EvaluationRequest
+		wantErr string
+	}{
+		{"unknown tool", skills.EvaluationRequest{AgentURL: "ecp+ws://agent.example.com/", ECPAllowTools: []string{"list_tasks", "drop_table"}},
+			`no tool "drop_table" in domain mock; its tools are find_user_by_email, get_user, list_tasks`},
+		{"unknown tool in the config", skills.EvaluationRequest{AgentURL: "ecp+ws://agent.example.com/", ECPConfig: map[string]any{"allow_tools": []any{"nope"}}},
+			`no tool "nope"`},
+		{"not a list", skills.EvaluationRequest{AgentURL: "ecp+ws://agent.example.com/", ECPConfig: map[string]any{"allow_tools": "list_tasks"}},
+			"ecp_config.allow_tools: want a list of tool names"},
+		{"not names", skills.EvaluationRequest{AgentURL: "ecp+ws://agent.example.com/", ECPConfig: map[string]any{"allow_tools": []any{1.0}}},
+			"ecp_config.allow_tools: want a list of tool names"},
+		{"A2A agent", skills.EvaluationRequest{AgentURL: "http://agent.example.com/", ECPAllowTools: []string{"list_tasks"}},
+			"ecp_allow_tools is for ECP agents"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			svc := service(t)
+			tt.req.Domain = "mock"
+			for _, check := range []func() error{
+				func() error { return svc.Check(tt.req) },
+				func() error { _, err := svc.Prepare(context.Background(), tt.req); return err },
+			} {
+				err := check()
+				var inv *skills.InvalidRequestError
+				if !errors.As(err, &inv) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("got %v, want an invalid request saying %q", err, tt.wantErr)
+				}
+			}
+		})
 	}
 }
 

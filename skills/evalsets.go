@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"time"
 
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/evalset"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/llm"
@@ -58,6 +58,9 @@ type EvalSetRequest struct {
 	// Headers are sent to the agent; their values are never echoed or
 	// stored, only their names.
 	Headers map[string]string `json:"headers,omitempty" validate:"max=64"`
+	// ECPConfig is an ECP agent's agent/initialize config (agent_url
+	// ecp+stdio:... or ecp+ws://...), as for run_evaluation.
+	ECPConfig map[string]any `json:"ecp_config,omitempty"`
 	// Paths and MetricsFile are recorded as given (the CLI's files).
 	Paths       []string `json:"-"`
 	MetricsFile string   `json:"-"`
@@ -86,6 +89,8 @@ type EvalSetJob struct {
 	client *a2aclient.Client
 	// extra are the connections of cases that ask for another transport.
 	extra []*a2aclient.Client
+	// ecpPool holds the ECP agents of a run against an ECP agent.
+	ecpPool *ecp.Pool
 	// askedConcurrency is the concurrency asked for when the service
 	// clamped it, 0 otherwise.
 	askedConcurrency int
@@ -111,7 +116,10 @@ func (j *EvalSetJob) Close() {
 	for _, c := range j.extra {
 		_ = c.Close()
 	}
-	j.client, j.extra = nil, nil
+	if j.ecpPool != nil {
+		_ = j.ecpPool.Close()
+	}
+	j.client, j.extra, j.ecpPool = nil, nil, nil
 }
 
 // Execute plays every case run, reporting each finished one to onProgress
@@ -159,17 +167,29 @@ func (s *Service) PrepareEvalSets(ctx context.Context, req EvalSetRequest, sets 
 		return nil, err
 	}
 	var agent result.AgentInfo
-	if needsAgent(sets) {
+	id := store.NewID()
+	switch {
+	case needsAgent(sets) && ecp.IsTarget(r.AgentURL):
+		pool, info, err := s.startECPPool(ctx, ecpStart{
+			agent: r.AgentURL, config: r.ECPConfig,
+			requestTimeout: time.Duration(cfg.RequestTimeout), maxResponse: r.MaxResponseBytes, logID: id,
+		})
+		if err != nil {
+			return nil, err
+		}
+		job.ecpPool = pool
+		agent = ecpAgentInfo(r.AgentURL, info)
+	case needsAgent(sets):
 		client, err := s.dialEvalSetAgent(ctx, r, cfg, headers)
 		if err != nil {
 			return nil, err
 		}
 		job.client = client
 		agent = agentInfo(client, result.Config{Agent: r.AgentURL})
-	} else {
+	default:
 		agent = result.AgentInfo{URL: r.AgentURL}
 	}
-	job.run = evaluation.NewEvalSetRun(store.NewID(), cfg, agent, sets)
+	job.run = evaluation.NewEvalSetRun(id, cfg, agent, sets)
 	parts, err := s.evalSetParts(ctx, r, cfg, sets, job, headers, sc)
 	if err != nil {
 		job.Close()
@@ -197,8 +217,8 @@ func (s *Service) checkEvalSets(req EvalSetRequest, sets []*evalset.Set) error {
 	if req.Timeout < 0 || req.RequestTimeout < 0 {
 		return invalid("timeout and request_timeout must not be negative")
 	}
-	if u, err := url.Parse(req.AgentURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return invalid("agent_url %q: want an http:// or https:// URL", truncate(req.AgentURL, 100))
+	if err := s.checkEvalSetAgent(req, sets); err != nil {
+		return err
 	}
 	if problems := modelSpecProblems(req.UserModel, req.JudgeModel); len(problems) > 0 {
 		return &InvalidRequestError{Violations: problems}
@@ -342,6 +362,10 @@ func hasScenario(sets []*evalset.Set) bool {
 // connection, and each transport a YAML case selects gets its own.
 func (s *Service) caseAgents(ctx context.Context, req EvalSetRequest, cfg result.EvalSetConfig, sets []*evalset.Set, job *EvalSetJob, headers http.Header) (map[string]rollout.Agent, error) {
 	agents := map[string]rollout.Agent{}
+	if job.ecpPool != nil {
+		agents[""] = ecp.NewAgent(job.ecpPool, 0)
+		return agents, nil
+	}
 	if job.client == nil {
 		return agents, nil
 	}
@@ -380,7 +404,7 @@ func (p casePlayer) PlayCase(ctx context.Context, _ *evalset.Set, c *evalset.Cas
 	}
 	cr := &result.CaseResult{
 		Actual: rec.Actual, Turns: rec.Turns, Requests: rec.Requests, NonConformant: rec.NonConformant,
-		SessionID: rec.ContextID, UserID: rec.UserID, LLMCalls: rec.LLMCalls,
+		SessionID: rec.ContextID, UserID: rec.UserID, LLMCalls: rec.LLMCalls, Inspections: rec.Inspections,
 		StartedAt: rec.StartedAt, DurationMS: rec.DurationMS, ErrorMessage: rec.Error,
 	}
 	cr.Metrics = result.AggregateRequests(rec.Requests)
@@ -404,6 +428,12 @@ func (a caseScorer) ScoreCase(ctx context.Context, set *evalset.Set, c *evalset.
 	}
 	r.FinalEvalStatus, r.ErrorMessage = scored.FinalEvalStatus, scored.ErrorMessage
 	r.OverallEvalMetricResults = scored.OverallEvalMetricResults
+	if m := metric.ScoreInspect(c.Inspect, r.Inspections); m != nil {
+		r.OverallEvalMetricResults = append(r.OverallEvalMetricResults, m)
+		if m.EvalStatus == result.EvalFailed {
+			r.FinalEvalStatus = result.EvalFailed
+		}
+	}
 	r.EvalMetricResultPerInvocation = scored.EvalMetricResultPerInvocation
 	r.Expected = scored.Expected
 	r.LLMCalls = append(r.LLMCalls, scored.LLMCalls...)

@@ -20,6 +20,7 @@ import (
 	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/catalog"
+	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/llm"
@@ -261,6 +262,9 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 		return nil, err
 	}
 	eval.Config.Split = split
+	if err := checkAllowTools(domain, cfg.ECPAllowTools); err != nil {
+		return nil, err
+	}
 	profile, err := translation.ProfileByName(translation.ProfileName(cfg.Profile))
 	if err != nil {
 		return nil, invalid("profile: %v", err)
@@ -271,7 +275,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	}
 	headers := req.header()
 	eval.Config.HeaderNames = slices.Sorted(maps.Keys(headers))
-	if err := s.connect(ctx, run, domain, cfg, headers); err != nil {
+	if err := s.connect(ctx, run, domain, eval.ID, cfg, headers); err != nil {
 		return nil, err
 	}
 	var agent rollout.Agent
@@ -282,10 +286,15 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	}
 	eval.Config.TaskIDs = taskIDs(tasks) // a resume runs exactly these
 	run.eval, run.tasks = eval, tasks
+	sim, err := rollout.NewSimulator(domain, profile, rollout.Limits{
+		MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
+	}).WithAllowedTools(cfg.ECPAllowTools)
+	if err != nil { // checked above
+		run.Close()
+		return nil, invalid("ecp_allow_tools: %v", err)
+	}
 	run.runner = &evaluation.Runner{
-		Simulator: rollout.NewSimulator(domain, profile, rollout.Limits{
-			MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
-		}),
+		Simulator:   sim,
 		Scorer:      scoring.NewScorer(domain, cfg.Strict).WithActionMatch(cfg.ActionMatch).WithJudge(judge),
 		Agent:       agent,
 		Users:       users,
@@ -315,6 +324,10 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 	}
 	r := req.withDefaults()
 	userModel, judgeModel := s.modelSpecs(r)
+	allow, err := allowTools(r)
+	if err != nil {
+		return nil, err
+	}
 	return evaluation.NewEvaluation(store.NewID(), result.Config{
 		Domain: r.Domain, Split: r.Split, Agent: r.AgentURL, Profile: r.Profile, User: r.User, Strict: r.Strict,
 		ActionMatch: r.ActionMatch.OrDefault(),
@@ -324,15 +337,15 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 		Timeout: r.Timeout, RequestTimeout: r.RequestTimeout,
 		Transport: r.Transport, Protocol: r.Protocol, Streaming: r.Streaming, Retries: *r.Retries,
 		MaxResponseBytes: r.MaxResponseBytes, ShardIndex: r.ShardIndex, NumShards: r.NumShards,
-		ECPConfig: r.ECPConfig,
+		ECPConfig: r.ECPConfig, ECPAllowTools: allow,
 	}, result.AgentInfo{}), nil
 }
 
 // connect reaches the agent under evaluation, starting the built-in one
 // first when it is asked for, and keeps the connection in run.
-func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain, cfg result.Config, headers http.Header) error {
+func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain, evalID string, cfg result.Config, headers http.Header) error {
 	if ecp.IsTarget(cfg.Agent) {
-		return s.connectECP(ctx, run, cfg)
+		return s.connectECP(ctx, run, evalID, cfg)
 	}
 	target := cfg.Agent
 	if cfg.Agent == BuiltinAgent {
@@ -576,17 +589,20 @@ func scriptless(domain string, tasks []*domains.Task) error {
 		return nil
 	case len(tasks) == 1:
 		return invalid("domain %s: the scripted user cannot play task %s: it has no script (it describes its user for an LLM to act out); "+
-			"it needs the LLM user simulator", domain, tasks[0].ID)
+			"it needs the LLM user simulator: %s", domain, tasks[0].ID, llmUserFix)
 	case len(missing) == len(tasks):
 		return invalid("domain %s: the scripted user cannot play these tasks: none of the %d has a script (they describe their user "+
-			"for an LLM to act out); they need the LLM user simulator", domain, len(tasks))
+			"for an LLM to act out); they need the LLM user simulator: %s", domain, len(tasks), llmUserFix)
 	}
 	if len(missing) > 10 {
 		missing = append(missing[:10], fmt.Sprintf("and %d more", len(missing)-10))
 	}
-	return invalid("domain %s: the scripted user cannot play tasks without a script (%s); they need the LLM user simulator, "+
-		"or leave them out with task_ids", domain, strings.Join(missing, ", "))
+	return invalid("domain %s: the scripted user cannot play tasks without a script (%s); they need the LLM user simulator (%s), "+
+		"or leave them out with task_ids", domain, strings.Join(missing, ", "), llmUserFix)
 }
+
+// llmUserFix names the request fields that choose the LLM user simulator.
+const llmUserFix = `user "llm" with user_model PROVIDER:MODEL, e.g. openai:gpt-4.1`
 
 // splitNote names a split after a domain's name in messages.
 func splitNote(split string) string {
@@ -604,8 +620,39 @@ func taskIDs(tasks []*domains.Task) []string {
 	return ids
 }
 
+// builtinPlays refuses the built-in agent on a domain it has no rules for,
+// naming what to do instead: it would fail every simulation otherwise.
+func builtinPlays(d *domains.Domain) error {
+	if err := refagent.Supports(d); err != nil {
+		return invalid("agent_url %q: proctor's reference agent plays only the %s domain, not %s: "+
+			"give agent_url your agent's URL, or evaluate domain %q", BuiltinAgent, mock.Name, d.Name, mock.Name)
+	}
+	return nil
+}
+
+// joinInvalid puts the violations of two request errors (either may be nil)
+// in one, so that a command line hears of every fix at once; an error that
+// is not about the request wins.
+func joinInvalid(a, b error) error {
+	var all InvalidRequestError
+	for _, err := range []error{a, b} {
+		var inv *InvalidRequestError
+		switch {
+		case err == nil:
+		case errors.As(err, &inv):
+			all.Violations = append(all.Violations, inv.Violations...)
+		default:
+			return err
+		}
+	}
+	return &all
+}
+
 // startBuiltin serves the reference agent on a loopback port until ctx ends.
 func startBuiltin(ctx context.Context, d *domains.Domain) (string, error) {
+	if err := builtinPlays(d); err != nil {
+		return "", err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", fmt.Errorf("start the built-in agent: %w", err)
@@ -639,9 +686,24 @@ func (s *Service) Check(req EvaluationRequest) error {
 		Domain: r.Domain, Split: r.Split, User: r.User, TaskIDs: r.TaskIDs, NumTasks: r.NumTasks,
 		ShardIndex: r.ShardIndex, NumShards: r.NumShards, UserModel: userModel, JudgeModel: judgeModel,
 	}
-	_, tasks, _, err := s.resolveTasks(cfg)
-	if err != nil {
-		return err
+	var refused error
+	if r.AgentURL == BuiltinAgent {
+		if d, _, err := s.domain(r.Domain, r.Split); err == nil {
+			refused = builtinPlays(d)
+		}
+	}
+	domain, tasks, _, err := s.resolveTasks(cfg)
+	if err != nil || refused != nil {
+		return joinInvalid(refused, err)
+	}
+	if ecp.IsTarget(r.AgentURL) {
+		allow, err := allowTools(r)
+		if err != nil {
+			return err
+		}
+		if err := checkAllowTools(domain, allow); err != nil {
+			return err
+		}
 	}
 	// Models are made, not called: a missing key or an unknown provider
 	// shows here.

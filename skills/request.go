@@ -99,6 +99,10 @@ type EvaluationRequest struct {
 	// {"$env": "NAME"} stands for the environment variable NAME, read when
 	// the agent starts (where the service allows it) and never stored.
 	ECPConfig map[string]any `json:"ecp_config,omitempty" validate:"omitempty,max=256"`
+	// ECPAllowTools is an ECP agent's manifest of permissions: the only
+	// domain tools it may call (an empty list: none). It takes precedence
+	// over ecp_config's allow_tools; neither allows every tool.
+	ECPAllowTools []string `json:"ecp_allow_tools,omitempty" validate:"max=1000,dive,required,max=200"`
 
 	// Resume finishes the interrupted evaluation with this id (or unique
 	// prefix) with its original settings; only Headers and Concurrency of

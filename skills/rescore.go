@@ -17,7 +17,7 @@ import (
 // RescoreRequest asks for a stored evaluation to be scored again, from what
 // it recorded, under the same or other scoring settings.
 type RescoreRequest struct {
-	// ID is the evaluation to score again (or a unique id prefix).
+	// ID is the evaluation to score again (or a short id: a unique prefix or suffix).
 	ID string `json:"id" validate:"required,max=100"`
 	// Strict, when set, chooses strict or lenient scoring; nil keeps the
 	// source's.

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/catalog"
+	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/store"
@@ -80,7 +83,7 @@ func (s *Service) ListDomains() []DomainInfo {
 }
 
 // ResultsRequest is the get_results skill's parameters: one evaluation by
-// id (or unique id prefix), or a page of recent ones.
+// id (or short id: a unique prefix or suffix), or a page of recent ones.
 type ResultsRequest struct {
 	ID       string `json:"id,omitempty" validate:"omitempty,max=100"`
 	Domain   string `json:"domain,omitempty" validate:"omitempty,max=100"`
@@ -193,15 +196,48 @@ func StripTranscripts(eval *result.Evaluation) {
 }
 
 // SameAgent reports whether what a user typed names the stored agent: the
-// URL used, the card URL, or the value asked for (such as "builtin"),
-// ignoring trailing slashes.
+// URL it was evaluated at as typed (such as "builtin"), or as resolved (the
+// URL of the interface used, the card's URL). URLs compare by what they
+// reach: the scheme and host in any case, http:// when no scheme is typed,
+// a default port or none, with or without a trailing slash or the
+// well-known card path, and localhost, 127.0.0.1 and ::1 as the same host.
 func SameAgent(typed, storedURL string, e result.Evaluation) bool {
-	norm := func(s string) string { return strings.TrimRight(strings.TrimSpace(s), "/") }
-	t := norm(typed)
+	t := agentKey(typed)
 	for _, c := range []string{storedURL, e.Agent.URL, e.Agent.CardURL, e.Config.Agent} {
-		if c != "" && norm(c) == t {
+		if c != "" && agentKey(c) == t {
 			return true
 		}
 	}
 	return false
+}
+
+// agentKey is the form of an agent's URL that SameAgent compares.
+func agentKey(s string) string {
+	s = strings.TrimSpace(s)
+	if s == BuiltinAgent || ecp.IsTarget(s) {
+		return s
+	}
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return strings.TrimRight(s, "/")
+	}
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		host = "loopback"
+	}
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	path := strings.TrimRight(u.EscapedPath(), "/")
+	for _, card := range []string{"/.well-known/agent-card.json", "/.well-known/agent.json"} {
+		path = strings.TrimSuffix(path, card)
+	}
+	key := scheme + "://" + net.JoinHostPort(host, port) + path
+	if u.RawQuery != "" {
+		key += "?" + u.RawQuery
+	}
+	return key
 }

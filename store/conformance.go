@@ -52,7 +52,8 @@ func (db *DB) PutConformance(ctx context.Context, run ConformanceRun) error {
 }
 
 // GetConformance returns the run with the given id, or with the unique id
-// prefix of at least 8 characters (ErrAmbiguous when it matches several).
+// prefix or suffix of at least 8 characters (ErrAmbiguous when it matches
+// several).
 // A missing run returns an error wrapping ErrNotFound.
 func (db *DB) GetConformance(ctx context.Context, id string) (ConformanceRun, error) {
 	if id == "" {

@@ -52,6 +52,7 @@
 // resumable run does; ExampleOpen handles a database another proctor holds
 // (ErrLocked), and ExampleDB_ListEvaluations pages newest first.
 //
-// Short ids work like git's: GetEvaluation accepts a unique prefix of at
-// least 8 characters.
+// Short ids: GetEvaluation and GetConformance accept a unique prefix or
+// suffix of an id of at least 8 characters. Ids begin with their creation
+// time, so the last 8 characters, which are random, make the short id.
 package store

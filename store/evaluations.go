@@ -102,10 +102,11 @@ func (db *DB) PutEvaluation(ctx context.Context, e Evaluation) error {
 	})
 }
 
-// GetEvaluation returns the evaluation with the given id. Like a git short
-// hash, id may also be a prefix of at least 8 characters that matches exactly
-// one evaluation; an ambiguous prefix returns an error wrapping ErrAmbiguous
-// that lists candidates.
+// GetEvaluation returns the evaluation with the given id. id may also be a
+// short id: a prefix or a suffix of at least 8 characters that matches
+// exactly one evaluation (ids begin with their creation time, so the last 8
+// characters, which are random, are the short id to show); an ambiguous
+// one returns an error wrapping ErrAmbiguous that lists candidates.
 // A missing evaluation returns an error wrapping ErrNotFound.
 func (db *DB) GetEvaluation(ctx context.Context, id string) (Evaluation, error) {
 	if id == "" {

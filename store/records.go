@@ -12,8 +12,8 @@ import (
 // maxIDLen bounds ids; they are bbolt keys and nested bucket names.
 const maxIDLen = 1024
 
-// minPrefixLen is the shortest id prefix GetEvaluation and GetConformance
-// resolve.
+// minPrefixLen is the length of the shortest id prefix or suffix
+// GetEvaluation and GetConformance resolve.
 const minPrefixLen = 8
 
 // defaultMaxRecordSize bounds a single stored value (an evaluation record, a
@@ -90,24 +90,27 @@ func truncate(b []byte, n int) string {
 	return string(b[:n]) + "..."
 }
 
-// resolveID finds a record by its id or, from minPrefixLen characters on, a
-// unique prefix of it. kind names the record in errors: ErrNotFound, or
-// ErrAmbiguous listing the first few matches.
+// resolveID finds a record by its id or, from minPrefixLen characters on, by
+// a short id: a unique prefix or a unique suffix of it. Ids are UUIDv7s,
+// which begin with their creation time, so evaluations made the same
+// minute share their first 8 or more characters, while the last 12 are
+// random: 8 of them tell apart any two ids but once in 4 billion pairs.
+// kind names the record in errors: ErrNotFound, or ErrAmbiguous listing the
+// first few matches.
 func resolveID(b *bbolt.Bucket, id string, kind recordKind) (key, val []byte, err error) {
-	prefix := []byte(id)
-	if v := b.Get(prefix); v != nil {
-		return prefix, v, nil
+	short := []byte(id)
+	if v := b.Get(short); v != nil {
+		return short, v, nil
 	}
 	if len(id) < minPrefixLen {
-		return nil, nil, fmt.Errorf("%w: %s %q (an id prefix needs at least %d characters)", ErrNotFound, kind, id, minPrefixLen)
+		return nil, nil, fmt.Errorf("%w: %s %q (a short id needs at least %d characters: the first or the last ones)", ErrNotFound, kind, id, minPrefixLen)
 	}
 	const show = 5
 	var (
 		n          int
 		candidates []string
 	)
-	c := b.Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+	match := func(k, v []byte) {
 		if n == 0 {
 			key, val = k, v
 		}
@@ -115,6 +118,17 @@ func resolveID(b *bbolt.Bucket, id string, kind recordKind) (key, val []byte, er
 			candidates = append(candidates, string(k))
 		}
 		n++
+	}
+	c := b.Cursor()
+	for k, v := c.Seek(short); k != nil && bytes.HasPrefix(k, short); k, v = c.Next() {
+		if v != nil {
+			match(k, v)
+		}
+	}
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if v != nil && bytes.HasSuffix(k, short) && !bytes.HasPrefix(k, short) {
+			match(k, v)
+		}
 	}
 	switch n {
 	case 0:

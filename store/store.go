@@ -20,9 +20,9 @@ import (
 var ErrNotFound = errors.New("store: not found")
 
 // ErrAmbiguous is returned (wrapped, with the candidates in the message) by
-// GetEvaluation and GetConformance when an id prefix matches more than one
-// record.
-var ErrAmbiguous = errors.New("store: ambiguous id prefix")
+// GetEvaluation and GetConformance when a short id (a prefix or suffix)
+// matches more than one record.
+var ErrAmbiguous = errors.New("store: ambiguous short id")
 
 // ErrLocked is returned (wrapped, with the database path in the message) by
 // Open when another process holds the database lock for longer than the lock

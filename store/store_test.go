@@ -1093,3 +1093,46 @@ func TestDefaultPath(t *testing.T) {
 		})
 	}
 }
+
+// TestShortIDs: evaluations made together share their first 8 characters
+// (ids begin with the time), so a short id is their last 8: each resolves
+// to its own evaluation, by GetEvaluation and GetConformance alike. A
+// short id that is the prefix of one and the suffix of another is
+// ambiguous, and says which they are.
+func TestShortIDs(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	var made []string
+	for range 15 {
+		id := NewID()
+		made = append(made, id)
+		mustPutEval(t, db, Evaluation{ID: id, Status: "s-" + id})
+		if err := db.PutConformance(ctx, ConformanceRun{ID: id, AgentURL: "http://127.0.0.1:1", Level: "full", Data: []byte(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first 8 characters count 65.536 s: the ids share them unless
+	// they were made across such a boundary.
+	if _, err := db.GetEvaluation(ctx, made[0][:8]); made[0][:8] == made[14][:8] && !errors.Is(err, ErrAmbiguous) {
+		t.Errorf("first 8 characters of ids made together: %v, want ErrAmbiguous", err)
+	}
+	for _, id := range made {
+		short := id[len(id)-8:]
+		if got, err := db.GetEvaluation(ctx, short); err != nil || got.ID != id {
+			t.Errorf("GetEvaluation(%q) = %q, %v; want %s", short, got.ID, err, id)
+		}
+		if got, err := db.GetConformance(ctx, short); err != nil || got.ID != id {
+			t.Errorf("GetConformance(%q) = %q, %v; want %s", short, got.ID, err, id)
+		}
+	}
+
+	mustPutEval(t, db, Evaluation{ID: "12345678-aaaa"})
+	mustPutEval(t, db, Evaluation{ID: "bbbb-12345678"})
+	_, err := db.GetEvaluation(ctx, "12345678")
+	if !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), "12345678-aaaa") || !strings.Contains(err.Error(), "bbbb-12345678") {
+		t.Errorf("prefix of one, suffix of another: %v", err)
+	}
+	if got, err := db.GetEvaluation(ctx, "-12345678"); err != nil || got.ID != "bbbb-12345678" {
+		t.Errorf("a longer suffix: %q, %v", got.ID, err)
+	}
+}

@@ -58,9 +58,10 @@ func TestCredentialsReachTheAgentAndNothingElse(t *testing.T) {
 		}
 	}
 
-	// Without the token the agent says 401, recorded per request.
+	// Without the token the agent says 401, recorded per request: every
+	// simulation failed, and so did the evaluation.
 	t.Setenv(envBearerToken, "")
-	res = mustCLI(t, exitOK, "run", "--agent", srv.URL, "--db", db, "--task-ids", "mock-01", "--header", "X-Team=blue", "--format", "json")
+	res = mustCLI(t, exitNoOutcome, "run", "--agent", srv.URL, "--db", db, "--task-ids", "mock-01", "--header", "X-Team=blue", "--format", "json")
 	eval = decodeObject(t, res.stdout)
 	if codes := obj(t, eval, "metrics.status_codes"); codes["401"] == nil {
 		t.Errorf("status codes without the token: %v", codes)

@@ -88,7 +88,7 @@ Exit codes: 0 no MUST check failed, 3 some MUST check failed, 2 bad arguments,
 			if err := svc.CheckConformanceRequest(req); err != nil {
 				return conformanceUsage(err)
 			}
-			db, err := openWritableDB(ctx, dbPath, cmd.ErrOrStderr(), "see 'proctor results'; finish one with 'proctor run --resume ID'")
+			db, err := openWritableDB(ctx, dbPath, cmd.ErrOrStderr(), "see 'proctor results'; finish one with: "+resumeLine(dbPath))
 			if err != nil {
 				return failErr(err)
 			}

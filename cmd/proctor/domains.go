@@ -178,7 +178,7 @@ root (three levels above a BASE ending in data/tau2/domains).`,
 					fmt.Fprintln(cmd.ErrOrStderr(), "proctor: install interrupted; nothing was changed")
 					return &exitError{code: exitInterrupt, err: ctx.Err()}
 				}
-				return failErr(err)
+				return failErr(withOfflineHint(err))
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "installed tau2-bench's %s data (%d files, %.1f MiB, all verified) in %s\n",
@@ -199,6 +199,18 @@ root (three levels above a BASE ending in data/tau2/domains).`,
 	fl.StringVar(&baseURL, "base-url", install.DefaultBaseURL, "URL of tau2-bench's data/tau2/domains at commit "+install.Commit[:7]+" (a mirror)")
 	fl.StringVar(&dir, "dir", "", "directory to install into (default: proctor's data directory, e.g. ~/.local/share/proctor/tau2)")
 	return cmd
+}
+
+// withOfflineHint adds to an installation that could not download what to
+// do without access to the data's server.
+func withOfflineHint(err error) error {
+	var ie *install.Error
+	if !errors.As(err, &ie) || !ie.Unreachable() {
+		return err
+	}
+	return fmt.Errorf("%w\nWithout access to that server: install from a mirror of tau2-bench's data/tau2/domains at commit %.7s "+
+		"(proctor domains install tau2 --base-url URL), or use a copy you have where you evaluate: --tau2-data DIR, or %s=DIR",
+		err, install.Commit, catalog.EnvTau2Data)
 }
 
 func samePath(a, b string) bool {

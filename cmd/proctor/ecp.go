@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -59,10 +61,56 @@ func runECPSettings() skills.ECPSettings {
 	return skills.ECPSettings{AnyCommand: true, Env: true}
 }
 
+// ecpStderrLog is --ecp-stderr's default: proctor's own stderr.
+const ecpStderrLog = "stderr"
+
+// agentStderrLog opens where --ecp-stderr sends stdio agents' stderr
+// lines: proctor's stderr (under the progress display), nowhere ("none"),
+// or a file, appended to. The returned function closes the file.
+func agentStderrLog(dest string, prog *progress) (func(string, ecp.StderrLine), func() error, error) {
+	switch dest {
+	case "none":
+		return nil, func() error { return nil }, nil
+	case ecpStderrLog, "":
+		return func(_ string, l ecp.StderrLine) { prog.logLine(formatAgentStderr(l)) }, func() error { return nil }, nil
+	}
+	f, err := os.OpenFile(dest, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--ecp-stderr: %w", err)
+	}
+	var mu sync.Mutex
+	return func(_ string, l ecp.StderrLine) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(f, formatAgentStderr(l))
+	}, f.Close, nil
+}
+
+// formatAgentStderr is one line of an agent's stderr as proctor logs it:
+// "ecp agent [mock-02#0 pid 4242]: the line", the simulation left out
+// between simulations.
+func formatAgentStderr(l ecp.StderrLine) string {
+	label := fmt.Sprintf("pid %d", l.PID)
+	if l.Simulation != "" {
+		label = l.Simulation + " " + label
+	}
+	text := l.Text
+	if l.Cut {
+		text += " [line cut]"
+	}
+	return fmt.Sprintf("ecp agent [%s]: %s", label, text)
+}
+
 // serveECPSettings are proctor serve's: only allow-listed commands, no
 // environment references, and the private-target guard on WebSockets.
-func serveECPSettings(commands []string, denyPrivate bool) skills.ECPSettings {
-	return skills.ECPSettings{Commands: commands, DenyPrivateTargets: denyPrivate}
+func serveECPSettings(commands []string, denyPrivate bool, log io.Writer) skills.ECPSettings {
+	var mu sync.Mutex
+	return skills.ECPSettings{Commands: commands, DenyPrivateTargets: denyPrivate,
+		Stderr: func(evalID string, l ecp.StderrLine) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(log, "proctor: evaluation %s: %s\n", evalID, formatAgentStderr(l))
+		}}
 }
 
 // serveRefagentECP serves the reference agent for d over ECP: on stdio, or

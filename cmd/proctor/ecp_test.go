@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/internal/llmtest"
 	"github.com/proctor-eval/proctor/refagent"
 	"github.com/proctor-eval/proctor/result"
@@ -190,4 +192,66 @@ func processRunning(pid int) bool {
 	s := string(b)
 	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// TestECPAllowToolsCLI checks --ecp-allow-tools: a name the domain lacks
+// is a usage error that lists the domain's tools; the flag overrides the
+// --ecp-config file's allow_tools, and a refused call shows in the table
+// as a policy violation.
+func TestECPAllowToolsCLI(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "p.db")
+	r := cli(t, "run", "--domain", "mock", "--agent", "ecp+stdio:true", "--ecp-allow-tools", "list_tasks,drop_table", "--db", db)
+	if r.code != exitUsage || !strings.Contains(r.stderr, `no tool "drop_table" in domain mock; its tools are find_user_by_email, get_user, list_tasks`) {
+		t.Errorf("exit %d, stderr %q: want a usage error listing the domain's tools", r.code, r.stderr)
+	}
+	cfg := filepath.Join(dir, "agent.yaml")
+	if err := os.WriteFile(cfg, []byte("allow_tools: [find_user_by_email, create_task]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := buildProctor(t)
+	r = mustCLI(t, 0, "run", "--domain", "mock", "--agent", "ecp+stdio:'"+bin+"' agent --ecp", "--task-ids", "mock-02",
+		"--ecp-config", cfg, "--ecp-allow-tools", "find_user_by_email,list_tasks", "--db", db, "--progress", "none")
+	if !strings.Contains(r.stdout, "policy violations") || !strings.Contains(r.stdout, "1 in 1 simulations: create_task 1") {
+		t.Errorf("table without the policy violation:\n%s", r.stdout)
+	}
+}
+
+// TestECPStderrLog checks --ecp-stderr: a stdio agent's stderr lines go
+// to proctor's stderr by default, or to a file, labelled with the agent's
+// pid; the error of an agent that dies quotes its stderr either way.
+func TestECPStderrLog(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "p.db")
+	agent := `ecp+stdio:sh -c 'echo "agent: no model key, bye" >&2; exit 2'`
+	r := cli(t, "run", "--domain", "mock", "--agent", agent, "--db", db, "--progress", "none")
+	if r.code == 0 || !regexp.MustCompile(`(?m)^ecp agent \[pid \d+\]: agent: no model key, bye$`).MatchString(r.stderr) {
+		t.Errorf("exit %d, stderr:\n%s\nwant a failure with the agent's line in proctor's log", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "exited with status 2; stderr: agent: no model key, bye") {
+		t.Errorf("stderr:\n%s\nwant the agent's error to quote its stderr", r.stderr)
+	}
+	logFile := filepath.Join(dir, "agents.log")
+	r = cli(t, "run", "--domain", "mock", "--agent", agent, "--db", db, "--progress", "none", "--ecp-stderr", logFile)
+	if strings.Contains(r.stderr, "ecp agent [") {
+		t.Errorf("stderr:\n%s\nwant the agent's lines in %s only", r.stderr, logFile)
+	}
+	b, err := os.ReadFile(logFile)
+	if err != nil || !regexp.MustCompile(`^ecp agent \[pid \d+\]: agent: no model key, bye\n$`).Match(b) {
+		t.Errorf("--ecp-stderr file %q (%v): want the agent's line", b, err)
+	}
+}
+
+// TestServeLogsAgentStderr: proctor serve logs a stdio agent's lines with
+// the evaluation, the simulation and the pid.
+func TestServeLogsAgentStderr(t *testing.T) {
+	var log strings.Builder
+	s := serveECPSettings(nil, false, &log)
+	s.Stderr("ev1", ecp.StderrLine{PID: 7, Simulation: "mock-01#0", Text: "warming up"})
+	s.Stderr("ev1", ecp.StderrLine{PID: 7, Text: "xxxx", Cut: true})
+	want := "proctor: evaluation ev1: ecp agent [mock-01#0 pid 7]: warming up\n" +
+		"proctor: evaluation ev1: ecp agent [pid 7]: xxxx [line cut]\n"
+	if diff := cmp.Diff(want, log.String()); diff != "" {
+		t.Errorf("log (-want +got):\n%s", diff)
+	}
 }

@@ -45,6 +45,7 @@ type evalSetFlags struct {
 	headers                 []string
 	bearerToken             string
 	apiKey, apiKeyHeader    string
+	ecpConfig               string
 	llm                     llmFlags
 }
 
@@ -61,8 +62,10 @@ func newEvalSetRunCmd() *cobra.Command {
 	f := &evalSetFlags{}
 	cmd := &cobra.Command{
 		Use:   "run PATH...",
-		Short: "Play eval-set cases against an A2A agent and score them",
-		Long: `Play the cases of eval sets against an A2A agent and score them by their metrics.
+		Short: "Play eval-set cases against an A2A or ECP agent and score them",
+		Long: `Play the cases of eval sets against an A2A agent, or an ECP agent
+('ecp+stdio:COMMAND ARGS' or ecp+ws://HOST:PORT/PATH), and score them by their
+metrics.
 
 PATH is a file or a directory; formats are detected from content:
   tRPC-Agent-Go  <dir>/<app>/<id>.evalset.json with <id>.metrics.json beside it
@@ -71,18 +74,23 @@ PATH is a file or a directory; formats are detected from content:
 --metrics FILE replaces the metrics found beside the sets.
 
 Every case gets its own conversation; its invocations are sent in order; the
-agent's tool calls are read from the wire. Exit status: 0 every case passed,
+agent's tool calls are read from the wire. An ECP agent is reset before every
+case and stepped; proctor answers its tool calls with the results the case
+expects (tools[].result, YAML tool_calls[].result), and checks the case's
+inspect assertions with agent/inspect after its last invocation. Exit status: 0 every case passed,
 3 a case failed its thresholds, 4 a regression against --baseline beyond
 --tolerance, 2 bad input, 1 could not run.`,
 		Example: `  proctor evalset run --agent http://localhost:8080 testdata/math-eval-app
   proctor evalset run --agent http://localhost:8080 cases/ --num-runs 3 --format junit --out report.xml
   proctor evalset run --agent http://localhost:8080 evals/ --format evalset-result --out-dir output
-  proctor evalset run --agent http://localhost:8080 evals/ --baseline 0197a2c4 --tolerance 0.05`,
+  proctor evalset run --agent http://localhost:8080 evals/ --baseline 0197a2c4 --tolerance 0.05
+  proctor evalset run --agent 'ecp+stdio:python3 agent.py' cases/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runEvalSets(cmd, f, args) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.agent, "agent", "", "agent base URL or agent card URL (required)")
+	fl.StringVar(&f.agent, "agent", "", `agent base URL or agent card URL, or an ECP agent: 'ecp+stdio:COMMAND ARGS' or ecp+ws://HOST:PORT/PATH (required)`)
+	fl.StringVar(&f.ecpConfig, "ecp-config", "", `JSON or YAML file passed to an ECP agent's agent/initialize as its config; write secrets as {"$env": "NAME"}`)
 	fl.StringVar(&f.metrics, "metrics", "", "metrics file (tRPC metrics JSON, ADK test_config.json or YAML) replacing the sets' own")
 	fl.IntVar(&f.numRuns, "num-runs", skills.DefaultNumRuns, "runs of every case (pass@k and pass^k are reported for every k up to this)")
 	fl.IntVar(&f.concurrency, "concurrency", skills.DefaultConcurrency, "cases played at the same time")
@@ -180,6 +188,10 @@ func runEvalSets(cmd *cobra.Command, f *evalSetFlags, paths []string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	ecpConfig, err := loadECPConfig(f.ecpConfig)
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	models, err := f.llm.source()
 	if err != nil {
 		return err
@@ -195,13 +207,14 @@ func runEvalSets(cmd *cobra.Command, f *evalSetFlags, paths []string) error {
 	}
 	defer db.Close()
 	retries := f.retries
-	svc := &skills.Service{Store: db, Models: models, MaxResponseBytes: f.maxResponse}
+	svc := &skills.Service{Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings()}
 	job, err := svc.PrepareEvalSets(ctx, skills.EvalSetRequest{
 		AgentURL: f.agent, NumRuns: f.numRuns, Concurrency: f.concurrency,
 		Transport: f.transport, Protocol: f.protocol, Streaming: f.streaming,
 		JudgeModel: f.llm.judgeModel, UserModel: f.llm.userModel,
 		Timeout: result.Duration(f.timeout), RequestTimeout: result.Duration(f.requestTimeout), Retries: &retries,
 		MaxResponseBytes: f.maxResponse, Headers: flattenHeaders(headers), Paths: paths, MetricsFile: f.metrics,
+		ECPConfig: ecpConfig,
 	}, sets)
 	if err != nil {
 		return requestErr(err)

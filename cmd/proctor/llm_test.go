@@ -142,8 +142,9 @@ func TestLLMUserRecordsAndReplaysOffline(t *testing.T) {
 		t.Errorf("results table lacks the user model's usage:\n%s", table.stdout)
 	}
 
-	// A replay that asks something the recording did not is a clear error.
-	miss := mustCLI(t, 0, "run", "--domain", "mock", "--agent", "builtin", "--task-ids", "mock-02", "--user", "llm",
+	// A replay that asks something the recording did not is a clear error
+	// (of the only simulation: the evaluation failed).
+	miss := mustCLI(t, exitNoOutcome, "run", "--domain", "mock", "--agent", "builtin", "--task-ids", "mock-02", "--user", "llm",
 		"--user-model", "openai:gpt-4.1-mini", "--db", db, "--format", "json", "--progress", "none",
 		"--llm-cassette", cassette, "--llm-mode", "replay", "--seed", "3")
 	var ev3 result.Evaluation
@@ -164,7 +165,7 @@ func TestLLMUserProviderStormIsUserError(t *testing.T) {
 	})
 	t.Setenv("GEMINI_API_KEY", fakeUserSecret)
 	t.Setenv("GOOGLE_API_KEY", "")
-	r := mustCLI(t, 0, "run", "--domain", "mock", "--agent", "builtin", "--task-ids", "mock-01,mock-02", "--user", "llm",
+	r := mustCLI(t, exitNoOutcome, "run", "--domain", "mock", "--agent", "builtin", "--task-ids", "mock-01,mock-02", "--user", "llm",
 		"--user-model", "gemini:gemini-2.5-flash", "--llm-base-url", srv.URL, "--llm-retries", "2",
 		"--db", tempDB(t), "--format", "json", "--progress", "none")
 	var ev result.Evaluation

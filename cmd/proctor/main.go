@@ -23,6 +23,8 @@ const (
 	exitFailure   = 1 // the evaluation could not run at all
 	exitUsage     = 2 // bad flags or arguments
 	exitFailUnder = 3 // pass^1 below --fail-under
+	// 4 is a regression against a baseline (evalset run --baseline).
+	exitNoOutcome = 5 // the evaluation ran, but every simulation failed before an outcome
 	exitInterrupt = 130
 )
 
@@ -64,8 +66,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		// --fail-under and interruptions have said why already.
-		if ee.err != nil && ee.code != exitFailUnder && ee.code != exitInterrupt {
+		// --fail-under, interruptions and failed evaluations have said
+		// why already.
+		if ee.err != nil && ee.code != exitFailUnder && ee.code != exitInterrupt && ee.code != exitNoOutcome {
 			fmt.Fprintln(stderr, "proctor:", ee.err)
 		}
 		return ee.code
@@ -93,7 +96,9 @@ Quick start (no API keys, nothing to start by hand):
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
+	root.Version = version()
+	root.SetVersionTemplate("proctor {{.Version}}\n")
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newRunCmd(), newRescoreCmd(), newResultsCmd(), newDomainsCmd(), newRefagentCmd(), newServeCmd(), newHealthcheckCmd())
 	root.AddCommand(newConformanceCmd(), newEvalSetCmd())
 	return root

@@ -65,6 +65,18 @@ func (p *progress) bar(done, total int, rate float64) {
 	p.drawn = true
 }
 
+// logLine writes a line of log under the display: the bar is cleared
+// first (the next update draws it again).
+func (p *progress) logLine(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn && p.mode == "bar" {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+	fmt.Fprintln(p.w, line)
+}
+
 func (p *progress) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -103,9 +103,10 @@ func TestProgressModes(t *testing.T) {
 				t.Errorf("a bar was drawn on a stderr that is not a terminal:\n%q", stderr)
 			}
 			if !tc.lines && !tc.bar {
-				// Only the one-line announcement of the evaluation.
-				if n := strings.Count(stderr, "\n"); n != 1 {
-					t.Errorf("stderr has %d lines, want 1:\n%s", n, stderr)
+				// Only where it is stored and the one-line announcement
+				// of the evaluation.
+				if n := strings.Count(stderr, "\n"); n != 2 || !strings.HasPrefix(stderr, "proctor: results database ") {
+					t.Errorf("stderr has %d lines, want the database's and the announcement:\n%s", n, stderr)
 				}
 			}
 		})

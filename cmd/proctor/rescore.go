@@ -37,9 +37,9 @@ same. --strict=true or --strict=false changes the scoring mode, --action-match
 tau2|exact how expected tool calls are matched; --judge-model and
 --judge-samples change the NL_ASSERTION judge (with --llm-cassette, a recording of
 the original run's judge replays offline).`,
-		Example: `  proctor rescore 01970d1c --strict
-  proctor rescore 01970d1c --judge-model openai:gpt-4.1 --judge-samples 5 --format markdown
-  proctor rescore 01970d1c --llm-cassette run.cassette.json --llm-mode replay`,
+		Example: `  proctor rescore e88edbe3 --strict
+  proctor rescore e88edbe3 --judge-model openai:gpt-4.1 --judge-samples 5 --format markdown
+  proctor rescore e88edbe3 --llm-cassette run.cassette.json --llm-mode replay`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return rescoreEvaluation(cmd, f, args[0]) },
 	}
@@ -117,7 +117,7 @@ func rescoreEvaluation(cmd *cobra.Command, f *rescoreFlags, id string) error {
 	src, eval := rs.Source(), rs.Evaluation()
 	fmt.Fprintf(cmd.ErrOrStderr(), "proctor: evaluation %s: scoring the %d simulations of %s again (%s)\n",
 		eval.ID, len(src.Simulations), src.ID, scoringMode(eval.Config.Strict, eval.Config.ActionMatch))
-	_, err = execute(cmd, rs, output{f.out, f.format, f.progress, reg}, "scored. Start again with: proctor rescore "+src.ID)
+	_, err = execute(cmd, rs, output{f.out, f.format, f.progress, reg, nil}, "scored. Start again with: proctor rescore "+src.ID)
 	return err
 }
 

@@ -32,10 +32,10 @@ func newResultsCmd() *cobra.Command {
 		Short: "List stored evaluations, or show one",
 		Example: `  proctor results
   proctor results --domain mock --limit 5
-  proctor results 01970d1c --format markdown
-  proctor results 01970d1c --format tau2 --out results.json
+  proctor results e88edbe3 --format markdown
+  proctor results e88edbe3 --format tau2 --out results.json
   proctor results --conformance
-  proctor results 01970e2a --format junit --out conformance.xml`,
+  proctor results 3b6f2e10 --format junit --out conformance.xml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -124,7 +124,7 @@ func newResultsCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
-	fl.StringVar(&format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json; one evaluation)")
+	fl.StringVar(&format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json; one evaluation), junit (one conformance report or eval-set run)")
 	fl.StringVar(&out, "out", "", "write the evaluation to this file instead of stdout")
 	fl.StringVar(&domain, "domain", "", "list only evaluations of this domain")
 	fl.StringVar(&agent, "agent-url", "", `list only evaluations of this agent (its URL, card URL, or "builtin")`)

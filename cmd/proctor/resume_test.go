@@ -102,14 +102,18 @@ func TestInterruptAndResume(t *testing.T) {
 		t.Fatalf("results: %v, want the one interrupted evaluation", list)
 	}
 
-	// A resumed evaluation keeps its settings; flags that would change it
-	// are ignored, and said to be.
-	r := mustCLI(t, exitOK, "run", "--resume", id[:8], "--db", db, "--format", "json", "--concurrency", "8", "--num-trials", "5", "--task-ids", "mock-01")
+	// A resumed evaluation keeps its settings: flags that would change
+	// them are refused, not dropped, and nothing runs.
+	r := mustCLI(t, exitUsage, "run", "--resume", id[:8], "--db", db, "--format", "json", "--concurrency", "8", "--num-trials", "5", "--task-ids", "mock-01")
 	for _, flag := range []string{"--num-trials", "--task-ids"} {
-		if !strings.Contains(r.stderr, flag+" ignored") {
-			t.Errorf("stderr does not say that %s is ignored:\n%s", flag, r.stderr)
+		if !strings.Contains(r.stderr, flag) || !strings.Contains(r.stderr, "keeps its settings") {
+			t.Errorf("stderr does not refuse %s:\n%s", flag, r.stderr)
 		}
 	}
+	if len(seen.snapshot()) != len(before) {
+		t.Error("a refused resume ran simulations")
+	}
+	r = mustCLI(t, exitOK, "run", "--resume", id[:8], "--db", db, "--format", "json", "--concurrency", "8")
 	final := decodeObject(t, r.stdout)
 	checkResumed(t, final, id, storedEval, before, seen.snapshot(), 2*mockTasks, 2)
 }

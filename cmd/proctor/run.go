@@ -11,11 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains/catalog"
@@ -47,7 +49,7 @@ type runFlags struct {
 	timeout, requestTimeout      time.Duration
 	concurrency                  int
 	dbPath, format, out          string
-	failUnder                    float64
+	failUnder                    optionalFloat
 	resume                       string
 	progress                     string
 	transport, protocol          string
@@ -60,6 +62,8 @@ type runFlags struct {
 	bearerToken                  string
 	apiKey, apiKeyHeader         string
 	ecpConfig                    string
+	ecpAllowTools                []string
+	ecpStderr                    string
 	llm                          llmFlags
 }
 
@@ -80,7 +84,7 @@ default), train or test (telecom also small and full).`,
 		Example: `  proctor run --domain mock --agent builtin
   proctor run --domain mock --agent http://localhost:9019 --num-trials 4 --concurrency 8
   proctor run --domain mock --agent http://localhost:9019 --task-ids mock-01,mock-02 --format json --out result.json
-  proctor run --resume 01970d1c`,
+  proctor run --resume e88edbe3`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runEvaluation(cmd, f) },
 	}
@@ -104,14 +108,16 @@ default), train or test (telecom also small and full).`,
 	fl.StringVar(&f.dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
 	fl.StringVar(&f.format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json)")
 	fl.StringVar(&f.out, "out", "", "write the result to this file instead of stdout")
-	fl.Float64Var(&f.failUnder, "fail-under", -1, "exit with status 3 when pass^1 is below this value (0..1)")
-	fl.StringVar(&f.resume, "resume", "", "finish the interrupted evaluation with this id (or unique id prefix)")
+	fl.Var(&f.failUnder, "fail-under", "exit with status 3 when pass^1 is below this value (0..1; default: never)")
+	fl.StringVar(&f.resume, "resume", "", "finish the interrupted evaluation with this id (or short id: its last 8 characters, or a unique prefix)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress display on stderr: auto (a bar on a terminal), bar, lines, none")
 	fl.StringVar(&f.transport, "transport", "", "transport to use: jsonrpc, rest or grpc (default: the agent card's preference)")
 	fl.StringVar(&f.protocol, "protocol", "", "A2A protocol version to use: 1.0 or 0.3 (default: the agent card's preference)")
 	fl.StringVar(&f.streaming, "streaming", string(a2aclient.StreamingAuto), "stream replies: auto (when the card says the agent can), on, off")
 	fl.IntVar(&f.retries, "retries", a2aclient.DefaultRetries, "retries of a request that failed transiently (refused, reset, 502/503/504, gRPC UNAVAILABLE)")
 	fl.StringVar(&f.ecpConfig, "ecp-config", "", `JSON or YAML file passed to an ECP agent's agent/initialize as its config; write secrets as {"$env": "NAME"}`)
+	fl.StringVar(&f.ecpStderr, "ecp-stderr", ecpStderrLog, "where stdio ECP agents' stderr goes, line by line with the simulation and pid: "+ecpStderrLog+" (proctor's own), none, or a file to append to")
+	fl.StringSliceVar(&f.ecpAllowTools, "ecp-allow-tools", nil, "the only domain tools an ECP agent may call (comma-separated; overrides allow_tools in --ecp-config); other calls are refused and counted as policy violations")
 	fl.Int64Var(&f.maxResponse, "max-response-bytes", a2aclient.DefaultMaxResponseBytes, "largest reply accepted from the agent")
 	fl.StringArrayVar(&f.headers, "header", nil, "extra request header K=V for the agent (repeatable); values are never stored")
 	fl.StringVar(&f.bearerToken, "bearer-token", "", "send 'Authorization: Bearer T' to the agent (or set "+envBearerToken+")")
@@ -143,8 +149,8 @@ func (f *runFlags) validate(cmd *cobra.Command) error {
 	if f.timeout <= 0 || f.requestTimeout <= 0 {
 		errs = append(errs, "--timeout and --request-timeout must be positive")
 	}
-	if f.failUnder != -1 && (f.failUnder < 0 || f.failUnder > 1) {
-		errs = append(errs, fmt.Sprintf("--fail-under %v: want a value in 0..1", f.failUnder))
+	if v := f.failUnder.value; f.failUnder.set && (v < 0 || v > 1 || math.IsNaN(v)) {
+		errs = append(errs, fmt.Sprintf("--fail-under %v: want a value in 0..1", v))
 	}
 	if f.user == skills.UserLLM && f.llm.userModel == "" && f.resume == "" {
 		errs = append(errs, "--user llm needs --user-model, e.g. --user-model openai:gpt-4.1 (the key comes from OPENAI_API_KEY)")
@@ -158,10 +164,37 @@ func (f *runFlags) validate(cmd *cobra.Command) error {
 	if !slices.Contains([]string{"auto", "bar", "lines", "none"}, f.progress) {
 		errs = append(errs, fmt.Sprintf("--progress %q: want auto, bar, lines or none", f.progress))
 	}
+	if f.resume != "" {
+		if kept := keptOnResume(cmd); len(kept) > 0 {
+			errs = append(errs, fmt.Sprintf("%s: a resumed evaluation keeps its settings; drop them, or start a new evaluation with them",
+				strings.Join(kept, ", ")))
+		}
+	}
 	if len(errs) > 0 {
 		return usageErr("%s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// appliedOnResume are the run flags a resume uses: where and how to show
+// the result, and what is never stored with an evaluation (credentials,
+// the data and model API's location, the ceilings the operator sets).
+var appliedOnResume = []string{
+	"resume", "db", "format", "out", "progress", "fail-under", "concurrency", "max-response-bytes",
+	"header", "bearer-token", "api-key", "api-key-header", "tau2-data",
+	"llm-cassette", "llm-mode", "llm-base-url", "llm-prices", "llm-retries",
+}
+
+// keptOnResume lists the flags given with --resume that would change the
+// stored evaluation's settings, which a resume keeps.
+func keptOnResume(cmd *cobra.Command) []string {
+	var kept []string
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if !slices.Contains(appliedOnResume, fl.Name) {
+			kept = append(kept, "--"+fl.Name)
+		}
+	})
+	return kept
 }
 
 // executable is a prepared evaluation or rescore.
@@ -174,6 +207,9 @@ type executable interface {
 type output struct {
 	out, format, progress string
 	cat                   *catalog.Catalog
+	// prog is the progress display, when it had to exist before (nil:
+	// execute makes one).
+	prog *progress
 }
 
 // execute runs a prepared evaluation with a progress display, writes its
@@ -181,7 +217,10 @@ type output struct {
 // (the end of the sentence "N simulations ..."), which an error that stops
 // the evaluation (a full disk) says too.
 func execute(cmd *cobra.Command, e executable, o output, next string) (*result.Evaluation, error) {
-	prog := newProgress(cmd.ErrOrStderr(), o.progress)
+	prog := o.prog
+	if prog == nil {
+		prog = newProgress(cmd.ErrOrStderr(), o.progress)
+	}
 	runErr := e.Execute(cmd.Context(), prog.update)
 	prog.finish()
 	if runErr != nil {
@@ -194,6 +233,10 @@ func execute(cmd *cobra.Command, e executable, o output, next string) (*result.E
 	if eval.Status == result.StatusInterrupted {
 		fmt.Fprintf(cmd.ErrOrStderr(), "proctor: interrupted; %d simulations %s\n", len(eval.Simulations), next)
 		return nil, &exitError{code: exitInterrupt, err: errors.New("interrupted")}
+	}
+	if eval.Status == result.StatusFailed {
+		fmt.Fprintf(cmd.ErrOrStderr(), "proctor: evaluation %s failed: %s\n", eval.ID, eval.Error)
+		return nil, &exitError{code: exitNoOutcome, err: errors.New(eval.Error)}
 	}
 	return eval, nil
 }
@@ -291,6 +334,9 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		UserModel: f.llm.userModel, JudgeModel: f.llm.judgeModel, JudgeSamples: f.llm.judgeSamples,
 		Temperature: f.llm.temperaturePtr(cmd), Seed: f.llm.seedPtr(cmd),
 	}
+	if cmd.Flags().Changed("ecp-allow-tools") {
+		req.ECPAllowTools = append([]string{}, f.ecpAllowTools...) // given empty: no tool
+	}
 	if f.resume != "" {
 		req.AgentURL = ""
 		if !cmd.Flags().Changed("concurrency") {
@@ -304,7 +350,8 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 			return requestErr(err)
 		}
 	}
-	db, err := openWritableDB(ctx, f.dbPath, cmd.ErrOrStderr(), "see 'proctor results'; finish one with --resume ID")
+	resume := f.resumeCommand(cmd)
+	db, err := openWritableDB(ctx, f.dbPath, cmd.ErrOrStderr(), "see 'proctor results'; finish one with: "+resume("ID"))
 	if err != nil {
 		return failErr(err)
 	}
@@ -313,7 +360,15 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	errOut := cmd.ErrOrStderr()
 	// Here the user is the operator: --max-response-bytes is the ceiling,
 	// and a resume without it keeps the evaluation's own.
-	svc := &skills.Service{Domains: reg, Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings()}
+	prog := newProgress(errOut, f.progress)
+	ecpSettings := runECPSettings()
+	stderrLog, closeLog, err := agentStderrLog(f.ecpStderr, prog)
+	if err != nil {
+		return failErr(err)
+	}
+	defer closeLog()
+	ecpSettings.Stderr = stderrLog
+	svc := &skills.Service{Domains: reg, Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: ecpSettings}
 	if f.resume != "" && !cmd.Flags().Changed("max-response-bytes") {
 		svc.MaxResponseBytes = math.MaxInt64
 	}
@@ -324,11 +379,6 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	defer run.Close()
 	eval := run.Evaluation()
 	if f.resume != "" {
-		for _, name := range []string{"domain", "split", "agent", "profile", "user", "num-trials", "num-tasks", "task-ids", "max-steps", "max-errors", "timeout", "request-timeout", "transport", "protocol", "streaming", "retries", "strict", "action-match", "user-model", "judge-model", "judge-samples", "temperature", "seed"} {
-			if cmd.Flags().Changed(name) {
-				fmt.Fprintf(errOut, "proctor: --%s ignored: a resumed evaluation keeps its original settings\n", name)
-			}
-		}
 		fmt.Fprintf(errOut, "proctor: resuming %s: %d simulations already done\n", eval.ID, run.Resumed())
 	}
 	onDomain := eval.Config.Domain
@@ -337,17 +387,84 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	}
 	fmt.Fprintf(errOut, "proctor: evaluation %s: %s on %s, %d tasks x %d trials (concurrency %d)\n",
 		eval.ID, report.AgentLabel(eval.Agent), onDomain, len(run.Tasks()), eval.Config.NumTrials, eval.Config.Concurrency)
-	eval, err = execute(cmd, run, output{f.out, f.format, f.progress, reg}, "kept. Finish with: proctor run --resume "+eval.ID)
+	eval, err = execute(cmd, run, output{f.out, f.format, f.progress, reg, prog}, "kept. Finish with: "+resume(eval.ID))
 	if err != nil {
 		return err
 	}
-	if f.failUnder >= 0 {
-		if p1 := eval.Summary.PassHatK["1"]; p1 < f.failUnder {
-			fmt.Fprintf(errOut, "proctor: pass^1 %.3f is below --fail-under %.3f\n", p1, f.failUnder)
+	if f.failUnder.set {
+		if p1 := eval.Summary.PassHatK["1"]; p1 < f.failUnder.value {
+			fmt.Fprintf(errOut, "proctor: pass^1 %.3f is below --fail-under %.3f\n", p1, f.failUnder.value)
 			return &exitError{code: exitFailUnder, err: errors.New("below --fail-under")}
 		}
 	}
 	return nil
+}
+
+// resumeCommand returns the command that finishes an evaluation, to print
+// for pasting: the database it is in (as an absolute path, so that it works
+// from any directory) and the flags whose values are not stored with it
+// (tau2-bench's data, the model API's URL), shell-quoted. Credentials are
+// never printed: flags that gave them are named, to be given again.
+func (f *runFlags) resumeCommand(cmd *cobra.Command) func(id string) string {
+	args := []string{"proctor", "run", "--resume", ""}
+	if p, err := dbPath(f.dbPath); err == nil {
+		args = append(args, "--db", absPath(p))
+	}
+	changed := cmd.Flags().Changed
+	if f.tau2Data != "" {
+		args = append(args, "--tau2-data", absPath(f.tau2Data))
+	}
+	for _, fl := range []struct {
+		name, value string
+	}{{"llm-base-url", f.llm.baseURL}, {"llm-prices", f.llm.priceTable}, {"api-key-header", f.apiKeyHeader}} {
+		if changed(fl.name) {
+			args = append(args, "--"+fl.name, fl.value)
+		}
+	}
+	var secret []string
+	for _, name := range []string{"header", "bearer-token", "api-key"} {
+		if changed(name) {
+			secret = append(secret, "--"+name)
+		}
+	}
+	return func(id string) string {
+		args[3] = id
+		quoted := make([]string, len(args))
+		for i, a := range args {
+			quoted[i] = shellQuote(a)
+		}
+		line := strings.Join(quoted, " ")
+		if len(secret) > 0 {
+			line += " (and your " + strings.Join(secret, ", ") + " again: their values are never stored)"
+		}
+		return line
+	}
+}
+
+// resumeLine is the command that resumes evaluation ID of the database
+// flag names, with nothing else.
+func resumeLine(dbFlag string) string {
+	line := "proctor run --resume ID"
+	if p, err := dbPath(dbFlag); err == nil {
+		line += " --db " + shellQuote(absPath(p))
+	}
+	return line
+}
+
+// absPath is path made absolute, or path itself when that fails.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // requestErr maps what skills.Service said to an exit: a bad request is a
@@ -365,20 +482,40 @@ func requestErr(err error) error {
 	return usageErr("%s", strings.Join(msgs, "; "))
 }
 
-// flagNames rewrites a violation that starts with a request field's name to
-// start with its flag instead ("num_trials 0: ..." -> "--num-trials 0: ...").
+// flagNames rewrites a violation in the command line's words: a leading
+// request field's name becomes its flag ("num_trials 0: ..." -> "--num-trials
+// 0: ..."), and so do field names with an underscore further on
+// ("user_model" -> "--user-model") and the phrases skills uses to name a
+// choice (user "llm" -> --user llm).
 func flagNames(v string) string {
 	name, rest, _ := strings.Cut(v, " ")
-	field := strings.TrimRight(name, ":")
-	if !requestFields[field] {
-		return v // not a field name
+	if field := strings.TrimRight(name, ":"); requestFields[field] {
+		v = flagFor(field) + strings.TrimPrefix(name, field) + " " + rest
 	}
+	v = fieldWord.ReplaceAllStringFunc(v, func(w string) string {
+		if requestFields[w] {
+			return flagFor(w)
+		}
+		return w
+	})
+	return requestPhrases.Replace(v)
+}
+
+// flagFor is the flag that sets a request field.
+func flagFor(field string) string {
 	flag := map[string]string{"agent_url": "agent", "headers": "header", "task_ids": "task-ids"}[field]
 	if flag == "" {
 		flag = strings.ReplaceAll(field, "_", "-")
 	}
-	return "--" + flag + strings.TrimPrefix(name, field) + " " + rest
+	return "--" + flag
 }
+
+// fieldWord matches a word that may be a request field named with an
+// underscore; requestPhrases are the phrases skills names choices with.
+var (
+	fieldWord      = regexp.MustCompile(`\b[a-z]+(?:_[a-z]+)+\b`)
+	requestPhrases = strings.NewReplacer(`user "llm"`, "--user llm", `domain "mock"`, "--domain mock")
+)
 
 // requestFields are the wire names of the fields of an evaluation request.
 var requestFields = func() map[string]bool {
@@ -412,6 +549,9 @@ func openWritableDB(ctx context.Context, path string, errOut io.Writer, hint str
 	db, err := openDB(path)
 	if err != nil {
 		return nil, err
+	}
+	if p, err := dbPath(path); err == nil {
+		fmt.Fprintf(errOut, "proctor: results database %s\n", absPath(p))
 	}
 	n, err := db.MarkInterrupted(ctx, string(result.StatusRunning), string(result.StatusInterrupted))
 	if err != nil {

@@ -315,6 +315,11 @@ func TestRunBrokenAgents(t *testing.T) {
 			termination: "agent_error", status: "500", errorsToo: true, errContains: "500",
 		},
 		{
+			name:        "HTTP 501",
+			start:       func(t *testing.T) string { return agenttest.StatusAgent(t, 501).URL },
+			termination: "agent_error", status: "501", errorsToo: true, errContains: "501",
+		},
+		{
 			name:        "hangs past --timeout",
 			start:       func(t *testing.T) string { return agenttest.HangingAgent(t).URL },
 			args:        []string{"--timeout", "300ms", "--concurrency", "17"},
@@ -345,12 +350,22 @@ func TestRunBrokenAgents(t *testing.T) {
 			db := tempDB(t)
 			args := append([]string{"run", "--agent", url, "--db", db, "--format", "json", "--concurrency", "8"}, tc.args...)
 			start := time.Now()
-			r := mustCLI(t, exitOK, args...)
+			// An evaluation in which every simulation failed before an
+			// outcome measured nothing: it is failed, with its own exit
+			// code. One whose agent was merely too slow is completed.
+			code, status := exitOK, "completed"
+			if tc.termination == "agent_error" {
+				code, status = exitNoOutcome, "failed"
+			}
+			r := mustCLI(t, code, args...)
 			elapsed := time.Since(start)
 			eval := decodeObject(t, r.stdout)
 			checkSchema(t, eval)
-			if got := str(t, eval, "status"); got != "completed" {
-				t.Errorf("status = %q, want completed", got)
+			if got := str(t, eval, "status"); got != status {
+				t.Errorf("status = %q, want %s", got, status)
+			}
+			if status == "failed" && !strings.Contains(r.stderr, "every simulation failed before an outcome") {
+				t.Errorf("stderr does not say why the evaluation failed:\n%s", r.stderr)
 			}
 			if got := num(t, eval, "summary.termination_reasons."+tc.termination); got != mockTasks {
 				t.Errorf("termination_reasons = %v, want %s %d", obj(t, eval, "summary.termination_reasons"), tc.termination, mockTasks)
@@ -389,6 +404,9 @@ func TestRunBrokenAgents(t *testing.T) {
 			// The table rendering of such an evaluation works too.
 			id := str(t, eval, "id")
 			tbl := mustCLI(t, exitOK, "results", id, "--db", db)
+			if status == "failed" && !strings.Contains(tbl.stdout, "every simulation failed before an outcome") {
+				t.Errorf("results table does not say why the evaluation failed:\n%s", tbl.stdout)
+			}
 			if !strings.Contains(tbl.stdout, tc.termination) {
 				t.Errorf("results table does not show %s:\n%s", tc.termination, tbl.stdout)
 			}
@@ -477,7 +495,7 @@ func TestRunOutFile(t *testing.T) {
 
 func TestMarkdownListsFailures(t *testing.T) {
 	srv := agenttest.StatusAgent(t, 503)
-	r := mustCLI(t, exitOK, "run", "--agent", srv.URL, "--db", tempDB(t), "--task-ids", "mock-01", "--format", "markdown")
+	r := mustCLI(t, exitNoOutcome, "run", "--agent", srv.URL, "--db", tempDB(t), "--task-ids", "mock-01", "--format", "markdown")
 	for _, w := range []string{"### Failed simulations", "mock-01#0", "agent_error", "503"} {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("markdown has no %q:\n%s", w, r.stdout)

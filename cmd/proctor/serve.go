@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -117,7 +118,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				ChatModel:     chat,
 				HeaderTimeout: limits.header, BodyTimeout: limits.body, IdleTimeout: limits.idle,
 				MaxConnections: limits.maxConns, MaxUnauthenticatedConnections: limits.maxUnauthenticated,
-			}, withModels(withSimulationLimit(service(reg, db, denyPrivate, maxResponse, ecpCommands), maxSimulations), models, lf))
+			}, withModels(withSimulationLimit(service(reg, db, denyPrivate, maxResponse, ecpCommands, cmd.ErrOrStderr()), maxSimulations), models, lf))
 			if err != nil {
 				return failErr(err)
 			}
@@ -191,9 +192,10 @@ func authTokens(flags []string, env string) ([]string, error) {
 // every connection to an agent under evaluation is checked against the
 // address it actually reaches; the built-in agent (on loopback, started by
 // proctor itself) stays available. maxResponse is the ceiling on an
-// agent's reply, which callers may lower but not raise.
-func service(reg skills.DomainSource, db *store.DB, denyPrivate bool, maxResponse int64, ecpCommands []string) *skills.Service {
-	svc := &skills.Service{Domains: reg, Store: db, MaxResponseBytes: maxResponse, ECP: serveECPSettings(ecpCommands, denyPrivate)}
+// agent's reply, which callers may lower but not raise. Stdio ECP agents'
+// stderr lines go to log, with their evaluation's id.
+func service(reg skills.DomainSource, db *store.DB, denyPrivate bool, maxResponse int64, ecpCommands []string, log io.Writer) *skills.Service {
+	svc := &skills.Service{Domains: reg, Store: db, MaxResponseBytes: maxResponse, ECP: serveECPSettings(ecpCommands, denyPrivate, log)}
 	if denyPrivate {
 		svc.ClientOptions = []a2aclient.Option{a2aclient.WithDenyPrivateTargets()}
 		svc.ConformanceOptions = []conformance.Option{conformance.WithDenyPrivateTargets()}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -31,8 +32,10 @@ func tau2DataDir(flag string) (string, error) {
 	if env := os.Getenv(catalog.EnvTau2Data); env != "" {
 		return env, nil
 	}
+	// An installation is a directory with its manifest: an empty one (left
+	// by an older proctor's failed install) is nothing to announce.
 	if dir, err := install.DefaultDir(); err == nil {
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		if fi, err := os.Stat(filepath.Join(dir, install.ManifestFile)); err == nil && fi.Mode().IsRegular() {
 			return dir, nil
 		}
 	}

@@ -119,7 +119,7 @@ func leanTask(in *a2a.Message) *a2a.Task {
 	}
 	task := &a2a.Task{ID: a2a.NewTaskID(), ContextID: in.ContextID, History: []*a2a.Message{in}}
 	answer := "I can only calculate."
-	if op, a, b, ok := parseCalc(text); ok {
+	if op, a, b, ok := ParseCalc(text); ok {
 		v := apply(op, a, b)
 		for i, d := range []struct {
 			kind string
@@ -164,7 +164,7 @@ func (c calculator) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) ite
 		if ec.StoredTask == nil && !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
 			return
 		}
-		op, a, b, ok := parseCalc(text)
+		op, a, b, ok := ParseCalc(text)
 		answer := "I can only calculate."
 		if ok {
 			v := apply(op, a, b)
@@ -198,8 +198,9 @@ func toolStatus(ec *a2asrv.ExecutorContext, kind string, data map[string]any) a2
 	return a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, msg)
 }
 
-// parseCalc reads "calc OP A B".
-func parseCalc(text string) (op string, a, b float64, ok bool) {
+// ParseCalc reads "calc OP A B": the calculation the calculator agents
+// (StartCalculator, ecpcalc) are asked for.
+func ParseCalc(text string) (op string, a, b float64, ok bool) {
 	f := strings.Fields(text)
 	if len(f) != 4 || f[0] != "calc" {
 		return "", 0, 0, false

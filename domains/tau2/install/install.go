@@ -35,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -185,12 +186,44 @@ func FileURL(baseURL, path string) string {
 // place. On failure nothing in the target directory has changed and the
 // error is an *Error naming each failed file (unless the failure was not
 // about a file: the directory cannot be written, say).
+//
+// A failed installation leaves no directory it created behind: an empty
+// data directory would pass for an installation.
 func Install(ctx context.Context, opts Options) (*Result, error) {
 	in, err := newInstaller(opts)
 	if err != nil {
 		return nil, err
 	}
-	return in.run(ctx)
+	created := missingDirs(in.dir)
+	res, err := in.run(ctx)
+	if err != nil {
+		for _, d := range created {
+			_ = os.Remove(d) // only if empty: never what was there before
+		}
+	}
+	return res, err
+}
+
+// missingDirs lists dir and those of its parents that do not exist, the
+// deepest first: what os.MkdirAll(dir) would create.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return out
+		}
+		out = append(out, d)
+		if filepath.Dir(d) == d {
+			return out
+		}
+	}
+}
+
+// Unreachable reports whether the installation stopped because a download
+// failed (the network, the server), rather than on files that came but
+// were wrong.
+func (e *Error) Unreachable() bool {
+	return len(e.Failed) > 0 && !e.Failed[len(e.Failed)-1].content
 }
 
 type installer struct {
