@@ -60,6 +60,7 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzSSE$$' -fuzztime=10s ./conformance/
 	$(GO) test -run='^$$' -fuzz='^FuzzEnvelope$$' -fuzztime=10s ./conformance/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecodeObject$$' -fuzztime=10s ./conformance/
+	$(GO) test -run='^$$' -fuzz='^FuzzECPShapes$$' -fuzztime=10s ./conformance/
 	$(GO) test -run='^$$' -fuzz='^FuzzTRPCSet$$' -fuzztime=10s ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzADKSet$$' -fuzztime=10s ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzYAMLCase$$' -fuzztime=10s ./evalset/

@@ -96,6 +96,7 @@ type options struct {
 	dialControl      func(network, address string, c syscall.RawConn) error
 	onDenied         func(error) // set by stopOnDenial
 	messages         Messages
+	ecpConfig        map[string]any // RunECP's agent/initialize config
 }
 
 // Option configures Run.

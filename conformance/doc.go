@@ -23,5 +23,14 @@ by default it only says hello.
 
 Run checks an agent and returns its Report; Write prints one as a table,
 JSON, Markdown or JUnit XML. Example shows a run.
+
+RunECP checks an agent that speaks the Evaluation Context Protocol instead
+(ecp+stdio:COMMAND or ecp+ws://HOST:PORT/PATH, see package ecp) against the
+ECP 0.1.0 draft and JSON-RPC 2.0: ECPRequirements lists its checks. Its
+report has the same model, levels and formats, with AgentProtocol "ecp".
+It sends its messages as they are written, malformed ones included
+(ecp.Client.Exchange), launches a fresh agent where a check needs one or an
+earlier one died, and kills every agent process it launched before it
+returns.
 */
 package conformance

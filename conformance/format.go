@@ -81,11 +81,26 @@ func writeText(w io.Writer, r *Report) error {
 }
 
 func agentLabel(r *Report) string {
-	label := r.AgentURL
-	if r.AgentName != "" {
-		label = fmt.Sprintf("%s (%s %s)", r.AgentURL, r.AgentName, r.AgentVersion)
+	if r.AgentName == "" {
+		return r.AgentURL
 	}
-	return label
+	return fmt.Sprintf("%s (%s)", r.AgentURL, strings.TrimSpace(r.AgentName+" "+r.AgentVersion))
+}
+
+// protocolName is the protocol a report checks: "A2A" or "ECP".
+func protocolName(r *Report) string {
+	if r.AgentProtocol == AgentProtocolECP {
+		return "ECP"
+	}
+	return "A2A"
+}
+
+// reportCategories are the categories of a report's protocol, in order.
+func reportCategories(r *Report) []Category {
+	if r.AgentProtocol == AgentProtocolECP {
+		return ECPCategories()
+	}
+	return Categories()
 }
 
 // mdCell makes text safe inside a Markdown table cell.
@@ -97,13 +112,13 @@ func mdCell(s string) string {
 
 func writeMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## A2A conformance: %s\n\n", mdCell(agentLabel(r)))
+	fmt.Fprintf(&b, "## %s conformance: %s\n\n", protocolName(r), mdCell(agentLabel(r)))
 	fmt.Fprintf(&b, "**Level: %s** — %d passed, %d failed (%d MUST, %d SHOULD, %d MAY), %d skipped; %d requests in %.1f s.\n\n",
 		r.Level, r.Summary.Passed, r.Summary.Failed, r.Summary.MustFailed, r.Summary.ShouldFailed, r.Summary.MayFailed,
 		r.Summary.Skipped, r.Requests, r.DurationMS/1000)
 	fmt.Fprintf(&b, "Interfaces checked: %s.\n\n", mdCell(checkedNames(r)))
 	b.WriteString("| category | passed | failed | skipped |\n| --- | ---: | ---: | ---: |\n")
-	for _, c := range Categories() {
+	for _, c := range reportCategories(r) {
 		cs := r.Categories[c]
 		fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", c, cs.Passed, cs.Failed, cs.Skipped)
 	}
@@ -159,15 +174,15 @@ type junitSkipped struct {
 }
 
 func writeJUnit(w io.Writer, r *Report) error {
-	out := junitSuites{Name: "A2A conformance: " + agentLabel(r), Time: fmt.Sprintf("%.3f", r.DurationMS/1000)}
-	for _, c := range Categories() {
+	out := junitSuites{Name: protocolName(r) + " conformance: " + agentLabel(r), Time: fmt.Sprintf("%.3f", r.DurationMS/1000)}
+	for _, c := range reportCategories(r) {
 		s := junitSuite{Name: string(c)}
 		for _, res := range r.Results {
 			if res.Category != c {
 				continue
 			}
 			tc := junitCase{Name: fmt.Sprintf("%s [%s] %s", res.ID, strings.Join(res.Transports, ", "), res.Level),
-				Classname: "a2a." + string(c), SystemOut: res.Message}
+				Classname: strings.ToLower(protocolName(r)) + "." + string(c), SystemOut: res.Message}
 			switch res.Status {
 			case Fail:
 				var text strings.Builder

@@ -2,9 +2,12 @@ package conformance
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/proctor-eval/proctor/ecp"
 )
 
 // FuzzSSE feeds arbitrary bytes to the SSE decoder: it must never panic,
@@ -84,5 +87,37 @@ func FuzzDecodeObject(f *testing.F) {
 		}
 		_ = o.summary()
 		_ = formProblems(&o, bindingREST, version03, false)
+	})
+}
+
+// FuzzECPShapes feeds arbitrary JSON to the readers of agent/initialize
+// and agent/step results: they must never panic, and a result they find
+// nothing wrong with must be one proctor's runtime reads.
+func FuzzECPShapes(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"a","protocolVersion":"0.1.0","capabilities":{"supports_snapshots":false}}`,
+		`{"status":"done","public_output":"hi","private_thought":null,"usage":{"input":1,"output":2}}`,
+		`{"status":"paused","tool_calls":[{"id":"1","name":"f","arguments":"{\"a\":1}"}],"usage":{"prompt_tokens":3}}`,
+		`{"status":"paused","tool_calls":[{"id":"1","type":"function","function":{"name":"f","arguments":{}}}]}`,
+		`{"status":5,"public_output":[],"tool_calls":{},"usage":{"input":-1}}`,
+		`[]`, `null`, `"x"`, `{"capabilities":[],"supports_steering":"yes"}`, `{"usage":{"output":1.5}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		_ = readInitialize(in)
+		s := readStep(in)
+		if s.StatusProblem != "" || s.Fields != "" || s.ToolCalls != "" {
+			return
+		}
+		var res ecp.StepResult
+		if err := json.Unmarshal(in, &res); err != nil {
+			t.Fatalf("a step result the checks accept does not decode: %v", err)
+		}
+		switch res.Status {
+		case ecp.StatusDone, ecp.StatusPaused, ecp.StatusRunning:
+		default:
+			t.Fatalf("the checks accept status %q", res.Status)
+		}
 	})
 }

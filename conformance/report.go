@@ -104,13 +104,16 @@ type Interface struct {
 type Report struct {
 	// ID identifies the run in the results database (a UUIDv7, set by the
 	// caller that stores it).
-	ID           string    `json:"id,omitempty"`
-	AgentURL     string    `json:"agent_url"`
-	CardURL      string    `json:"card_url,omitempty"`
-	AgentName    string    `json:"agent_name,omitempty"`
-	AgentVersion string    `json:"agent_version,omitempty"`
-	StartedAt    time.Time `json:"started_at"`
-	DurationMS   float64   `json:"duration_ms"`
+	ID       string `json:"id,omitempty"`
+	AgentURL string `json:"agent_url"`
+	// AgentProtocol is AgentProtocolECP for an ECP agent's report (RunECP);
+	// empty for an A2A agent's.
+	AgentProtocol string    `json:"agent_protocol,omitempty"`
+	CardURL       string    `json:"card_url,omitempty"`
+	AgentName     string    `json:"agent_name,omitempty"`
+	AgentVersion  string    `json:"agent_version,omitempty"`
+	StartedAt     time.Time `json:"started_at"`
+	DurationMS    float64   `json:"duration_ms"`
 	// Protocol and Transport are what the run was asked to check ("auto"
 	// and "" mean all).
 	Protocol   Protocol    `json:"protocol"`

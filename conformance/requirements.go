@@ -311,7 +311,7 @@ func Requirements() []Requirement {
 
 // requirementByID returns the requirement with the given id.
 func requirementByID(id string) (Requirement, bool) {
-	for _, r := range Requirements() {
+	for _, r := range append(Requirements(), ECPRequirements()...) {
 		if r.ID == id {
 			return r, true
 		}

@@ -171,31 +171,93 @@ func (c *Client) Close() error {
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.usable(method); err != nil {
+		return err
+	}
+	stop := c.arm(ctx)
+	if err := c.disarm(stop, c.roundTrip(ctx, method, params, result)); err != nil {
+		return c.fail(ctx, method, err)
+	}
+	return nil
+}
+
+// Exchange sends msg to the agent exactly as given (framed, but neither
+// checked nor given an id; under newline framing it must hold no newline)
+// and returns the next message the agent sends back that is not a request
+// or notification of its own, undecoded: for conformance checks, which
+// send malformed requests on purpose. It is bounded like Call, and a
+// failure kills the agent and breaks the client; label names the
+// exchange in errors.
+func (c *Client) Exchange(ctx context.Context, label string, msg []byte) (json.RawMessage, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.usable(label); err != nil {
+		return nil, err
+	}
+	stop := c.arm(ctx)
+	raw, err := c.rawRoundTrip(ctx, msg)
+	if err := c.disarm(stop, err); err != nil {
+		return nil, c.fail(ctx, label, err)
+	}
+	return raw, nil
+}
+
+// usable fails when an earlier failure broke the client. c.mu is held.
+func (c *Client) usable(method string) error {
 	if c.broken != nil {
 		return &CallError{Method: method, Kind: FailCrashed, Err: fmt.Errorf("agent unusable after an earlier failure: %w", c.broken)}
 	}
-	// The request timeout and ctx's end both abort the transport, which
-	// ends a blocked read or write. One timer per client, reset per call,
-	// keeps a step cheap.
+	return nil
+}
+
+// arm starts the bounds of one call: the request timeout and ctx's end
+// both abort the transport, which ends a blocked read or write. One timer
+// per client, reset per call, keeps a step cheap. c.mu is held.
+func (c *Client) arm(ctx context.Context) (stop func() bool) {
 	c.expired.Store(false)
 	if c.timer == nil {
 		c.timer = time.AfterFunc(c.opts.timeout(), func() { c.expired.Store(true); c.t.abort() })
 	} else {
 		c.timer.Reset(c.opts.timeout())
 	}
-	stop := func() bool { return true }
+	stop = func() bool { return true }
 	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, c.t.abort)
 	}
-	err := c.roundTrip(ctx, method, params, result)
-	// An abort that raced with the answer still killed the agent.
+	return stop
+}
+
+// disarm ends the bounds arm started and returns the call's error: an
+// abort that raced with the answer still killed the agent.
+func (c *Client) disarm(stop func() bool, err error) error {
 	if aborted := !stop(); (!c.timer.Stop() && c.expired.Load() || aborted) && err == nil {
 		err = errors.New("the call was cut short as it ended")
 	}
-	if err != nil {
-		return c.fail(ctx, method, err)
+	return err
+}
+
+// rawRoundTrip writes msg as it is and reads until a message that is
+// not the agent's own request or notification, which it returns (a copy).
+func (c *Client) rawRoundTrip(ctx context.Context, msg []byte) (json.RawMessage, error) {
+	c.sent, c.received = int64(len(msg)), 0
+	if err := c.t.send(ctx, msg); err != nil {
+		return nil, err
 	}
-	return nil
+	for {
+		b, err := c.t.recv(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.received += int64(len(b))
+		var env envelope
+		if decodeJSON(b, &env) == nil && env.Method != "" {
+			if err := c.answerAgentRequest(ctx, env); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return append(json.RawMessage(nil), b...), nil
+	}
 }
 
 // protocolError is a message that breaks JSON-RPC or ECP.

@@ -173,3 +173,47 @@ func TestDialErrors(t *testing.T) {
 		t.Errorf("Dial of a missing command = %v, want an error naming it", err)
 	}
 }
+
+// TestExchange sends messages as written with Client.Exchange to an agent
+// started without initializing: malformed ones get the agent's answer as
+// it is, and a silent agent is bounded by the request timeout and killed.
+func TestExchange(t *testing.T) {
+	ctx := context.Background()
+	tgt, err := ecp.ParseTarget(agentTarget(t, "refagent"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tgt.Start(ctx, ecp.Options{RequestTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, tt := range []struct{ msg, want string }{
+		{`{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]`, `"id":null,"error":{"code":-32700`},
+		{`{"jsonrpc":"1.0","id":7,"method":"agent/reset"}`, `"id":7,"error":{"code":-32600`},
+		{`{"jsonrpc":"2.0","id":"x","method":"agent/reset"}`, `"id":"x","result":true`},
+	} {
+		got, err := c.Exchange(ctx, "probe", []byte(tt.msg))
+		if err != nil || !strings.Contains(string(got), tt.want) {
+			t.Errorf("Exchange(%s) = %s, %v; want %s", tt.msg, got, err, tt.want)
+		}
+	}
+	pid := c.PID()
+	c.Close()
+	requireNoProcs(t, pid)
+
+	tgt, err = ecp.ParseTarget(agentTarget(t, "hang"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err = tgt.Start(ctx, ecp.Options{RequestTimeout: 200 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.Exchange(ctx, "probe", []byte(`{"jsonrpc":"2.0","id":1,"method":"agent/step","params":{}}`))
+	var ce *ecp.CallError
+	if !errors.As(err, &ce) || ce.Kind != ecp.FailTimeout || c.Broken() == nil {
+		t.Fatalf("Exchange with a silent agent: %v, want a timeout that breaks the client", err)
+	}
+	requireNoProcs(t, c.PID())
+}

@@ -61,6 +61,21 @@ func Dial(ctx context.Context, target string, opts Options) (*Client, error) {
 
 // Dial starts or connects to the agent and initializes it.
 func (t Target) Dial(ctx context.Context, opts Options) (*Client, error) {
+	c, err := t.Start(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Initialize(ctx); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Start starts or connects to the agent without initializing it: for
+// conformance checks, which look at agent/initialize themselves. Close
+// the client when done.
+func (t Target) Start(ctx context.Context, opts Options) (*Client, error) {
 	var tr transport
 	var err error
 	if t.URL != "" {
@@ -71,10 +86,5 @@ func (t Target) Dial(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newClient(tr, opts)
-	if _, err := c.Initialize(ctx); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	return c, nil
+	return newClient(tr, opts), nil
 }

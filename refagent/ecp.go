@@ -106,17 +106,19 @@ func ecpInput(p ecp.StepParams) (input, error) {
 	return in, nil
 }
 
-// ecpResult frames a reply as a step result.
+// ecpResult frames a reply as a step result. Its usage is zero tokens:
+// the rules use no model (ECP 0.1.0 §3.3 asks every step for its usage).
 func ecpResult(r reply) ecp.StepResult {
+	usage := &ecp.Usage{Reported: true}
 	if r.Name == respondTool {
 		text, _ := r.Arguments["content"].(string)
 		thought := ThoughtMarker + " answering the user"
-		return ecp.StepResult{Status: ecp.StatusDone, PublicOutput: &text, PrivateThought: &thought}
+		return ecp.StepResult{Status: ecp.StatusDone, PublicOutput: &text, PrivateThought: &thought, Usage: usage}
 	}
 	args := r.Arguments
 	if args == nil {
 		args = map[string]any{}
 	}
 	thought := ThoughtMarker + " calling " + r.Name
-	return ecp.StepResult{Status: ecp.StatusPaused, PrivateThought: &thought, ToolCalls: []ecp.ToolCall{{Name: r.Name, Arguments: args}}}
+	return ecp.StepResult{Status: ecp.StatusPaused, PrivateThought: &thought, ToolCalls: []ecp.ToolCall{{Name: r.Name, Arguments: args}}, Usage: usage}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/conformance"
+	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -34,6 +35,9 @@ type ConformanceRequest struct {
 	SlowMessage      string `json:"slow_message,omitempty" validate:"max=65536"`
 	MultiTurnMessage string `json:"multi_turn_message,omitempty" validate:"max=65536"`
 	FollowUpMessage  string `json:"follow_up_message,omitempty" validate:"max=65536"`
+	// ECPConfig is agent/initialize's config for an ECP agent (agent_url
+	// ecp+stdio:... or ecp+ws://...), as run_evaluation's ecp_config.
+	ECPConfig map[string]any `json:"ecp_config,omitempty"`
 }
 
 // CheckConformanceRequest validates a request without running it.
@@ -45,9 +49,14 @@ func (s *Service) CheckConformanceRequest(req ConformanceRequest) error {
 			out = append(out, inv.Violations...)
 		}
 	}
-	if req.AgentURL != "" {
+	switch {
+	case ecp.IsTarget(req.AgentURL):
+		out = append(out, s.checkECPConformance(req)...)
+	case req.ECPConfig != nil:
+		out = append(out, "ecp_config is for ECP agents (agent_url ecp+stdio:... or ecp+ws://...)")
+	case req.AgentURL != "":
 		if u, err := url.Parse(req.AgentURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			out = append(out, fmt.Sprintf("agent_url %q: want an http:// or https:// URL", truncate(req.AgentURL, 100)))
+			out = append(out, fmt.Sprintf("agent_url %q: want an http:// or https:// URL, or an ECP agent (ecp+stdio:COMMAND, ecp+ws://HOST:PORT/PATH)", truncate(req.AgentURL, 100)))
 		}
 	}
 	if req.Timeout < 0 || time.Duration(req.Timeout) > MaxConformanceTimeout {
@@ -63,9 +72,31 @@ func (s *Service) CheckConformanceRequest(req ConformanceRequest) error {
 	return nil
 }
 
+// checkECPConformance lists what is wrong with a conformance request for
+// an ECP agent: a target or config the service refuses, and the A2A-only
+// fields.
+func (s *Service) checkECPConformance(req ConformanceRequest) []string {
+	var out []string
+	var inv *InvalidRequestError
+	if errors.As(s.checkECPTarget(req.AgentURL, req.ECPConfig), &inv) {
+		out = append(out, inv.Violations...)
+	}
+	for _, f := range []struct{ name, value string }{{"transport", req.Transport}, {"auth_token", req.AuthToken},
+		{"slow_message", req.SlowMessage}, {"multi_turn_message", req.MultiTurnMessage}} {
+		if f.value != "" {
+			out = append(out, f.name+" is for A2A agents: an ECP agent is checked without it")
+		}
+	}
+	if req.Protocol != "" && req.Protocol != string(conformance.ProtocolAuto) {
+		out = append(out, "protocol is for A2A agents: an ECP agent is checked at ECP "+ecp.ProtocolVersion)
+	}
+	return out
+}
+
 // CheckConformance is the check_conformance skill: it checks the agent at
-// req.AgentURL against the A2A specification and stores the report (when
-// the service has a store) under a new id, which the report carries. A bad
+// req.AgentURL against the A2A specification (an ECP agent: against the
+// ECP draft, see conformance.RunECP) and stores the report (when the
+// service has a store) under a new id, which the report carries. A bad
 // request is an *InvalidRequestError, and so is an agent the service's
 // private-target guard refuses to reach (nothing is stored); an agent that
 // cannot be reached is a report, not an error.
@@ -73,7 +104,7 @@ func (s *Service) CheckConformance(ctx context.Context, req ConformanceRequest) 
 	if err := s.CheckConformanceRequest(req); err != nil {
 		return nil, err
 	}
-	opts := []conformance.Option{
+	run, opts := conformance.Run, []conformance.Option{
 		conformance.WithTransport(conformance.Transport(req.Transport)),
 		conformance.WithAuthToken(req.AuthToken),
 		conformance.WithMessages(conformance.Messages{Basic: req.Message, Slow: req.SlowMessage,
@@ -85,8 +116,22 @@ func (s *Service) CheckConformance(ctx context.Context, req ConformanceRequest) 
 	if req.Timeout > 0 {
 		opts = append(opts, conformance.WithTimeout(time.Duration(req.Timeout)))
 	}
+	if ecp.IsTarget(req.AgentURL) {
+		config, err := resolveECPConfig(req.ECPConfig, s.ECP.Env)
+		if err != nil {
+			return nil, invalid("ecp_config: %v", err)
+		}
+		run, opts = conformance.RunECP, []conformance.Option{conformance.WithECPConfig(config),
+			conformance.WithMessages(conformance.Messages{Basic: req.Message, FollowUp: req.FollowUpMessage})}
+		if req.Timeout > 0 {
+			opts = append(opts, conformance.WithTimeout(time.Duration(req.Timeout)))
+		}
+		if s.ECP.DenyPrivateTargets {
+			opts = append(opts, conformance.WithDenyPrivateTargets())
+		}
+	}
 	opts = append(opts, s.ConformanceOptions...)
-	rep, err := conformance.Run(ctx, req.AgentURL, opts...)
+	rep, err := run(ctx, req.AgentURL, opts...)
 	if errors.Is(err, conformance.ErrDeniedTarget) {
 		return nil, invalid("agent_url %q: %v", truncate(req.AgentURL, 100), err)
 	}

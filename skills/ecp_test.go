@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/refagent"
@@ -253,5 +254,59 @@ func TestECPAllowToolsChecked(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestECPConformance checks an ECP agent with the check_conformance
+// skill: a request follows the service's ECP policy and refuses A2A-only
+// fields, the report is the ECP one and is stored, and the private-target
+// guard refuses a loopback WebSocket.
+func TestECPConformance(t *testing.T) {
+	d, err := mock.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := refagent.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ecp.WebSocketHandler(a.ECPFactory(), 0))
+	defer srv.Close()
+	target := "ecp+ws://" + strings.TrimPrefix(srv.URL, "http://") + "/"
+
+	svc := service(t)
+	for _, tt := range []struct {
+		req  skills.ConformanceRequest
+		want string
+	}{
+		{skills.ConformanceRequest{AgentURL: "ecp+stdio:python3 agent.py"}, `launches no command "python3"`},
+		{skills.ConformanceRequest{AgentURL: target, Transport: "grpc"}, "transport is for A2A agents"},
+		{skills.ConformanceRequest{AgentURL: target, AuthToken: "x"}, "auth_token is for A2A agents"},
+		{skills.ConformanceRequest{AgentURL: target, Protocol: "1.0"}, "protocol is for A2A agents"},
+		{skills.ConformanceRequest{AgentURL: target, ECPConfig: map[string]any{"k": map[string]any{"$env": "HOME"}}}, "environment references are not allowed"},
+		{skills.ConformanceRequest{AgentURL: "http://agent.example.com", ECPConfig: map[string]any{}}, "ecp_config is for ECP agents"},
+	} {
+		var inv *skills.InvalidRequestError
+		if err := svc.CheckConformanceRequest(tt.req); !errors.As(err, &inv) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: %v, want an invalid request saying %q", tt.req, err, tt.want)
+		}
+	}
+
+	rep, err := svc.CheckConformance(context.Background(), skills.ConformanceRequest{AgentURL: target, ECPConfig: map[string]any{"mode": "test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Level != conformance.LevelFull || rep.AgentProtocol != conformance.AgentProtocolECP || rep.ID == "" {
+		t.Errorf("level %s, protocol %q, id %q: want a stored full ECP report", rep.Level, rep.AgentProtocol, rep.ID)
+	}
+	if back, err := skills.LoadConformance(context.Background(), svc.Store, rep.ID); err != nil || back.AgentProtocol != conformance.AgentProtocolECP {
+		t.Errorf("stored report %+v, %v", back, err)
+	}
+
+	svc = service(t)
+	svc.ECP = skills.ECPSettings{DenyPrivateTargets: true}
+	var inv *skills.InvalidRequestError
+	if _, err := svc.CheckConformance(context.Background(), skills.ConformanceRequest{AgentURL: target}); !errors.As(err, &inv) {
+		t.Errorf("with the guard: %v, want an invalid request", err)
 	}
 }

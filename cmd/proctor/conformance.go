@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proctor-eval/proctor/conformance"
+	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
@@ -29,17 +30,24 @@ func newConformanceCmd() *cobra.Command {
 	var (
 		transport, protocol, token, format, out, dbPath string
 		message, slowMessage, multiTurn, followUp       string
+		ecpConfigPath                                   string
 		timeout                                         time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "conformance URL",
-		Short: "Check an agent against the A2A specification",
+		Short: "Check an agent against the A2A specification (or an ECP agent against the ECP draft)",
 		Long: `Check the A2A agent at URL (its base URL or the URL of its agent card) against the
 A2A specification, 1.0 and 0.3, on every interface its card declares: the agent card,
 the task lifecycle, streaming, error codes, authentication and transport equivalence.
 Every check has a stable id and a level (MUST, SHOULD, MAY); the report's level is
 full, partial, minimal or non-conformant (any MUST check failed), and is stored: see
 'proctor results --conformance'.
+
+An ECP agent ('ecp+stdio:COMMAND ARGS', ecp+ws://HOST:PORT/PATH) is checked against the
+Evaluation Context Protocol 0.1.0 draft and JSON-RPC 2.0 instead: initialize, reset,
+step result shapes, that a reset clears the agent's state, error codes for bad requests,
+and that the agent survives them. --message and --follow-up-message are the two inputs
+it is stepped with; --ecp-config is its initialize config.
 
 The checks send a harmless greeting by default. --slow-message should start a task that
 runs a few seconds (to check cancellation, subscriptions and disconnects) and
@@ -50,7 +58,9 @@ Exit codes: 0 no MUST check failed, 3 some MUST check failed, 2 bad arguments,
 1 the check could not run (database in use...).`,
 		Example: `  proctor conformance http://localhost:9019
   proctor conformance https://agent.example.com --protocol 1.0 --transport jsonrpc --format markdown
-  PROCTOR_AGENT_TOKEN=s3cret proctor conformance https://agent.example.com --format junit --out conformance.xml`,
+  PROCTOR_AGENT_TOKEN=s3cret proctor conformance https://agent.example.com --format junit --out conformance.xml
+  proctor conformance 'ecp+stdio:python3 examples/ecp/taskly_agent.py'
+  proctor conformance ecp+ws://127.0.0.1:9030/ --format markdown`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -62,14 +72,19 @@ Exit codes: 0 no MUST check failed, 3 some MUST check failed, 2 bad arguments,
 					return usageErr("--out %s: directory %s does not exist", out, filepath.Dir(out))
 				}
 			}
-			if token == "" {
+			if token == "" && !ecp.IsTarget(args[0]) { // the environment's A2A token is no ECP agent's
 				token = os.Getenv(envBearerToken)
+			}
+			ecpConfig, err := loadECPConfig(ecpConfigPath)
+			if err != nil {
+				return usageErr("%v", err)
 			}
 			req := skills.ConformanceRequest{
 				AgentURL: args[0], Transport: transport, Protocol: protocol, AuthToken: token, Timeout: result.Duration(timeout),
 				Message: message, SlowMessage: slowMessage, MultiTurnMessage: multiTurn, FollowUpMessage: followUp,
+				ECPConfig: ecpConfig,
 			}
-			svc := &skills.Service{}
+			svc := &skills.Service{ECP: runECPSettings()}
 			if err := svc.CheckConformanceRequest(req); err != nil {
 				return conformanceUsage(err)
 			}
@@ -111,6 +126,7 @@ Exit codes: 0 no MUST check failed, 3 some MUST check failed, 2 bad arguments,
 	fl.StringVar(&slowMessage, "slow-message", "", "text that starts a task running a few seconds (cancel, subscribe, disconnect)")
 	fl.StringVar(&multiTurn, "multi-turn-message", "", "text that makes the agent ask for input (input-required)")
 	fl.StringVar(&followUp, "follow-up-message", "", "the answer to the agent's question")
+	fl.StringVar(&ecpConfigPath, "ecp-config", "", "an ECP agent's initialize config: a JSON or YAML file (secrets as {\"$env\": \"NAME\"})")
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
 	return cmd
 }
@@ -123,7 +139,7 @@ func conformanceUsage(err error) error {
 		return failErr(err)
 	}
 	flags := map[string]string{"agent_url": "URL", "auth_token": "--auth-token", "slow_message": "--slow-message",
-		"multi_turn_message": "--multi-turn-message", "follow_up_message": "--follow-up-message"}
+		"multi_turn_message": "--multi-turn-message", "follow_up_message": "--follow-up-message", "ecp_config": "--ecp-config"}
 	msgs := make([]string, len(inv.Violations))
 	for i, v := range inv.Violations {
 		name, rest, _ := strings.Cut(v, " ")

@@ -78,6 +78,10 @@ func TestConformanceCommand(t *testing.T) {
 
 func TestConformanceUsage(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "p.db")
+	cfg := filepath.Join(t.TempDir(), "agent.yaml")
+	if err := os.WriteFile(cfg, []byte("mode: test\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -87,6 +91,10 @@ func TestConformanceUsage(t *testing.T) {
 		{[]string{"conformance", "http://a", "--protocol", "2.0", "--transport", "smtp"}, "--protocol \"2.0\""},
 		{[]string{"conformance", "http://a", "--format", "yaml"}, "--format \"yaml\""},
 		{[]string{"conformance", "http://a", "--timeout", "1h"}, "--timeout 1h0m0s: want at most 10m0s"},
+		{[]string{"conformance", "ecp+stdio:./agent", "--transport", "grpc"}, "--transport is for A2A agents"},
+		{[]string{"conformance", "ecp+stdio:'./agent"}, "unterminated"},
+		{[]string{"conformance", "http://a", "--ecp-config", cfg}, "--ecp-config is for ECP agents"},
+		{[]string{"conformance", "ecp+stdio:./agent", "--ecp-config", filepath.Join(t.TempDir(), "none.yaml")}, "--ecp-config"},
 	} {
 		r := mustCLI(t, exitUsage, append(tc.args, "--db", db)...)
 		if !strings.Contains(r.stderr, tc.want) {
@@ -95,5 +103,33 @@ func TestConformanceUsage(t *testing.T) {
 	}
 	if _, err := os.Stat(db); err == nil {
 		t.Error("a rejected command created the database")
+	}
+}
+
+// TestECPConformanceCLI checks ECP agents with proctor conformance: the
+// reference agent served by proctor agent --ecp (on stdio and on a
+// WebSocket) is full and exits 0; an agent that dies at once is
+// non-conformant and exits 3, as an A2A agent would; the reports are
+// stored with the others.
+func TestECPConformanceCLI(t *testing.T) {
+	bin := buildProctor(t)
+	db := filepath.Join(t.TempDir(), "p.db")
+	for _, target := range []string{"ecp+stdio:'" + bin + "' agent --ecp", startECPListener(t)} {
+		r := mustCLI(t, exitOK, "conformance", target, "--format", "json", "--db", db)
+		var rep conformance.Report
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("%s: %v\n%s", target, err, r.stdout)
+		}
+		if rep.Level != conformance.LevelFull || rep.AgentProtocol != conformance.AgentProtocolECP || !strings.Contains(rep.AgentName, "reference agent") {
+			t.Errorf("%s: level %s, protocol %q, agent %q: want the reference agent, full", target, rep.Level, rep.AgentProtocol, rep.AgentName)
+		}
+	}
+	r := mustCLI(t, exitNonConformant, "conformance", `ecp+stdio:sh -c "read line; exit 1"`, "--db", db)
+	if !strings.Contains(r.stdout, "MUST ecp-initialize") || !strings.Contains(r.stderr, "non-conformant") {
+		t.Errorf("a dead agent:\nstdout %s\nstderr %s", r.stdout, r.stderr)
+	}
+	r = mustCLI(t, exitOK, "results", "--conformance", "--db", db)
+	if n := strings.Count(r.stdout, "ecp+"); n != 3 {
+		t.Errorf("results --conformance lists %d ECP runs, want 3:\n%s", n, r.stdout)
 	}
 }

@@ -26,12 +26,20 @@ class RPCError extends Error {
   }
 }
 
+// Every step reports its token usage; rules use no model, so it is zero.
 const call = (name, args) => ({
   status: 'paused',
   tool_calls: [{ id: 'call-1', name, arguments: args }],
   private_thought: `calling ${name}`,
+  usage: { input: 0, output: 0 },
 });
-const say = (text) => ({ status: 'done', public_output: text, private_thought: 'answering the user' });
+const say = (text) => ({
+  status: 'done',
+  public_output: text,
+  private_thought: 'answering the user',
+  usage: { input: 0, output: 0 },
+});
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // Conversation is the state of one conversation, cleared by agent/reset.
 class Conversation {
@@ -228,9 +236,10 @@ class Agent {
         this.conv = new Conversation();
         return true;
       case 'agent/step':
-        return this.step(params || {});
+        return this.step(stepParams(params));
       case 'agent/inspect': {
-        const path = (params || {}).path;
+        if (!isObject(params)) throw new RPCError(-32602, 'agent/inspect takes {"path": "..."}');
+        const path = params.path;
         if (path === 'steps') return { value: this.conv.steps };
         if (path === 'user_id') return { value: this.conv.userId };
         throw new RPCError(-32602, `unknown path ${JSON.stringify(path)}`);
@@ -242,14 +251,60 @@ class Agent {
   step(params) {
     const conv = this.conv;
     conv.steps++;
-    const ctx = params.context || {};
-    if (ctx.kind === 'tool_results') {
-      for (const r of JSON.parse(params.input || '{}').tool_results || []) conv.onResult(r.name, r.content, r.error);
+    if (params.context.kind === 'tool_results') {
+      let results;
+      try {
+        results = JSON.parse(params.input || '{}').tool_results || [];
+      } catch (e) {
+        throw new RPCError(-32602, 'a tool_results input must hold {"tool_results": [...]}');
+      }
+      for (const r of results) conv.onResult(r.name, r.content, r.error);
     } else {
-      conv.onUser(params.input || '');
+      conv.onUser(params.input);
     }
     return conv.nextMove();
   }
+}
+
+// stepParams checks agent/step's parameters: input a string, context an object.
+function stepParams(params) {
+  if (params === undefined || params === null) params = {};
+  if (!isObject(params)) throw new RPCError(-32602, 'agent/step takes {"input": string, "context": object}');
+  const { input, context } = params;
+  if (input !== undefined && input !== null && typeof input !== 'string') {
+    throw new RPCError(-32602, 'agent/step: input must be a string');
+  }
+  if (context !== undefined && context !== null && !isObject(context)) {
+    throw new RPCError(-32602, 'agent/step: context must be an object');
+  }
+  return { input: input || '', context: context || {} };
+}
+
+// answer is the reply to one line, or null for a notification.
+function answer(agent, line) {
+  let req;
+  try {
+    req = JSON.parse(line);
+  } catch (e) {
+    return errorReply(null, -32700, `not JSON: ${e.message}`);
+  }
+  if (!isObject(req)) return errorReply(null, -32600, 'a request is a JSON object');
+  const id = req.id === undefined ? null : req.id;
+  if (req.jsonrpc !== '2.0' || typeof req.method !== 'string') {
+    return errorReply(id, -32600, 'want {"jsonrpc": "2.0", "method": string, "id"}');
+  }
+  let reply;
+  try {
+    reply = { jsonrpc: '2.0', id, result: agent.handle(req.method, req.params) };
+  } catch (e) {
+    // A bug costs this request, not the agent.
+    reply = e instanceof RPCError ? errorReply(id, e.code, e.message) : errorReply(id, -32603, `internal error: ${e.message}`);
+  }
+  return 'id' in req ? reply : null; // no reply to a notification
+}
+
+function errorReply(id, code, message) {
+  return { jsonrpc: '2.0', id, error: { code, message } };
 }
 
 function main() {
@@ -257,22 +312,8 @@ function main() {
   const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   rl.on('line', (line) => {
     if (!line.trim()) return;
-    let req;
-    let reply;
-    try {
-      req = JSON.parse(line);
-    } catch (e) {
-      process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: e.message } }) + '\n');
-      return;
-    }
-    try {
-      reply = { jsonrpc: '2.0', id: req.id, result: agent.handle(req.method, req.params) };
-    } catch (e) {
-      const code = e instanceof RPCError ? e.code : -32603;
-      reply = { jsonrpc: '2.0', id: req.id, error: { code, message: e.message } };
-    }
-    if (!('id' in req)) return; // a notification
-    process.stdout.write(JSON.stringify(reply) + '\n');
+    const reply = answer(agent, line);
+    if (reply !== null) process.stdout.write(JSON.stringify(reply) + '\n');
   });
 }
 

@@ -205,13 +205,17 @@ def report(tasks, filter_):
     return "You have %d tasks not done yet; high priority among them: %s." % (len(open_), ", ".join(high) or "none")
 
 
+# Every step reports its token usage; rules use no model, so it is zero.
+NO_TOKENS = {"input": 0, "output": 0}
+
+
 def call(name, **args):
     return {"status": "paused", "tool_calls": [{"id": "call-1", "name": name, "arguments": args}],
-            "private_thought": "calling %s" % name}
+            "private_thought": "calling %s" % name, "usage": NO_TOKENS}
 
 
 def say(text):
-    return {"status": "done", "public_output": text, "private_thought": "answering the user"}
+    return {"status": "done", "public_output": text, "private_thought": "answering the user", "usage": NO_TOKENS}
 
 
 class Agent:
@@ -225,9 +229,11 @@ class Agent:
             self.conv = Conversation()
             return True
         if method == "agent/step":
-            return self.step(params or {})
+            return self.step(step_params(params))
         if method == "agent/inspect":
-            path = (params or {}).get("path")
+            if not isinstance(params, dict):
+                raise RPCError(-32602, "agent/inspect takes {\"path\": \"...\"}")
+            path = params.get("path")
             if path == "steps":
                 return {"value": self.conv.steps}
             if path == "user_id":
@@ -238,13 +244,30 @@ class Agent:
     def step(self, params):
         conv = self.conv
         conv.steps += 1
-        ctx = params.get("context") or {}
-        if ctx.get("kind") == "tool_results":
-            for r in json.loads(params.get("input") or "{}").get("tool_results", []):
+        if params["context"].get("kind") == "tool_results":
+            try:
+                results = json.loads(params["input"] or "{}").get("tool_results", [])
+            except (ValueError, AttributeError):
+                raise RPCError(-32602, "a tool_results input must hold {\"tool_results\": [...]}")
+            for r in results:
                 conv.on_result(r["name"], r["content"], r.get("error"))
         else:
-            conv.on_user(params.get("input") or "")
+            conv.on_user(params["input"])
         return conv.next_move()
+
+
+def step_params(params):
+    """Checks agent/step's parameters: input a string, context an object."""
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise RPCError(-32602, "agent/step takes {\"input\": string, \"context\": object}")
+    text, ctx = params.get("input"), params.get("context")
+    if text is not None and not isinstance(text, str):
+        raise RPCError(-32602, "agent/step: input must be a string")
+    if ctx is not None and not isinstance(ctx, dict):
+        raise RPCError(-32602, "agent/step: context must be an object")
+    return {"input": text or "", "context": ctx or {}}
 
 
 class RPCError(Exception):
@@ -253,24 +276,43 @@ class RPCError(Exception):
         self.code, self.message = code, message
 
 
+def answer(agent, line):
+    """The reply to one line, or None for a notification."""
+    try:
+        req = json.loads(line)
+    except ValueError as e:
+        return error_reply(None, -32700, "not JSON: %s" % e)
+    if not isinstance(req, dict):
+        return error_reply(None, -32600, "a request is a JSON object")
+    rid = req.get("id")
+    if req.get("jsonrpc") != "2.0" or not isinstance(req.get("method"), str):
+        return error_reply(rid, -32600, 'want {"jsonrpc": "2.0", "method": string, "id"}')
+    try:
+        result = agent.handle(req["method"], req.get("params"))
+    except RPCError as e:
+        reply = error_reply(rid, e.code, e.message)
+    except Exception as e:  # a bug costs this request, not the agent
+        reply = error_reply(rid, -32603, "internal error: %r" % e)
+    else:
+        reply = {"jsonrpc": "2.0", "id": rid, "result": result}
+    if "id" not in req:
+        return None  # a notification
+    return reply
+
+
+def error_reply(rid, code, message):
+    return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
+
+
 def main():
     agent = Agent()
     for line in sys.stdin:
         if not line.strip():
             continue
-        try:
-            req = json.loads(line)
-        except ValueError as e:
-            reply = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": str(e)}}
-        else:
-            try:
-                reply = {"jsonrpc": "2.0", "id": req.get("id"), "result": agent.handle(req.get("method"), req.get("params"))}
-            except RPCError as e:
-                reply = {"jsonrpc": "2.0", "id": req.get("id"), "error": {"code": e.code, "message": e.message}}
-            if "id" not in req:
-                continue  # a notification
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+        reply = answer(agent, line)
+        if reply is not None:
+            sys.stdout.write(json.dumps(reply) + "\n")
+            sys.stdout.flush()
 
 
 if __name__ == "__main__":
