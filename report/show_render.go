@@ -236,7 +236,7 @@ func WriteEvaluationOverview(w io.Writer, format Format, o EvaluationOverview) e
 			return err
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintln(tw, "SIMULATION\tREWARD\t\tTERMINATION\tWHY")
+		fmt.Fprintln(tw, "SIMULATION\tREWARD\tRESULT\tTERMINATION\tWHY")
 		for _, s := range o.Simulations {
 			fmt.Fprintf(tw, "%s\t%.3f\t%s\t%s\t%s\n", clip(s.ID, tableTextChars), s.Reward, verdict(s.Passed), s.TerminationReason, clip(s.Why, 200))
 		}

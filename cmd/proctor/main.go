@@ -96,5 +96,6 @@ Quick start (no API keys, nothing to start by hand):
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	root.AddCommand(newRunCmd(), newRescoreCmd(), newResultsCmd(), newDomainsCmd(), newRefagentCmd(), newServeCmd(), newHealthcheckCmd())
 	root.AddCommand(newConformanceCmd(), newEvalSetCmd())
+	root.AddCommand(newShowCmd(), newCompareCmd(), newLeaderboardCmd())
 	return root
 }
