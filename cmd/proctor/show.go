@@ -78,7 +78,8 @@ func parseShowTarget(arg string) (showTarget, error) {
 	}
 	t.task = rest
 	if i := strings.LastIndex(rest, "#"); i >= 0 {
-		if n, err := strconv.Atoi(rest[i+1:]); err == nil && n >= 0 {
+		digits := rest[i+1:]
+		if n, err := strconv.Atoi(digits); err == nil && digits != "" && strings.Trim(digits, "0123456789") == "" {
 			t.task, t.trial = rest[:i], n
 		}
 	}

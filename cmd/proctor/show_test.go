@@ -100,3 +100,58 @@ func agentURLPattern(line string) string {
 	}
 	return line[:i] + "AGENT" + line[i+j:]
 }
+
+func TestParseShowTarget(t *testing.T) {
+	tests := []struct {
+		arg  string
+		want showTarget
+		ok   bool
+	}{
+		{"01a1fd45", showTarget{id: "01a1fd45", trial: -1}, true},
+		{"01a1fd45/mock-02", showTarget{id: "01a1fd45", task: "mock-02", trial: -1}, true},
+		{"01a1fd45/mock-02#3", showTarget{id: "01a1fd45", task: "mock-02", trial: 3}, true},
+		{"01a1fd45/[x]a/b#c", showTarget{id: "01a1fd45", task: "[x]a/b#c", trial: -1}, true},
+		{"01a1fd45/a#1#2", showTarget{id: "01a1fd45", task: "a#1", trial: 2}, true},
+		{"/mock-02", showTarget{}, false},
+		{"01a1fd45/", showTarget{}, false},
+		{"01a1fd45/#1", showTarget{}, false},
+		{"01a1fd45/a#+5", showTarget{id: "01a1fd45", task: "a#+5", trial: -1}, true},
+	}
+	for _, tt := range tests {
+		got, err := parseShowTarget(tt.arg)
+		if (err == nil) != tt.ok {
+			t.Errorf("parseShowTarget(%q): err %v, want ok %v", tt.arg, err, tt.ok)
+			continue
+		}
+		if tt.ok && got != tt.want {
+			t.Errorf("parseShowTarget(%q) = %+v, want %+v", tt.arg, got, tt.want)
+		}
+	}
+}
+
+// FuzzParseShowTarget: any argument gives a usage error or a target whose
+// parts put back together are the argument.
+func FuzzParseShowTarget(f *testing.F) {
+	for _, s := range []string{"01a1fd45", "a/b#1", "a/#", "/", "a/b#-1", "a/b#99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		got, err := parseShowTarget(arg)
+		if err != nil {
+			if !isUsage(err) {
+				t.Fatalf("parseShowTarget(%q): %v is not a usage error", arg, err)
+			}
+			return
+		}
+		back := got.id
+		if got.task != "" {
+			back += "/" + got.task
+		}
+		if got.trial >= 0 {
+			back = got.id + "/" + got.task + "#"
+		}
+		if got.trial < 0 && back != arg || got.trial >= 0 && !strings.HasPrefix(arg, back) {
+			t.Fatalf("parseShowTarget(%q) = %+v", arg, got)
+		}
+	})
+}
