@@ -237,6 +237,26 @@ func leaderboardTitle(lb Leaderboard) string {
 	return fmt.Sprintf("domain %s%s: the %s evaluation per agent, ranked by pass^1 (=N: tied, each inside the other's 95%% interval)", lb.Domain, split, pick)
 }
 
+// passKCell is the pass^k column's header (format takes K), or nothing
+// when K is 1 and pass^1 is already shown.
+func passKCell(lb Leaderboard, format string) string {
+	if lb.K <= 1 {
+		return ""
+	}
+	if strings.Contains(format, "%d") {
+		return fmt.Sprintf(format, lb.K)
+	}
+	return format
+}
+
+// passKValue is a pass^k cell, or nothing when K is 1.
+func passKValue(lb Leaderboard, v float64, format string) string {
+	if lb.K <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(format, v)
+}
+
 func leaderboardTable(w io.Writer, lb Leaderboard) error {
 	fmt.Fprintln(w, leaderboardTitle(lb))
 	if len(lb.Entries) == 0 {
@@ -245,14 +265,14 @@ func leaderboardTable(w io.Writer, lb Leaderboard) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "RANK\tAGENT\tPASS^1\t95%% CI\tPASS^%d\tTASKS\tTOKENS IN/OUT\tLLM COST\tLATENCY P50/P95\tEVALUATION\n", lb.K)
+	fmt.Fprintf(tw, "RANK\tAGENT\tPASS^1\t95%% CI\t%sTASKS\tTOKENS IN/OUT\tLLM COST\tLATENCY P50/P95\tEVALUATION\n", passKCell(lb, "PASS^%d\t"))
 	for _, e := range lb.Entries {
-		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f-%.3f\t%.3f\t%dx%d\t%d/%d\t$%.4f\t%s/%s\t%s\n", rankText(e), clip(e.AgentLabel, tableTextChars),
-			e.PassHat1, e.PassHat1CI95.Low, e.PassHat1CI95.High, e.PassHatK, e.NumTasks, e.NumTrials, e.InputTokens, e.OutputTokens,
-			e.LLMCostUSD, ms(e.LatencyP50MS), ms(e.LatencyP95MS), e.EvaluationID)
+		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f-%.3f\t%s%dx%d\t%d/%d\t$%.4f\t%s/%s\t%s\n", rankText(e), clip(e.AgentLabel, tableTextChars),
+			e.PassHat1, e.PassHat1CI95.Low, e.PassHat1CI95.High, passKValue(lb, e.PassHatK, "%.3f\t"), e.NumTasks, e.NumTrials,
+			e.InputTokens, e.OutputTokens, e.LLMCostUSD, ms(e.LatencyP50MS), ms(e.LatencyP95MS), e.EvaluationID)
 	}
 	if lb.Baseline != nil {
-		fmt.Fprintf(tw, "-\tdo-nothing baseline\t%.3f\t\t%.3f\t\t\t\t\t(reference)\n", lb.Baseline.PassHat1, lb.Baseline.PassHat1)
+		fmt.Fprintf(tw, "-\tdo-nothing baseline\t%.3f\t\t%s\t\t\t\t(reference)\n", lb.Baseline.PassHat1, passKValue(lb, lb.Baseline.PassHat1, "%.3f\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -266,14 +286,15 @@ func leaderboardTable(w io.Writer, lb Leaderboard) error {
 func leaderboardMarkdown(w io.Writer, lb Leaderboard) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## proctor leaderboard\n\n%s.\n\n", mdEscape(leaderboardTitle(lb)))
-	fmt.Fprintf(&b, "| rank | agent | pass^1 | 95%% CI | pass^%d | tasks | tokens in/out | LLM cost | latency p50/p95 | evaluation |\n|---|---|---|---|---|---|---|---|---|---|\n", lb.K)
+	fmt.Fprintf(&b, "| rank | agent | pass^1 | 95%% CI | %stasks | tokens in/out | LLM cost | latency p50/p95 | evaluation |\n", passKCell(lb, "pass^%d | "))
+	fmt.Fprintf(&b, "|---|---|---|---|%s---|---|---|---|---|\n", passKCell(lb, "---|"))
 	for _, e := range lb.Entries {
-		fmt.Fprintf(&b, "| %s | %s | %.3f | %.3f-%.3f | %.3f | %dx%d | %d/%d | $%.4f | %s/%s | `%s` |\n", rankText(e), mdEscape(e.AgentLabel),
-			e.PassHat1, e.PassHat1CI95.Low, e.PassHat1CI95.High, e.PassHatK, e.NumTasks, e.NumTrials, e.InputTokens, e.OutputTokens,
-			e.LLMCostUSD, ms(e.LatencyP50MS), ms(e.LatencyP95MS), e.EvaluationID)
+		fmt.Fprintf(&b, "| %s | %s | %.3f | %.3f-%.3f | %s%dx%d | %d/%d | $%.4f | %s/%s | `%s` |\n", rankText(e), mdEscape(e.AgentLabel),
+			e.PassHat1, e.PassHat1CI95.Low, e.PassHat1CI95.High, passKValue(lb, e.PassHatK, "%.3f | "), e.NumTasks, e.NumTrials,
+			e.InputTokens, e.OutputTokens, e.LLMCostUSD, ms(e.LatencyP50MS), ms(e.LatencyP95MS), e.EvaluationID)
 	}
 	if lb.Baseline != nil {
-		fmt.Fprintf(&b, "| – | *do-nothing baseline* | %.3f | | %.3f | | | | | reference |\n", lb.Baseline.PassHat1, lb.Baseline.PassHat1)
+		fmt.Fprintf(&b, "| – | *do-nothing baseline* | %.3f | | %s | | | | reference |\n", lb.Baseline.PassHat1, passKValue(lb, lb.Baseline.PassHat1, "%.3f | "))
 	}
 	for _, n := range lb.Notes {
 		fmt.Fprintf(&b, "\nNote: %s\n", mdEscape(n))
