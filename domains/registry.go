@@ -125,14 +125,9 @@ func (d *Domain) freshEnv() (*env, error) {
 // sides sync, is not scored on database hashes, and its replay fixture
 // syncs as here).
 func (d *Domain) GoldHash(task *Task) (string, error) {
-	env, err := d.NewEnv(task)
+	env, err := d.GoldEnv(task)
 	if err != nil {
 		return "", err
-	}
-	if task.EvaluationCriteria != nil {
-		for _, a := range task.EvaluationCriteria.Actions {
-			env.Call(ToolCall{Name: a.Name, Arguments: a.Arguments, Requestor: a.Requestor})
-		}
 	}
 	return env.Hash()
 }

@@ -445,3 +445,33 @@ func Load(ctx context.Context, st Store, id string) (*result.Evaluation, error) 
 	eval.Metrics = result.MergeMetrics(sims, lat)
 	return &eval, nil
 }
+
+// LoadBrief reads a stored evaluation without its simulations: its
+// summary, metrics and per-task scores. A completed evaluation's own record
+// holds all of them, so this reads that one small record however many
+// simulations there are; an evaluation that did not complete (whose stored
+// scores predate its simulations) is loaded and scored as Load does, and
+// its simulations then dropped. id resolves as in Load.
+func LoadBrief(ctx context.Context, st Store, id string) (*result.Evaluation, error) {
+	rec, err := st.GetEvaluation(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Kind == store.KindEvalSets {
+		return nil, fmt.Errorf("%s: %w", rec.ID, ErrEvalSetRun)
+	}
+	if result.Status(rec.Status) != result.StatusCompleted {
+		eval, err := Load(ctx, st, rec.ID)
+		if err != nil {
+			return nil, err
+		}
+		eval.Simulations = nil
+		return eval, nil
+	}
+	var head result.Evaluation
+	if err := json.Unmarshal(rec.Data, &head); err != nil {
+		return nil, fmt.Errorf("evaluation %s is unreadable: %w", rec.ID, err)
+	}
+	head.Status, head.Simulations, head.SimulationRows = result.Status(rec.Status), nil, nil
+	return &head, nil
+}

@@ -12,18 +12,23 @@ import (
 // chat: its metrics, a table of tasks and one of the failed simulations.
 func renderMarkdown(w io.Writer, e *result.Evaluation) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## proctor evaluation `%s`\n\n", e.ID)
-	fmt.Fprintf(&b, "Domain **%s**, agent %s, status **%s**.\n\n", e.Domain, AgentLabel(e.Agent), e.Status)
-	if e.Status == result.StatusFailed && e.Error != "" {
-		fmt.Fprintf(&b, "**Failed:** %s\n\n", mdEscape(e.Error))
-	}
-	b.WriteString("| metric | value |\n|---|---|\n")
-	markdownScores(&b, e)
-	markdownTraffic(&b, e.Metrics)
+	markdownHead(&b, e)
 	markdownTasks(&b, e.Summary.Tasks)
 	markdownFailures(&b, failedSimulations(e.Simulations))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// markdownHead writes the title and the table of metrics.
+func markdownHead(b *strings.Builder, e *result.Evaluation) {
+	fmt.Fprintf(b, "## proctor evaluation `%s`\n\n", e.ID)
+	fmt.Fprintf(b, "Domain **%s**, agent %s, status **%s**.\n\n", e.Domain, AgentLabel(e.Agent), e.Status)
+	if e.Status == result.StatusFailed && e.Error != "" {
+		fmt.Fprintf(b, "**Failed:** %s\n\n", mdEscape(e.Error))
+	}
+	b.WriteString("| metric | value |\n|---|---|\n")
+	markdownScores(b, e)
+	markdownTraffic(b, e.Metrics)
 }
 
 // markdownScores writes the metric rows about the scores: simulations,

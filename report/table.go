@@ -12,14 +12,7 @@ import (
 // its metrics, then a row per task.
 func renderTable(w io.Writer, e *result.Evaluation) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "evaluation\t%s (%s)\n", e.ID, e.Status)
-	if e.Status == result.StatusFailed && e.Error != "" {
-		fmt.Fprintf(tw, "failed\t%s\n", e.Error)
-	}
-	fmt.Fprintf(tw, "domain\t%s\n", e.Domain)
-	fmt.Fprintf(tw, "agent\t%s\n", AgentLabel(e.Agent))
-	tableScores(tw, e)
-	tableTraffic(tw, e.Metrics)
+	tableHead(tw, e)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -28,6 +21,19 @@ func renderTable(w io.Writer, e *result.Evaluation) error {
 	}
 	fmt.Fprintln(w)
 	return tableTasks(w, e)
+}
+
+// tableHead writes the rows about the evaluation: what it evaluated, its
+// scores and its traffic.
+func tableHead(tw io.Writer, e *result.Evaluation) {
+	fmt.Fprintf(tw, "evaluation\t%s (%s)\n", e.ID, e.Status)
+	if e.Status == result.StatusFailed && e.Error != "" {
+		fmt.Fprintf(tw, "failed\t%s\n", e.Error)
+	}
+	fmt.Fprintf(tw, "domain\t%s\n", e.Domain)
+	fmt.Fprintf(tw, "agent\t%s\n", AgentLabel(e.Agent))
+	tableScores(tw, e)
+	tableTraffic(tw, e.Metrics)
 }
 
 // tableScores writes the rows about the scores: simulations, pass rates,

@@ -233,3 +233,19 @@ func (s *Scorer) freshHash(task *domains.Task) (string, error) {
 	s.fresh.once.Do(func() { s.fresh.hash, s.fresh.err = s.domain.FreshHash(nil) })
 	return s.fresh.hash, s.fresh.err
 }
+
+// DBDiff explains a failed DB check record by record: the gold environment
+// (the task's expected actions replayed, as the DB check hashes it) against
+// the simulation's final one (its transcript replayed, see Replay), at most
+// limit differences.
+func DBDiff(d *domains.Domain, task *domains.Task, messages []result.Message, limit int) ([]domains.RecordDiff, bool, error) {
+	gold, err := d.GoldEnv(task)
+	if err != nil {
+		return nil, false, fmt.Errorf("gold environment of task %s: %w", task.ID, err)
+	}
+	final, err := Replay(d, task, messages)
+	if err != nil {
+		return nil, false, fmt.Errorf("replaying task %s: %w", task.ID, err)
+	}
+	return domains.DiffEnvs(gold, final, limit)
+}
