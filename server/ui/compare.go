@@ -1,18 +1,25 @@
 package ui
 
-import "net/http"
+import (
+	"errors"
+	"net/http"
 
-// compareView is the body of the comparison page.
+	"github.com/proctor-eval/proctor/evaluation"
+	"github.com/proctor-eval/proctor/report"
+)
+
+// compareView is the body of the comparison page: the form, and once both
+// ids are given, their comparison (report.CompareEvaluations, the model
+// `proctor compare` renders too).
 type compareView struct {
 	A, B string
+	Cmp  *report.EvaluationComparison
 }
 
-// compare is the place of the comparison of two evaluations (?a=ID&b=ID).
-// The per-task comparison (pass rates A vs B, regressions and
-// improvements, the significance of the difference) is computed by
-// report's comparison model, which `proctor compare` also renders; until
-// it lands this page says so and links both evaluations. Its template,
-// compare.html, is where the comparison's tables and plots go.
+// compare compares two evaluations of one domain (?a=ID&b=ID, A the
+// base): per task pass rate A vs B with regressions and improvements
+// highlighted, pass^k with intervals, and the paired test of the
+// difference. With an id missing it shows the form only.
 func (h *Handler) compare(w http.ResponseWriter, r *http.Request) {
 	var v compareView
 	for name, dst := range map[string]*string{"a": &v.A, "b": &v.B} {
@@ -23,5 +30,49 @@ func (h *Handler) compare(w http.ResponseWriter, r *http.Request) {
 		}
 		*dst = val
 	}
+	if v.A != "" && v.B != "" {
+		cmp, status, err := h.comparison(r, v.A, v.B)
+		if err != nil {
+			if status == 0 {
+				h.storeFail(w, r, err)
+			} else {
+				h.fail(w, r, status, "%v", err)
+			}
+			return
+		}
+		v.Cmp = cmp
+	}
 	h.render(w, r, "compare", "Compare evaluations", "compare", v)
+}
+
+// comparison loads evaluations a and b and compares them. An error comes
+// with the status to answer, or 0 for a store error (storeFail).
+func (h *Handler) comparison(r *http.Request, a, b string) (*report.EvaluationComparison, int, error) {
+	db := h.dbOf(r)
+	if db == nil {
+		return nil, http.StatusNotFound, errors.New("there is no results database yet")
+	}
+	base, err := evaluation.LoadBrief(r.Context(), db, a)
+	if err != nil {
+		return nil, compareStatus(err), err
+	}
+	cur, err := evaluation.LoadBrief(r.Context(), db, b)
+	if err != nil {
+		return nil, compareStatus(err), err
+	}
+	cmp, err := report.CompareEvaluations(base, cur, report.CompareOptions{})
+	if err != nil {
+		return nil, http.StatusBadRequest, err
+	}
+	return &cmp, 0, nil
+}
+
+// compareStatus is the status for an evaluation that cannot be compared:
+// 400 for an eval-set run (compare those with proctor compare), 0 for the
+// store's own errors.
+func compareStatus(err error) int {
+	if errors.Is(err, evaluation.ErrEvalSetRun) {
+		return http.StatusBadRequest
+	}
+	return 0
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctor-eval/proctor/scoring"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -23,6 +24,7 @@ type seeded struct {
 	failSim, passSim         string // simulation page paths
 	evalSetPath, confPath    string
 	otherDomainID, runningID string
+	betterID                 string // evalID's domain and tasks, every trial passed
 }
 
 func seed(t testing.TB) seeded {
@@ -37,6 +39,13 @@ func seed(t testing.TB) seeded {
 	running.Status = "running"
 	putEval(t, db, running)
 	s.runningID = running.ID
+	better := fixtureEval(store.NewID(), 3, 4)
+	for i := range better.Simulations {
+		better.Simulations[i].Reward, better.Simulations[i].RewardInfo.Reward = 1, 1
+	}
+	better.Summary = scoring.Summarize(better.Simulations, nil)
+	putEval(t, db, better)
+	s.betterID = better.ID
 	eval := fixtureEval(store.NewID(), 3, 4)
 	putEval(t, db, eval)
 	s.evalID = eval.ID
@@ -108,7 +117,11 @@ func TestPages(t *testing.T) {
 		{"conformance runs", "/conformance", 200, []string{s.confID, "non-conformant"}, nil},
 		{"conformance report", s.confPath, 200, []string{"card-well-known", "Serve the card at", "GET /.well-known/agent-card.json", "agent-card", "lifecycle", escapedXSS()}, nil},
 		{"conformance missing", "/conformance/nope", 404, nil, nil},
-		{"compare placeholder", "/compare?a=" + s.evalID + "&b=" + url.QueryEscape(xss), 200, []string{"compare-placeholder", escapedXSS()}, nil},
+		{"compare form", "/compare?a=" + s.evalID, 200, []string{"compare-help", `value="` + s.evalID + `"`}, []string{"cmp-tasks"}},
+		{"compare", "/compare?a=" + s.betterID + "&b=" + s.evalID, 200, []string{`id="cmp-tasks"`, failingTask, "regressed", "3/3", "1/3", "sign-flip"}, nil},
+		{"compare other domains", "/compare?a=" + s.evalID + "&b=" + s.otherDomainID, 400, []string{"different domains"}, nil},
+		{"compare an eval-set run", "/compare?a=" + s.evalID + "&b=" + s.runID, 400, []string{"eval-set run"}, nil},
+		{"compare hostile id", "/compare?a=" + s.evalID + "&b=" + url.QueryEscape(xss), 404, []string{escapedXSS()}, nil},
 		{"stylesheet", "/static/style.css", 200, []string{".bubble"}, nil},
 		{"unknown page", "/nope", 404, []string{"no such page"}, nil},
 	}
