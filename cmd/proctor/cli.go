@@ -79,8 +79,12 @@ func nearestFlag(cmd *cobra.Command, typed string) string {
 }
 
 // levenshtein is the edit distance between a and b: insertions, deletions
-// and substitutions of bytes (flag names are ASCII).
+// and substitutions of bytes (flag names and config keys are ASCII). Past
+// 64 bytes it is not computed: a string that long is no typo of a name.
 func levenshtein(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return max(len(a), len(b))
+	}
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

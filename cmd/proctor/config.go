@@ -220,35 +220,11 @@ func knownKeys() []string {
 func nearest(s string, candidates []string) string {
 	best, bestDist := "", len(s)/2+2
 	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(s), c); d < bestDist {
+		if d := levenshtein(strings.ToLower(s), c); d < bestDist {
 			best, bestDist = c, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return max(len(a), len(b)) // long strings are not typos of short keys
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func configValidator() *validator.Validate {

@@ -42,12 +42,7 @@ type conformanceView struct {
 }
 
 func (h *Handler) conformanceRuns(w http.ResponseWriter, r *http.Request) {
-	before, err := param(r, "before")
-	if err != nil {
-		h.fail(w, r, http.StatusBadRequest, "%v", err)
-		return
-	}
-	limit, err := pageSize(r)
+	before, limit, err := pageParams(r)
 	if err != nil {
 		h.fail(w, r, http.StatusBadRequest, "%v", err)
 		return

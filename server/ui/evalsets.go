@@ -49,12 +49,7 @@ type evalSetView struct {
 }
 
 func (h *Handler) evalSetRuns(w http.ResponseWriter, r *http.Request) {
-	before, err := param(r, "before")
-	if err != nil {
-		h.fail(w, r, http.StatusBadRequest, "%v", err)
-		return
-	}
-	limit, err := pageSize(r)
+	before, limit, err := pageParams(r)
 	if err != nil {
 		h.fail(w, r, http.StatusBadRequest, "%v", err)
 		return

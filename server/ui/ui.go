@@ -153,6 +153,15 @@ func pathID(r *http.Request, name string) (string, error) {
 	return v, nil
 }
 
+// pageParams reads a listing's paging: ?before (the cursor) and ?limit.
+func pageParams(r *http.Request) (before string, limit int, err error) {
+	if before, err = param(r, "before"); err != nil {
+		return "", 0, err
+	}
+	limit, err = pageSize(r)
+	return before, limit, err
+}
+
 // pageSize reads ?limit: DefaultPageSize when absent, at most MaxPageSize.
 func pageSize(r *http.Request) (int, error) {
 	v, err := param(r, "limit")
