@@ -56,7 +56,7 @@ func (a *InspectAssertion) Check(value json.RawMessage) (bool, string, error) {
 	if err := json.Unmarshal(value, &got); err != nil {
 		return false, string(value), fmt.Errorf("agent/inspect returned a value that is not JSON: %w", err)
 	}
-	text := InspectText(got)
+	text := ValueText(got)
 	switch {
 	case a.Equals != nil:
 		var want any
@@ -76,9 +76,10 @@ func (a *InspectAssertion) Check(value json.RawMessage) (bool, string, error) {
 	return false, text, fmt.Errorf("inspect %s: give one of equals, contains, matches", a.Path)
 }
 
-// InspectText is a value as contains and matches read it: a string as it
-// is, anything else as compact JSON.
-func InspectText(v any) string {
+// ValueText is a JSON value as text: a string as it is, anything else as
+// compact JSON. Inspect assertions' contains and matches read values so,
+// and a mocked tool result is sent to an agent so.
+func ValueText(v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}

@@ -123,7 +123,7 @@ func (r *caseRun) answerCalls(inv *evalset.Invocation, calls []domains.ToolCall)
 		res, ok := r.mocks.result(inv.ID, call.Name, args)
 		var out domains.ToolResult
 		if ok {
-			tool.Result, out.Content = res, resultContent(res)
+			tool.Result, out.Content = res, evalset.ValueText(res)
 		} else {
 			out = domains.ToolResult{Error: true, Content: fmt.Sprintf(
 				"proctor: no mock result is defined for %s with these arguments in case %s: give the expected tool call a result", call.Name, r.c.ID)}
@@ -133,19 +133,6 @@ func (r *caseRun) answerCalls(inv *evalset.Invocation, calls []domains.ToolCall)
 		outcomes[i] = translation.ToolOutcome{Call: call, Result: out}
 	}
 	return outcomes
-}
-
-// resultContent is a result as a tool message's content: a string as it
-// is, anything else as JSON.
-func resultContent(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }
 
 // userText is a user content as one step input: its content and text
