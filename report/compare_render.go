@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -15,9 +14,7 @@ import (
 func WriteEvaluationComparison(w io.Writer, format Format, c EvaluationComparison) error {
 	switch format {
 	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		return writeJSON(w, c)
 	case Markdown:
 		return evalComparisonMarkdown(w, c)
 	case Table:

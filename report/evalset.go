@@ -85,9 +85,7 @@ func WriteEvalSetRun(w io.Writer, format Format, run *result.EvalSetRun) error {
 	case Table:
 		return renderEvalSetTable(w, run)
 	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(run)
+		return writeJSON(w, run)
 	case Markdown:
 		return renderEvalSetMarkdown(w, run)
 	case JUnit:

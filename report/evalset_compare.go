@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -157,9 +156,7 @@ func compareCase(base, cur result.CaseSummary, tolerance float64) (reg, imp *Cas
 func WriteComparison(w io.Writer, format Format, c Comparison) error {
 	switch format {
 	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		return writeJSON(w, c)
 	case Markdown:
 		return comparisonMarkdown(w, c)
 	case Table:

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -111,9 +110,7 @@ func newTRPCResult(run *result.EvalSetRun, g *setRuns) *trpcEvalSetResult {
 // two spaces, HTML escaped, a newline at the end.
 func encodeTRPC(v any) ([]byte, error) {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	if err := writeJSON(&b, v); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

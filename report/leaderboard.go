@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -207,9 +206,7 @@ func leaderboardContext(entries []LeaderboardEntry, chosen map[string]*result.Ev
 func WriteLeaderboard(w io.Writer, format Format, lb Leaderboard) error {
 	switch format {
 	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(lb)
+		return writeJSON(w, lb)
 	case Markdown:
 		return leaderboardMarkdown(w, lb)
 	case Table:

@@ -31,14 +31,19 @@ const (
 // their messages.
 func Formats() []Format { return []Format{Table, JSON, Markdown, Tau2} }
 
+// writeJSON writes v as indented JSON, the JSON format of every report.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
 // Write renders eval in format (Table, JSON or Markdown; anything else is
 // Table).
 func Write(w io.Writer, format Format, eval *result.Evaluation) error {
 	switch format {
 	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(eval)
+		return writeJSON(w, eval)
 	case Markdown:
 		return renderMarkdown(w, eval)
 	default:

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -18,9 +17,7 @@ const showValueChars = 300
 func WriteSimulationReports(w io.Writer, format Format, reports []SimulationReport) error {
 	switch format {
 	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(reports)
+		return writeJSON(w, reports)
 	case Text, Markdown:
 		var b strings.Builder
 		for i, r := range reports {
@@ -217,9 +214,7 @@ func mdCode(s string) string {
 func WriteEvaluationOverview(w io.Writer, format Format, o EvaluationOverview) error {
 	switch format {
 	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(o)
+		return writeJSON(w, o)
 	case Markdown:
 		var b strings.Builder
 		markdownHead(&b, o.Evaluation)

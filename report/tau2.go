@@ -47,7 +47,6 @@ package report
 // transcripts (SimulationRows only) renders no simulations.
 
 import (
-	"encoding/json"
 	"io"
 	"runtime/debug"
 	"strings"
@@ -487,7 +486,5 @@ func buildRevision() string {
 // WriteTau2 renders eval as tau2-bench's results.json; dom is the evaluated
 // domain, or nil (see NewTau2Results).
 func WriteTau2(w io.Writer, eval *result.Evaluation, dom *domains.Domain) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(NewTau2Results(eval, dom))
+	return writeJSON(w, NewTau2Results(eval, dom))
 }
