@@ -155,12 +155,8 @@ func WithDialControl(control func(network, address string, c syscall.RawConn) er
 	return func(o *options) { o.dialControl = control }
 }
 
-// Run checks the agent at target (its base URL, or the URL of its agent
-// card) against the A2A specification and returns the report. It fails
-// only when target or the options are unusable, or when the private-target
-// guard refuses a connection (ErrDeniedTarget: the run stops at once); an
-// agent that cannot be reached is a report whose card checks fail.
-func Run(ctx context.Context, target string, opts ...Option) (*Report, error) {
+// newOptions is the defaults with opts applied (nil ones skipped).
+func newOptions(opts []Option) *options {
 	o := &options{
 		protocol: ProtocolAuto, timeout: DefaultTimeout, requestTimeout: DefaultRequestTimeout, taskTimeout: DefaultTaskTimeout,
 		maxResponseBytes: DefaultMaxResponseBytes, maxRequests: DefaultMaxRequests,
@@ -170,6 +166,16 @@ func Run(ctx context.Context, target string, opts ...Option) (*Report, error) {
 			opt(o)
 		}
 	}
+	return o
+}
+
+// Run checks the agent at target (its base URL, or the URL of its agent
+// card) against the A2A specification and returns the report. It fails
+// only when target or the options are unusable, or when the private-target
+// guard refuses a connection (ErrDeniedTarget: the run stops at once); an
+// agent that cannot be reached is a report whose card checks fail.
+func Run(ctx context.Context, target string, opts ...Option) (*Report, error) {
+	o := newOptions(opts)
 	if err := o.validate(); err != nil {
 		return nil, err
 	}

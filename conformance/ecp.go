@@ -41,15 +41,7 @@ func WithECPConfig(config map[string]any) Option { return func(o *options) { o.e
 // RunECP fails only when target or the options are unusable, or when the
 // private-target guard refuses the WebSocket (ErrDeniedTarget).
 func RunECP(ctx context.Context, target string, opts ...Option) (*Report, error) {
-	o := &options{
-		protocol: ProtocolAuto, timeout: DefaultTimeout, requestTimeout: DefaultRequestTimeout, taskTimeout: DefaultTaskTimeout,
-		maxResponseBytes: DefaultMaxResponseBytes, maxRequests: DefaultMaxRequests,
-	}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(o)
-		}
-	}
+	o := newOptions(opts)
 	if err := o.validateECP(); err != nil {
 		return nil, err
 	}
