@@ -76,14 +76,8 @@ func (h *Handler) conformanceRuns(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) conformanceRun(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "id")
-	if err != nil {
-		h.fail(w, r, http.StatusBadRequest, "%v", err)
-		return
-	}
-	db := h.dbOf(r)
-	if db == nil {
-		h.fail(w, r, http.StatusNotFound, "no conformance report %q: there is no results database yet", id)
+	id, db, ok := h.recordOf(w, r, "conformance report")
+	if !ok {
 		return
 	}
 	rep, err := skills.LoadConformance(r.Context(), db, id)

@@ -95,14 +95,8 @@ func nextQuery(path, id string, limit int) template.URL {
 }
 
 func (h *Handler) evalSetRun(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "id")
-	if err != nil {
-		h.fail(w, r, http.StatusBadRequest, "%v", err)
-		return
-	}
-	db := h.dbOf(r)
-	if db == nil {
-		h.fail(w, r, http.StatusNotFound, "no eval-set run %q: there is no results database yet", id)
+	id, db, ok := h.recordOf(w, r, "eval-set run")
+	if !ok {
 		return
 	}
 	run, err := evaluation.LoadEvalSetRun(r.Context(), db, id, metric.Summarize)

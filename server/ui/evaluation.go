@@ -72,14 +72,8 @@ type evalView struct {
 }
 
 func (h *Handler) evaluation(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "id")
-	if err != nil {
-		h.fail(w, r, http.StatusBadRequest, "%v", err)
-		return
-	}
-	db := h.dbOf(r)
-	if db == nil {
-		h.fail(w, r, http.StatusNotFound, "no evaluation %q: there is no results database yet", id)
+	id, db, ok := h.recordOf(w, r, "evaluation")
+	if !ok {
 		return
 	}
 	eval, err := evaluation.Load(r.Context(), db, id)

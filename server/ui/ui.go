@@ -153,6 +153,22 @@ func pathID(r *http.Request, name string) (string, error) {
 	return v, nil
 }
 
+// recordOf reads the id of a one-record page (a what, named in errors) and
+// the database to read it from; when either is missing it answers (400 or
+// 404) and ok is false.
+func (h *Handler) recordOf(w http.ResponseWriter, r *http.Request, what string) (id string, db *store.DB, ok bool) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		h.fail(w, r, http.StatusBadRequest, "%v", err)
+		return "", nil, false
+	}
+	if db = h.dbOf(r); db == nil {
+		h.fail(w, r, http.StatusNotFound, "no %s %q: there is no results database yet", what, id)
+		return "", nil, false
+	}
+	return id, db, true
+}
+
 // pageParams reads a listing's paging: ?before (the cursor) and ?limit.
 func pageParams(r *http.Request) (before string, limit int, err error) {
 	if before, err = param(r, "before"); err != nil {
