@@ -145,10 +145,11 @@ func writeLoginForm(w http.ResponseWriter, status int, problem string) {
 	if problem != "" {
 		problem = `<p class="problem">` + problem + `</p>`
 	}
-	fmt.Fprintf(w, loginPage, problem)
+	fmt.Fprintf(w, loginPage, int(UISessionTTL.Hours()), problem)
 }
 
-// loginPage is the sign-in page; %s is where a problem is shown.
+// loginPage is the sign-in page; %d is the session's hours, %s where a
+// problem is shown.
 const loginPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>proctor: sign in</title>
@@ -158,7 +159,7 @@ button{font:inherit;padding:.5rem 1rem}.problem{color:#b3261e}</style></head>
 <body><h1>proctor</h1>
 <p>This proctor's results are behind a token. Paste the bearer token its operator gave you
 (the one you send as <code>Authorization: Bearer ...</code>); the browser keeps a session
-for 12 hours, never the token.</p>
+for %d hours, never the token.</p>
 %s
 <form method="post" action="/ui/login"><label for="token">Token</label>
 <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
