@@ -202,7 +202,19 @@ func TestIdleSubscribersAreBounded(t *testing.T) {
 	go func() { _ = srv.Serve(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; _ = db.Close() })
 
-	agent := agenttest.Start(t, agenttest.Delayed(10*time.Millisecond, agenttest.Sorry))
+	// The agent answers only once every subscriber has asked: a task that
+	// ended meanwhile would free its streams' slots and let later ones in.
+	subscribed := make(chan struct{})
+	agent := agenttest.Start(t, func(ctx context.Context, _, _ string) string {
+		select {
+		case <-subscribed:
+		case <-ctx.Done():
+		}
+		return agenttest.SorryReply
+	})
+	var release sync.Once
+	unblock := func() { release.Do(func() { close(subscribed) }) }
+	t.Cleanup(unblock) // before the agent's own cleanup waits for its handlers
 	c := client(t, srv.URL())
 	baseline := heapInUse()
 	trials := 30 // a final task of about 1 MB
@@ -231,6 +243,7 @@ func TestIdleSubscribersAreBounded(t *testing.T) {
 		}
 		subs = append(subs, s)
 	}
+	unblock()
 	if len(subs) != perTask || refusals != subscribers-perTask {
 		t.Errorf("%d streams let in and %d refused; want %d and %d", len(subs), refusals, perTask, subscribers-perTask)
 	}
