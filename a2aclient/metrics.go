@@ -201,9 +201,10 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if ex != nil {
 		jar, own = ex.jar, ex.headers
 	}
-	if len(t.headers) > 0 || len(own) > 0 || jar != nil {
+	traced := traceHeaders(req.Context())
+	if len(t.headers) > 0 || len(own) > 0 || jar != nil || traced != nil {
 		req = req.Clone(req.Context()) // a RoundTripper must not modify its request
-		for _, h := range []http.Header{t.headers, own} {
+		for _, h := range []http.Header{t.headers, own, traced} {
 			for k, vs := range h {
 				req.Header.Del(k)
 				for _, v := range vs {
