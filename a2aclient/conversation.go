@@ -116,7 +116,7 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	}
 	ctx, span := cv.startSpan(ctx, method)
 	resp, err := cv.send1(ctx, ex, msg, method, parts)
-	endSpan(span, resp, err)
+	cv.endSpan(span, resp, err)
 	return resp, err
 }
 

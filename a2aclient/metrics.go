@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // ErrorClass says what kind of failure a call met, in
@@ -201,16 +203,19 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if ex != nil {
 		jar, own = ex.jar, ex.headers
 	}
-	traced := traceHeaders(req.Context())
-	if len(t.headers) > 0 || len(own) > 0 || jar != nil || traced != nil {
+	traced := trace.SpanContextFromContext(req.Context()).IsValid()
+	if len(t.headers) > 0 || len(own) > 0 || jar != nil || traced {
 		req = req.Clone(req.Context()) // a RoundTripper must not modify its request
-		for _, h := range []http.Header{t.headers, own, traced} {
+		for _, h := range []http.Header{t.headers, own} {
 			for k, vs := range h {
 				req.Header.Del(k)
 				for _, v := range vs {
 					req.Header.Add(k, v)
 				}
 			}
+		}
+		if traced {
+			injectTraceContext(req)
 		}
 		if jar != nil {
 			jar.addTo(req)

@@ -18,14 +18,15 @@ const (
 	AttrA2AMethod          = attribute.Key("a2a.method")
 	AttrA2ATransport       = attribute.Key("a2a.transport")
 	AttrA2AProtocolVersion = attribute.Key("a2a.protocol_version")
-	AttrA2AContextID       = attribute.Key("a2a.context_id")
-	AttrA2ATaskID          = attribute.Key("a2a.task_id")
-	AttrA2ATaskState       = attribute.Key("a2a.task_state")
-	AttrA2AStreaming       = attribute.Key("a2a.streaming")
-	AttrA2ARetries         = attribute.Key("a2a.retries")
-	AttrHTTPStatus         = attribute.Key("http.response.status_code")
-	AttrGRPCCode           = attribute.Key("rpc.grpc.status_code")
-	AttrErrorType          = attribute.Key("error.type")
+	// AttrA2AContextID is on the span of the simulation, whose
+	// conversation the context is (see package evaluation).
+	AttrA2AContextID = attribute.Key("a2a.context_id")
+	AttrA2ATaskID    = attribute.Key("a2a.task_id")
+	AttrA2ATaskState = attribute.Key("a2a.task_state")
+	AttrA2ARetries   = attribute.Key("a2a.retries")
+	AttrHTTPStatus   = attribute.Key("http.response.status_code")
+	AttrGRPCCode     = attribute.Key("rpc.grpc.status_code")
+	AttrErrorType    = attribute.Key("error.type")
 )
 
 // WithTracerProvider makes a span for every call to the agent (one per
@@ -41,53 +42,45 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // startSpan opens the span of one Send.
 func (cv *Conversation) startSpan(ctx context.Context, method string) (context.Context, trace.Span) {
 	c := cv.client
-	ctx, span := c.opts.tracer.Start(ctx, "a2a "+method, trace.WithSpanKind(trace.SpanKindClient))
-	if span.IsRecording() {
-		span.SetAttributes(
-			AttrA2AMethod.String(method),
-			AttrA2ATransport.String(string(bindingName(c.endpoint.ProtocolBinding))),
-			AttrA2AProtocolVersion.String(string(c.endpoint.ProtocolVersion)),
-			AttrA2AContextID.String(cv.contextID),
-			AttrA2AStreaming.Bool(c.streaming),
-		)
-	}
-	return ctx, span
+	// The attributes are set once, when the span ends (endSpan): one
+	// allocation per span rather than two.
+	return c.opts.tracer.Start(ctx, "a2a "+method, trace.WithSpanKind(trace.SpanKindClient))
 }
 
-// endSpan records a Send's outcome on its span and ends it.
-func endSpan(span trace.Span, resp *Response, err error) {
+// endSpan records a Send's call and outcome on its span and ends it.
+func (cv *Conversation) endSpan(span trace.Span, resp *Response, err error) {
 	defer span.End()
 	if !span.IsRecording() {
 		return
 	}
-	m := resp.Metrics
+	c, m := cv.client, resp.Metrics
+	attrs := make([]attribute.KeyValue, 0, 9)
+	attrs = append(attrs, AttrA2AMethod.String(m.Method),
+		AttrA2ATransport.String(string(bindingName(c.endpoint.ProtocolBinding))),
+		AttrA2AProtocolVersion.String(string(c.endpoint.ProtocolVersion)))
 	if m.HTTPStatus != 0 {
-		span.SetAttributes(AttrHTTPStatus.Int(m.HTTPStatus))
+		attrs = append(attrs, AttrHTTPStatus.Int(m.HTTPStatus))
 	}
 	if m.GRPCCode != "" {
-		span.SetAttributes(AttrGRPCCode.String(m.GRPCCode))
+		attrs = append(attrs, AttrGRPCCode.String(m.GRPCCode))
 	}
 	if m.Retries > 0 {
-		span.SetAttributes(AttrA2ARetries.Int(m.Retries))
+		attrs = append(attrs, AttrA2ARetries.Int(m.Retries))
 	}
 	if resp.TaskID != "" {
-		span.SetAttributes(AttrA2ATaskID.String(string(resp.TaskID)), AttrA2ATaskState.String(stateName(resp.State)))
+		attrs = append(attrs, AttrA2ATaskID.String(string(resp.TaskID)), AttrA2ATaskState.String(stateName(resp.State)))
 	}
 	if err != nil {
-		span.SetAttributes(AttrErrorType.String(string(m.ErrorClass)))
+		attrs = append(attrs, AttrErrorType.String(string(m.ErrorClass)))
 		span.SetStatus(codes.Error, m.Error)
 	}
+	span.SetAttributes(attrs...)
 }
 
-// injectHeader adds ctx's trace context to an outgoing HTTP request's
-// headers; it reports whether there was one.
-func traceHeaders(ctx context.Context) http.Header {
-	if !trace.SpanContextFromContext(ctx).IsValid() {
-		return nil
-	}
-	h := http.Header{}
-	tracing.Propagator().Inject(ctx, propagation.HeaderCarrier(h))
-	return h
+// injectTraceContext sets traceparent (and tracestate) on a request of
+// proctor's own (a clone) from its context's span.
+func injectTraceContext(req *http.Request) {
+	tracing.Propagator().Inject(req.Context(), propagation.HeaderCarrier(req.Header))
 }
 
 // withTraceMetadata sends ctx's trace context as gRPC metadata.

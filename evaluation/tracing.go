@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/evalset"
 	"github.com/proctor-eval/proctor/internal/tracing"
@@ -95,11 +96,8 @@ func (r *Runner) startSimulationSpan(ctx context.Context, j job) (context.Contex
 	if r.tracer == nil {
 		return ctx, trace.SpanFromContext(context.Background())
 	}
-	ctx, span := r.tracer.Start(ctx, SpanSimulation)
-	if span.IsRecording() {
-		span.SetAttributes(AttrSimulationID.String(result.SimulationID(j.task.ID, j.trial)), AttrTaskID.String(j.task.ID), AttrTrial.Int(j.trial))
-	}
-	return ctx, span
+	return r.tracer.Start(ctx, SpanSimulation, trace.WithAttributes(
+		AttrSimulationID.String(result.SimulationID(j.task.ID, j.trial)), AttrTaskID.String(j.task.ID), AttrTrial.Int(j.trial)))
 }
 
 // endSimulationSpan records a simulation's outcome and ends its span.
@@ -112,7 +110,8 @@ func endSimulationSpan(span trace.Span, sim *result.Simulation, aborted bool) {
 		span.SetStatus(codes.Error, "interrupted")
 		return
 	}
-	span.SetAttributes(AttrReward.Float64(sim.Reward), AttrTerminationReason.String(string(sim.TerminationReason)))
+	span.SetAttributes(AttrReward.Float64(sim.Reward), AttrTerminationReason.String(string(sim.TerminationReason)),
+		a2aclient.AttrA2AContextID.String(sim.ContextID))
 	if sim.Error != "" {
 		span.SetStatus(codes.Error, sim.Error)
 	}

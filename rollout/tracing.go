@@ -34,10 +34,8 @@ func (s *Simulator) toolSpan(ctx context.Context, call domains.ToolCall) trace.S
 	if s.tracer == nil {
 		return trace.SpanFromContext(context.Background()) // a no-op span
 	}
-	_, span := s.tracer.Start(ctx, "execute_tool "+call.Name)
-	if span.IsRecording() {
-		span.SetAttributes(AttrToolName.String(call.Name), AttrToolCallID.String(call.ID), AttrToolRequestor.String(call.Requestor))
-	}
+	_, span := s.tracer.Start(ctx, "execute_tool "+call.Name, trace.WithAttributes(
+		AttrToolName.String(call.Name), AttrToolCallID.String(call.ID), AttrToolRequestor.String(call.Requestor)))
 	return span
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/internal/tracing/otlptest"
 )
 
@@ -109,5 +110,61 @@ func TestRunMalformedEndpointIsUsageError(t *testing.T) {
 	r := mustCLI(t, exitUsage, "run", "--domain", "mock", "--agent", "builtin", "--db", tempDB(t), "--task-ids", "mock-01")
 	if !strings.Contains(r.stderr, "OTEL_EXPORTER_OTLP_ENDPOINT") {
 		t.Errorf("stderr does not name the variable:\n%s", r.stderr)
+	}
+}
+
+// TestEvalSetRunExportsTrace plays a tRPC-Agent-Go eval set against a real
+// A2A agent with tracing on: a run span, a span per case run under it, an
+// invocation span per invocation under its case, and the agent requests
+// under their invocation.
+func TestEvalSetRunExportsTrace(t *testing.T) {
+	recv := otlptest.Start(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", recv.URL)
+	agent := agenttest.StartCalculator(t, agenttest.CalculatorOptions{})
+	mustCLI(t, exitCaseFailed, "evalset", "run", "--agent", agent.URL, "--db", tempDB(t), "--progress", "none", writeCalcSet(t))
+
+	spans := recv.Spans()
+	byID := map[string]otlptest.Span{}
+	for _, s := range spans {
+		byID[s.SpanID] = s
+	}
+	// parentOf names each span's parent ("" for a root), counted by pair.
+	pairs := map[string]int{}
+	for _, s := range spans {
+		name := s.Name
+		if strings.HasPrefix(name, "a2a ") {
+			name = "a2a"
+		}
+		pairs[name+" < "+byID[s.ParentSpanID].Name]++
+	}
+	if pairs["proctor.evalset_run < "] != 1 {
+		t.Errorf("want one root proctor.evalset_run span; parent pairs: %v", pairs)
+	}
+	if pairs["proctor.eval_case < proctor.evalset_run"] != 4 {
+		t.Errorf("want 4 case spans under the run; parent pairs: %v", pairs)
+	}
+	if n := pairs["proctor.invocation < proctor.eval_case"]; n < 4 || pairs["a2a < proctor.invocation"] != n {
+		t.Errorf("want an invocation span per invocation under its case, each the parent of its agent request; parent pairs: %v", pairs)
+	}
+	for p := range pairs {
+		if !strings.HasPrefix(p, "proctor.evalset_run < ") && strings.HasSuffix(p, " < ") {
+			t.Errorf("span without its parent: %s", p)
+		}
+	}
+}
+
+// TestConformanceExportsTrace: a conformance run is one span, whose trace
+// context the checker's requests carry.
+func TestConformanceExportsTrace(t *testing.T) {
+	recv := otlptest.Start(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", recv.URL)
+	agent := agenttest.Start(t, agenttest.Sorry)
+	r := cli(t, "conformance", agent.URL, "--db", tempDB(t), "--protocol", "1.0")
+	if r.code != exitOK && r.code != exitNonConformant {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	spans := recv.Spans()
+	if len(spans) != 1 || spans[0].Name != "proctor.conformance" || spans[0].Attributes["proctor.conformance.level"] == "" {
+		t.Fatalf("spans = %+v, want one proctor.conformance span with its level", spans)
 	}
 }

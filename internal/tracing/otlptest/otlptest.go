@@ -47,24 +47,37 @@ type Receiver struct {
 	mu      sync.Mutex
 	spans   []Span
 	exports int
-	// Discard, when set, counts spans without keeping them (benchmarks).
-	discard bool
-	count   int
+	// deferred, when set, keeps the requests' bodies undecoded until
+	// Count asks (benchmarks: decoding is the collector's work, not the
+	// exporter's, and a real collector does it in another process).
+	deferred bool
+	bodies   [][]byte
+	count    int
 }
 
 // Start serves a receiver until the test ends.
 func Start(tb testing.TB) *Receiver { return start(tb, false) }
 
-// StartDiscarding serves a receiver that decodes and counts spans but keeps
-// none: for benchmarks, whose spans would fill memory.
-func StartDiscarding(tb testing.TB) *Receiver { return start(tb, true) }
+// StartDeferred serves a receiver for benchmarks: it answers each export at
+// once and decodes what it received only when Count is called, so that
+// the benchmark's CPU is the exporter's, not the collector's. It keeps no
+// spans, only their count.
+func StartDeferred(tb testing.TB) *Receiver { return start(tb, true) }
 
-func start(tb testing.TB, discard bool) *Receiver {
-	r := &Receiver{discard: discard}
-	srv := httptest.NewServer(http.HandlerFunc(r.serve))
+func start(tb testing.TB, deferred bool) *Receiver {
+	r, srv := Serve(deferred)
 	tb.Cleanup(srv.Close)
-	r.URL = srv.URL
 	return r
+}
+
+// Serve serves a receiver (deferred: as StartDeferred's) for processes
+// without a test (a benchmark's collector in a child process); the caller
+// closes the server.
+func Serve(deferred bool) (*Receiver, *httptest.Server) {
+	r := &Receiver{deferred: deferred}
+	srv := httptest.NewServer(http.HandlerFunc(r.serve))
+	r.URL = srv.URL
+	return r, srv
 }
 
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
@@ -87,12 +100,18 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	var msg collectorpb.ExportTraceServiceRequest
-	if err := proto.Unmarshal(data, &msg); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
+	if r.deferred {
+		r.mu.Lock()
+		r.bodies = append(r.bodies, data)
+		r.mu.Unlock()
+	} else {
+		var msg collectorpb.ExportTraceServiceRequest
+		if err := proto.Unmarshal(data, &msg); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.add(&msg)
 	}
-	r.add(&msg)
 	out, _ := proto.Marshal(&collectorpb.ExportTraceServiceResponse{})
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	_, _ = w.Write(out)
@@ -107,7 +126,7 @@ func (r *Receiver) add(msg *collectorpb.ExportTraceServiceRequest) {
 		for _, ss := range rs.GetScopeSpans() {
 			for _, s := range ss.GetSpans() {
 				r.count++
-				if r.discard {
+				if r.deferred {
 					continue
 				}
 				r.spans = append(r.spans, Span{
@@ -128,8 +147,19 @@ func (r *Receiver) Spans() []Span {
 	return append([]Span(nil), r.spans...)
 }
 
-// Count is how many spans arrived (kept or not).
+// Count is how many spans arrived (kept or not). Bodies a deferred
+// receiver cannot decode count as none.
 func (r *Receiver) Count() int {
+	r.mu.Lock()
+	bodies := r.bodies
+	r.bodies = nil
+	r.mu.Unlock()
+	for _, b := range bodies {
+		var msg collectorpb.ExportTraceServiceRequest
+		if proto.Unmarshal(b, &msg) == nil {
+			r.add(&msg)
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.count
