@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -17,10 +18,12 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/internal/tracing"
 	"github.com/proctor-eval/proctor/internal/tracing/otlptest"
+	"github.com/proctor-eval/proctor/refagent"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
 	"github.com/proctor-eval/proctor/scoring"
@@ -31,23 +34,47 @@ import (
 const benchPeerEnv = "PROCTOR_TRACING_BENCH_PEER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(benchPeerEnv) != "" {
-		os.Exit(servePeer())
+	if mode := os.Getenv(benchPeerEnv); mode != "" {
+		os.Exit(servePeer(mode))
 	}
 	os.Exit(m.Run())
 }
 
-// servePeer serves a lean agent and a deferred OTLP receiver on loopback,
-// prints their URLs, and when its stdin ends prints how many spans arrived.
-func servePeer() int {
-	agent := agenttest.ServeWithCard(agenttest.LeanHandler(counterAgent))
-	defer agent.Close()
+// servePeer serves an agent (mode "counter": a lean agent for the counter
+// domain; "mock": the reference agent of the mock domain, on a2a-go's
+// server) and a deferred OTLP receiver on loopback, prints their URLs, and
+// when its stdin ends prints how many spans arrived.
+func servePeer(mode string) int {
+	agentURL, stop, err := peerAgent(mode)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer stop()
 	recv, srv := otlptest.Serve(true)
 	defer srv.Close()
-	fmt.Printf("%s\n%s\n", agent.URL, recv.URL)
+	fmt.Printf("%s\n%s\n", agentURL, recv.URL)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	fmt.Println(recv.Count())
 	return 0
+}
+
+func peerAgent(mode string) (string, func(), error) {
+	if mode == "counter" {
+		srv := agenttest.ServeWithCard(agenttest.LeanHandler(counterAgent))
+		return srv.URL, srv.Close, nil
+	}
+	d, err := mock.New()
+	if err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { _ = refagent.Serve(ctx, ln, d) }()
+	return refagent.BaseURL(ln.Addr()), cancel, nil
 }
 
 // benchPeer is the running peer process.
@@ -58,9 +85,9 @@ type benchPeer struct {
 	agentURL, otlpURL string
 }
 
-func startBenchPeer(b *testing.B) *benchPeer {
+func startBenchPeer(b *testing.B, mode string) *benchPeer {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), benchPeerEnv+"=1")
+	cmd.Env = append(os.Environ(), benchPeerEnv+"="+mode)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
@@ -110,20 +137,41 @@ func cpuTime(tb testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkTracing runs b.N simulations (three agent requests and a tool
-// call each) through the Runner, untraced ("off") and traced ("on":
-// exported over OTLP/HTTP by the batch processor to a loopback receiver,
-// the flush at the end included), and reports proctor's CPU per
-// simulation. The agent (a lean JSON-RPC one) and the receiver run in a
-// child process, so the CPU measured is proctor's alone.
+// BenchmarkTracing runs b.N simulations through the Runner, untraced
+// ("off") and traced ("on": exported over OTLP/HTTP by the batch processor
+// to a loopback receiver, the flush at the end included), and reports
+// proctor's CPU per simulation: "counter" is a minimal simulation (three
+// agent requests and a tool call, scored on a one-field database) against
+// a lean agent, the worst case for tracing's share; "mock" is the mock
+// domain's mock-01 against the reference agent on a2a-go's server. The
+// agent and the receiver run in a child process, so the CPU measured is
+// proctor's alone.
 func BenchmarkTracing(b *testing.B) {
-	b.Run("off", func(b *testing.B) { benchTracing(b, false) })
-	b.Run("on", func(b *testing.B) { benchTracing(b, true) })
+	for _, mode := range []string{"counter", "mock"} {
+		b.Run(mode+"/off", func(b *testing.B) { benchTracing(b, mode, false) })
+		b.Run(mode+"/on", func(b *testing.B) { benchTracing(b, mode, true) })
+	}
 }
 
-func benchTracing(b *testing.B, on bool) {
-	d, task := benchTask(b)
-	peer := startBenchPeer(b)
+// benchDomain is the domain and task a BenchmarkTracing mode plays.
+func benchDomain(b *testing.B, mode string) (*domains.Domain, *domains.Task) {
+	if mode == "counter" {
+		return benchTask(b)
+	}
+	d, err := mock.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	task, ok := d.Task("mock-01")
+	if !ok {
+		b.Fatal("mock has no task mock-01")
+	}
+	return d, task
+}
+
+func benchTracing(b *testing.B, mode string, on bool) {
+	d, task := benchDomain(b, mode)
+	peer := startBenchPeer(b, mode)
 	var tp trace.TracerProvider
 	var tr *tracing.Tracing
 	if on {
