@@ -43,7 +43,7 @@ func TestMeterTracesCalls(t *testing.T) {
 			v.Parent = "simulation"
 		}
 		for _, a := range s.Attributes {
-			v.Attrs[string(a.Key)] = a.Value.Emit()
+			v.Attrs[string(a.Key)] = a.Value.String()
 		}
 		got = append(got, v)
 	}
