@@ -73,6 +73,8 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzSplitCommand$$' -fuzztime=10s ./ecp/
 	$(GO) test -run='^$$' -fuzz='^FuzzFastStep$$' -fuzztime=10s ./ecp/
 	$(GO) test -run='^$$' -fuzz='^FuzzAppendStepParams$$' -fuzztime=10s ./ecp/
+	$(GO) test -run='^$$' -fuzz='^FuzzExtractMeta$$' -fuzztime=10s ./ecp/
+	$(GO) test -run='^$$' -fuzz='^FuzzConfigFromEnv$$' -fuzztime=10s ./internal/tracing/
 	$(GO) test -run='^$$' -fuzz='^FuzzPages$$' -fuzztime=10s ./server/ui/
 
 FUZZTIME ?= 30s

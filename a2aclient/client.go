@@ -18,6 +18,9 @@ import (
 	sdkclient "github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/proctor-eval/proctor/internal/tracing"
 )
 
 // Defaults for a Client's options.
@@ -50,6 +53,8 @@ type options struct {
 	guardExempt func(netip.AddrPort) bool
 	// trace, when set, records every exchange (WithWireTrace).
 	trace *WireTrace
+	// tracer makes the agent requests' spans (WithTracerProvider).
+	tracer trace.Tracer
 	// dial, when set, opens the connections of the pool Dial makes, in
 	// place of a plain dialer. Only tests set it, to break connections.
 	dial dialFunc
@@ -172,6 +177,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	o := options{
 		requestTimeout: DefaultRequestTimeout, maxResponseBytes: DefaultMaxResponseBytes, maxConns: 64,
 		streaming: StreamingAuto, retries: DefaultRetries, retryBase: DefaultRetryBase,
+		tracer: tracing.Tracer(nil),
 	}
 	for _, opt := range opts {
 		opt(&o)

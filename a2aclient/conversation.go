@@ -114,6 +114,16 @@ func (cv *Conversation) Send(ctx context.Context, parts []*a2a.Part) (*Response,
 	if c.streaming {
 		method = "SendStreamingMessage"
 	}
+	ctx, span := cv.startSpan(ctx, method)
+	resp, err := cv.send1(ctx, ex, msg, method, parts)
+	cv.endSpan(span, resp, err)
+	return resp, err
+}
+
+// send1 makes Send's call, with its retries and polling, and reads the
+// reply.
+func (cv *Conversation) send1(ctx context.Context, ex *exchange, msg *a2a.Message, method string, parts []*a2a.Part) (*Response, error) {
+	c := cv.client
 	resp := &Response{Metrics: RequestMetrics{Method: method, StartedAt: time.Now().UTC()}}
 	start := time.Now()
 

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // ErrorClass says what kind of failure a call met, in
@@ -201,7 +203,8 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if ex != nil {
 		jar, own = ex.jar, ex.headers
 	}
-	if len(t.headers) > 0 || len(own) > 0 || jar != nil {
+	traced := trace.SpanContextFromContext(req.Context()).IsValid()
+	if len(t.headers) > 0 || len(own) > 0 || jar != nil || traced {
 		req = req.Clone(req.Context()) // a RoundTripper must not modify its request
 		for _, h := range []http.Header{t.headers, own} {
 			for k, vs := range h {
@@ -210,6 +213,9 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 					req.Header.Add(k, v)
 				}
 			}
+		}
+		if traced {
+			injectTraceContext(req)
 		}
 		if jar != nil {
 			jar.addTo(req)

@@ -137,10 +137,10 @@ func (c *Client) grpcDialOptions() []grpc.DialOption {
 		grpc.WithStatsHandler(grpcRecorder{}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMsg)),
 		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-			return invoker(withConversationHeaders(withGRPCHeaders(ctx, headers)), method, req, reply, cc, opts...)
+			return invoker(withTraceMetadata(withConversationHeaders(withGRPCHeaders(ctx, headers))), method, req, reply, cc, opts...)
 		}),
 		grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-			return streamer(withConversationHeaders(withGRPCHeaders(ctx, headers)), desc, cc, method, opts...)
+			return streamer(withTraceMetadata(withConversationHeaders(withGRPCHeaders(ctx, headers))), desc, cc, method, opts...)
 		}),
 	}
 	if c.opts.trace != nil {

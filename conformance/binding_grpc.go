@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/proctor-eval/proctor/internal/agentdial"
+	"github.com/proctor-eval/proctor/internal/tracing"
 )
 
 // grpcCaller speaks the gRPC binding: lf.a2a.v1.A2AService for 1.0,
@@ -43,6 +45,12 @@ func newGRPCCaller(p *prober, o *options, in Interface, limits streamLimits, str
 	dialOpts := []grpc.DialOption{
 		grpc.WithTransportCredentials(agentdial.GRPCCredentials(secure)),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(min(o.maxResponseBytes, 1<<30)))),
+		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+			return invoker(withTraceMetadata(ctx), method, req, reply, cc, opts...)
+		}),
+		grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+			return streamer(withTraceMetadata(ctx), desc, cc, method, opts...)
+		}),
 	}
 	if o.dialControl != nil {
 		dialOpts = append(dialOpts, agentdial.RouteGRPC(func(ctx context.Context, addr string) (net.Conn, error) {
@@ -348,4 +356,16 @@ func (g *grpcEvents) exchange() Exchange {
 	ex := g.ex
 	ex.Response = g.log.String()
 	return ex
+}
+
+// withTraceMetadata sends ctx's W3C trace context as gRPC metadata.
+func withTraceMetadata(ctx context.Context) context.Context {
+	h := http.Header{}
+	tracing.InjectHeader(ctx, h)
+	for k, vs := range h {
+		for _, v := range vs {
+			ctx = metadata.AppendToOutgoingContext(ctx, strings.ToLower(k), v)
+		}
+	}
+	return ctx
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/proctor-eval/proctor/internal/agentdial"
 )
@@ -97,6 +98,17 @@ type options struct {
 	onDenied         func(error) // set by stopOnDenial
 	messages         Messages
 	ecpConfig        map[string]any // RunECP's agent/initialize config
+	// tracerProvider, when set, is handed to the ECP client; the HTTP
+	// and gRPC probes send the caller's trace context (WithTracerProvider).
+	tracerProvider trace.TracerProvider
+}
+
+// WithTracerProvider sends the agent the W3C trace context of the
+// caller's span on every request (traceparent and tracestate: HTTP headers,
+// gRPC metadata, ECP params' "_meta"), and gives ECP calls spans of their
+// own under it. nil (the default) sends nothing.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(o *options) { o.tracerProvider = tp }
 }
 
 // Option configures Run.

@@ -122,7 +122,7 @@ func newECPRun(o *options, t ecp.Target, target string) *ecpRun {
 	return &ecpRun{
 		run: &run{o: o, rep: rep}, target: t, transport: transport,
 		opts: ecp.Options{RequestTimeout: o.requestTimeout, MaxResponseBytes: o.maxResponseBytes, Config: o.ecpConfig,
-			DenyPrivateTargets: o.dialControl != nil},
+			DenyPrivateTargets: o.dialControl != nil, TracerProvider: o.tracerProvider},
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/internal/agentdial"
+	"github.com/proctor-eval/proctor/internal/tracing"
 )
 
 // maxExchangeText bounds each body kept in a report's exchanges.
@@ -113,6 +114,7 @@ func (p *prober) newRequest(ctx context.Context, r httpRequest) (*http.Request, 
 	}
 	req.Header.Set("Accept", accept)
 	req.Header.Set("User-Agent", "proctor-conformance")
+	tracing.InjectHeader(ctx, req.Header)
 	if v, ok := versionOverride(ctx); ok {
 		r.version = v
 	}

@@ -11,6 +11,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/proctor-eval/proctor/internal/tracing"
 )
 
 // Defaults of Options.
@@ -42,6 +46,12 @@ type Options struct {
 	// DenyPrivateTargets refuses WebSocket agents at private, loopback
 	// and link-local addresses.
 	DenyPrivateTargets bool
+	// TracerProvider, when set, gets a span per call ("ecp agent/step",
+	// …) under the caller's span, whose W3C trace context goes to the
+	// agent in the params' "_meta" member (MetaMember) and, over
+	// WebSocket, in the upgrade request's traceparent header. nil
+	// records and sends nothing.
+	TracerProvider trace.TracerProvider
 }
 
 func (o *Options) timeout() time.Duration {
@@ -117,10 +127,24 @@ type Client struct {
 
 	// Info is agent/initialize's result.
 	Info InitializeResult
+
+	// tracer makes the calls' spans (nil: none); transportName names
+	// the transport in them.
+	tracer        trace.Tracer
+	transportName string
 }
 
 // newClient wraps t.
-func newClient(t transport, opts Options) *Client { return &Client{t: t, opts: opts} }
+func newClient(t transport, opts Options) *Client {
+	c := &Client{t: t, opts: opts, transportName: transportStdio}
+	if _, ok := t.(*wsTransport); ok {
+		c.transportName = transportWS
+	}
+	if opts.TracerProvider != nil {
+		c.tracer = tracing.Tracer(opts.TracerProvider)
+	}
+	return c
+}
 
 // Broken returns the failure that broke the client, nil while it works.
 func (c *Client) Broken() error {
@@ -169,6 +193,14 @@ func (c *Client) Close() error {
 // Call sends method with params and decodes the result into result (nil
 // to discard it), within the request timeout.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	ctx, span := c.startCallSpan(ctx, method)
+	err := c.call(ctx, method, params, result)
+	endCallSpan(span, err)
+	return err
+}
+
+// call is Call under the call's span.
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.usable(method); err != nil {
@@ -275,6 +307,7 @@ func (c *Client) roundTrip(ctx context.Context, method string, params, result an
 	if err != nil {
 		return fmt.Errorf("ecp: encode %s: %w", method, err)
 	}
+	msg = appendMeta(ctx, msg, params != nil)
 	c.sent, c.received = int64(len(msg)), 0
 	if err := c.t.send(ctx, msg); err != nil {
 		return err

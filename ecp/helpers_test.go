@@ -62,6 +62,8 @@ func runTestAgent(mode string) int {
 		return 0
 	case "echo":
 		return echoAgent()
+	case "trace":
+		return traceAgent()
 	}
 	return misbehave(mode)
 }

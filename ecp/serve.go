@@ -9,6 +9,9 @@ import (
 	"net/http"
 
 	"github.com/coder/websocket"
+	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/proctor-eval/proctor/internal/tracing"
 )
 
 // Handler is an ECP agent: what Serve and WebSocketHandler serve. Errors
@@ -69,7 +72,7 @@ func dispatch(ctx context.Context, h Handler, msg []byte) []byte {
 	if env.JSONRPC != "2.0" || env.Method == "" {
 		return encodeResponse(env.ID, nil, &RPCError{Code: CodeInvalidRequest, Message: `want {"jsonrpc": "2.0", "method", "id"}`})
 	}
-	result, err := call(ctx, h, env)
+	result, err := call(extractMeta(ctx, env.Params), h, env)
 	if len(env.ID) == 0 {
 		return nil
 	}
@@ -149,7 +152,10 @@ func WebSocketHandler(newAgent func() Handler, maxMessage int64) http.Handler {
 			return // Accept answered the client
 		}
 		conn.SetReadLimit(maxMessage)
-		serveConn(r.Context(), conn, newAgent())
+		// The connection's requests belong to the trace of the call that
+		// opened it, unless their own "_meta" says otherwise.
+		ctx := tracing.Propagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		serveConn(ctx, conn, newAgent())
 	})
 }
 

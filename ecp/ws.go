@@ -37,7 +37,7 @@ func dialWS(ctx context.Context, url string, opts *Options) (*wsTransport, error
 	agentdial.RouteHTTP(tr, dialer.DialContext)
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout())
 	defer cancel()
-	conn, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: &http.Client{Transport: tr}})
+	conn, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: &http.Client{Transport: tr}, HTTPHeader: traceHeader(ctx)})
 	if resp != nil && resp.Body != nil {
 		resp.Body.Close()
 	}

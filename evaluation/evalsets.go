@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/evalset"
 	"github.com/proctor-eval/proctor/llm"
@@ -50,6 +52,9 @@ type EvalSetRunner struct {
 	// Slots, when set, is shared with other runners (see Runner.Slots).
 	Slots      *Slots
 	OnProgress func(CaseProgress)
+	// TracerProvider, when set, gets a span per run and per case run,
+	// the parents of the player's spans; nil records none.
+	TracerProvider trace.TracerProvider
 
 	// recorded, when set, holds the case results of a run being scored
 	// again, by id: they are scored, not played.
@@ -91,6 +96,14 @@ type caseJob struct {
 // the run. When ctx ends early, finished case runs are kept and the run is
 // saved as interrupted.
 func (r *EvalSetRunner) Run(ctx context.Context, run *result.EvalSetRun, sets []*evalset.Set) error {
+	ctx, span := r.startRunSpan(ctx, run, sets)
+	err := r.runTraced(ctx, run, sets)
+	endRunSpan(span, run, err)
+	return err
+}
+
+// runTraced is Run under the run's span.
+func (r *EvalSetRunner) runTraced(ctx context.Context, run *result.EvalSetRun, sets []*evalset.Set) error {
 	if err := r.check(sets); err != nil {
 		return err
 	}
@@ -268,6 +281,14 @@ func countPassed(rs []*result.CaseResult) int {
 // runOne plays a case run (or, in a rescore, takes its recording) and
 // scores it.
 func (r *EvalSetRunner) runOne(ctx context.Context, j caseJob) *result.CaseResult {
+	ctx, span := r.startCaseSpan(ctx, j)
+	cr := r.playCase(ctx, j)
+	endCaseSpan(span, cr)
+	return cr
+}
+
+// playCase is runOne under the case run's span.
+func (r *EvalSetRunner) playCase(ctx context.Context, j caseJob) *result.CaseResult {
 	id := CaseResultID(j.set.ID, j.c.ID, j.run)
 	var cr *result.CaseResult
 	if r.recorded != nil {

@@ -8,8 +8,11 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/internal/tracing"
 	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
@@ -48,11 +51,17 @@ type Runner struct {
 	// while it holds one, whatever Concurrency says.
 	Slots      *Slots
 	OnProgress func(Progress)
+	// TracerProvider, when set, gets a span per evaluation and per
+	// simulation, the parents of the simulator's, the agent's and the
+	// models' spans (see package tracing); nil records none.
+	TracerProvider trace.TracerProvider
 
 	// recorded, when set, holds the simulations of an evaluation being
 	// scored again (Rescore), by simulation id: they are scored, not
 	// played.
 	recorded map[string]result.Simulation
+	// tracer is TracerProvider's, nil without one.
+	tracer trace.Tracer
 }
 
 // NewEvaluation starts the record of an evaluation.
@@ -79,6 +88,17 @@ type tally struct {
 // When ctx ends early, finished simulations are kept and the evaluation is
 // saved as interrupted.
 func (r *Runner) Run(ctx context.Context, eval *result.Evaluation, tasks []*domains.Task) error {
+	if r.TracerProvider != nil {
+		r.tracer = tracing.Tracer(r.TracerProvider)
+	}
+	ctx, span := r.startEvaluationSpan(ctx, eval, tasks)
+	err := r.run(ctx, eval, tasks)
+	endEvaluationSpan(span, eval, err)
+	return err
+}
+
+// run is Run under the evaluation's span.
+func (r *Runner) run(ctx context.Context, eval *result.Evaluation, tasks []*domains.Task) error {
 	if err := r.start(ctx, eval, tasks); err != nil {
 		return err
 	}
@@ -252,6 +272,14 @@ func (r *Runner) finish(eval *result.Evaluation, t *tally, tasks []*domains.Task
 // runOne plays one simulation and scores it, or, in a rescore, scores its
 // recording again.
 func (r *Runner) runOne(ctx context.Context, j job) (result.Simulation, bool) {
+	ctx, span := r.startSimulationSpan(ctx, j)
+	sim, aborted := r.playOne(ctx, j)
+	endSimulationSpan(span, &sim, aborted)
+	return sim, aborted
+}
+
+// playOne is runOne under the simulation's span.
+func (r *Runner) playOne(ctx context.Context, j job) (result.Simulation, bool) {
 	if r.recorded != nil {
 		return r.rescoreOne(ctx, j), false
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/adk/model"
 )
 
@@ -124,6 +125,10 @@ type metered struct {
 	role   string
 	prices Prices
 	sink   func(Call)
+	// tracer, when set, makes a span per call (WithTracing); provider
+	// names the model's provider in it.
+	tracer   trace.Tracer
+	provider string
 }
 
 // MeterOption configures Meter.
@@ -151,9 +156,19 @@ func (m *metered) GenerateContent(ctx context.Context, req *model.LLMRequest, st
 		if req != nil && req.Model != "" {
 			c.Model = req.Model
 		}
+		ctx := ctx
+		span := trace.SpanFromContext(context.Background()) // no-op
+		if m.tracer != nil {
+			ctx, span = m.tracer.Start(ctx, "chat "+c.Model, trace.WithSpanKind(trace.SpanKindClient))
+			if span.IsRecording() {
+				span.SetAttributes(AttrOperation.String("chat"), AttrProvider.String(m.provider),
+					AttrRequestModel.String(c.Model), AttrRole.String(m.role))
+			}
+		}
 		defer func() {
 			c.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 			c.CostUSD, c.Priced = m.prices.Cost(c.Model, c.InputTokens, c.OutputTokens)
+			endCallSpan(span, c)
 			if l := LedgerFrom(ctx); l != nil {
 				l.Add(c)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/adk/model"
 )
 
@@ -21,6 +22,8 @@ type Source struct {
 	Cassette *Cassette
 	// Sink, when set, also receives every call (see WithSink).
 	Sink func(Call)
+	// TracerProvider, when set, gets a span per call (see WithTracing).
+	TracerProvider trace.TracerProvider
 
 	mu     sync.Mutex
 	models map[string]model.LLM
@@ -34,12 +37,12 @@ func (s *Source) Model(ctx context.Context, spec, role string) (model.LLM, error
 	if m, ok := s.models[key]; ok {
 		return m, nil
 	}
-	if _, _, err := ParseSpec(spec); err != nil {
+	provider, _, err := ParseSpec(spec)
+	if err != nil {
 		return nil, err
 	}
 	var m model.LLM
 	if s.Cassette == nil || s.Cassette.Mode() == ModeRecord {
-		var err error
 		if m, err = New(ctx, spec, s.Config); err != nil {
 			return nil, err
 		}
@@ -51,7 +54,7 @@ func (s *Source) Model(ctx context.Context, spec, role string) (model.LLM, error
 	if prices == nil {
 		prices = DefaultPrices()
 	}
-	var opts []MeterOption
+	opts := []MeterOption{WithTracing(s.TracerProvider, provider)}
 	if s.Sink != nil {
 		opts = append(opts, WithSink(s.Sink))
 	}

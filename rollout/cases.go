@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/evalset"
@@ -60,6 +61,9 @@ type CaseOptions struct {
 	// ScenarioUser configures the LLM user simulator of
 	// conversationScenario cases; without a Model they cannot be played.
 	ScenarioUser LLMUserConfig
+	// TracerProvider, when set, gets a span per invocation
+	// ("proctor.invocation") under the case's span; nil records none.
+	TracerProvider trace.TracerProvider
 }
 
 // CasePlayer plays eval cases against an agent over A2A, or over a
@@ -297,6 +301,14 @@ func (r *caseRun) playScenario(ctx context.Context, agent Agent) error {
 // invoke sends one user content and records the agent's turn. It reports
 // whether the case goes on.
 func (r *caseRun) invoke(ctx context.Context, id string, caseContext, ownContext []*evalset.Message, user *evalset.Message) bool {
+	ctx, span := r.p.startInvocationSpan(ctx, id, len(r.rec.Actual)+1)
+	goOn := r.invokeTraced(ctx, id, caseContext, ownContext, user)
+	endInvocationSpan(span, r.rec.Turns)
+	return goOn
+}
+
+// invokeTraced is invoke under the invocation's span.
+func (r *caseRun) invokeTraced(ctx context.Context, id string, caseContext, ownContext []*evalset.Message, user *evalset.Message) bool {
 	if sc, ok := r.conv.(StepConversation); ok {
 		return r.stepInvoke(ctx, sc, id, caseContext, ownContext, user)
 	}

@@ -64,7 +64,7 @@ func (r *simRun) startFromHistory(ctx context.Context, history []domains.History
 	case last.Role == domains.RequestorAssistant:
 		// The agent's last calls are unanswered: they run now.
 		showUser(user, history[:n-1])
-		outcomes := r.runAgentCalls(last.ToolCalls)
+		outcomes := r.runAgentCalls(ctx, last.ToolCalls)
 		return translation.Input{History: agentView(history), ToolResults: outcomes}, "", nil
 	default:
 		return translation.Input{}, result.TermInfrastructure,

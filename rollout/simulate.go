@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/llm"
@@ -113,6 +115,8 @@ type Simulator struct {
 	// setup is shared by all simulations, so what the profile renders from
 	// the policy and tools alone is rendered once.
 	setup translation.Setup
+	// tracer makes the tool calls' spans; nil makes none.
+	tracer trace.Tracer
 }
 
 // NewSimulator returns a simulator; zero limits take the defaults.
@@ -309,7 +313,7 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 		}
 		if len(reply.ToolCalls) > 0 {
 			r.add(result.Message{Role: result.RoleAssistant, Content: reply.Text, ToolCalls: reply.ToolCalls, PrivateThought: thought})
-			outcomes := r.runAgentCalls(reply.ToolCalls)
+			outcomes := r.runAgentCalls(ctx, reply.ToolCalls)
 			if r.errors >= r.s.limits.MaxErrors {
 				return result.TermTooManyErrors, fmt.Errorf("%d tool calls failed", r.errors)
 			}
@@ -381,18 +385,21 @@ func agentOutcome(err error) result.TerminationReason {
 // runAgentCalls runs the agent's tool calls on the agent's side, records
 // their results and counts the failures. A call the agent is not
 // permitted (WithAllowedTools) is refused instead of run.
-func (r *simRun) runAgentCalls(calls []domains.ToolCall) []translation.ToolOutcome {
+func (r *simRun) runAgentCalls(ctx context.Context, calls []domains.ToolCall) []translation.ToolOutcome {
 	outcomes := make([]translation.ToolOutcome, 0, len(calls))
 	for _, call := range calls {
 		call.Requestor = string(result.RoleAssistant)
+		span := r.s.toolSpan(ctx, call)
 		if !r.s.permitted(call.Name) {
 			out := r.s.refusal(call.Name)
+			endToolSpan(span, out, true)
 			r.add(result.Message{Role: result.RoleTool, Content: out.Content, ToolCallID: call.ID, Name: call.Name, Error: true, Refused: true})
 			outcomes = append(outcomes, translation.ToolOutcome{Call: call, Result: out})
 			r.errors++
 			continue
 		}
 		out := r.env.Call(call)
+		endToolSpan(span, out, false)
 		r.add(result.Message{Role: result.RoleTool, Content: out.Content, ToolCallID: call.ID, Name: call.Name, Error: out.Error})
 		outcomes = append(outcomes, translation.ToolOutcome{Call: call, Result: out})
 		if out.Error {
@@ -425,13 +432,15 @@ type simUserTools struct{ r *simRun }
 
 func (t simUserTools) Specs() []domains.ToolSpec { return t.r.s.domain.UserTools }
 
-func (t simUserTools) Call(_ context.Context, call domains.ToolCall) domains.ToolResult {
+func (t simUserTools) Call(ctx context.Context, call domains.ToolCall) domains.ToolResult {
 	call.Requestor = domains.RequestorUser
 	if call.ID == "" {
 		call.ID = fmt.Sprintf("user-call-%d", t.r.turn)
 	}
 	t.r.add(result.Message{Role: result.RoleUser, ToolCalls: []domains.ToolCall{call}})
+	span := t.r.s.toolSpan(ctx, call)
 	out := t.r.env.Call(call)
+	endToolSpan(span, out, false)
 	t.r.add(result.Message{Role: result.RoleTool, Content: out.Content, ToolCallID: call.ID, Name: call.Name, Error: out.Error, Requestor: domains.RequestorUser})
 	return out
 }

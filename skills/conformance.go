@@ -131,7 +131,12 @@ func (s *Service) CheckConformance(ctx context.Context, req ConformanceRequest) 
 		}
 	}
 	opts = append(opts, s.ConformanceOptions...)
+	if s.TracerProvider != nil {
+		opts = append(opts, conformance.WithTracerProvider(s.TracerProvider))
+	}
+	ctx, span := s.startConformanceSpan(ctx, req.AgentURL)
 	rep, err := run(ctx, req.AgentURL, opts...)
+	endConformanceSpan(span, rep, err)
 	if errors.Is(err, conformance.ErrDeniedTarget) {
 		return nil, invalid("agent_url %q: %v", truncate(req.AgentURL, 100), err)
 	}

@@ -216,6 +216,7 @@ func (s *Service) startECPPool(ctx context.Context, start ecpStart) (*ecp.Pool, 
 	pool := ecp.NewPool(t, ecp.Options{
 		RequestTimeout: start.requestTimeout, MaxResponseBytes: maxResponse,
 		Config: config, Stderr: s.agentStderr(start.logID), DenyPrivateTargets: s.ECP.DenyPrivateTargets,
+		TracerProvider: s.TracerProvider,
 	})
 	info, err := pool.Warm(ctx)
 	if err != nil {

@@ -204,6 +204,7 @@ func (s *Service) PrepareEvalSets(ctx context.Context, req EvalSetRequest, sets 
 	job.runner = &evaluation.EvalSetRunner{
 		Player: parts.player, Scorer: parts.scorer, Summarize: parts.summarize,
 		Store: s.evaluationStore(), Concurrency: max(cfg.Concurrency, 1), Slots: s.simulationSlots(),
+		TracerProvider: s.TracerProvider,
 	}
 	return job, nil
 }
@@ -272,6 +273,9 @@ func (s *Service) dialEvalSetAgent(ctx context.Context, r EvalSetRequest, cfg re
 		Streaming: cfg.Streaming, Retries: *r.Retries, MaxResponseBytes: r.MaxResponseBytes,
 	}, headers)
 	opts = append(append(opts, s.ClientOptions...), extra...)
+	if s.TracerProvider != nil {
+		opts = append(opts, a2aclient.WithTracerProvider(s.TracerProvider))
+	}
 	client, err := a2aclient.Dial(ctx, r.AgentURL, opts...)
 	if err != nil {
 		if errors.Is(err, a2aclient.ErrDeniedTarget) {
@@ -315,7 +319,7 @@ func checkScoring(sc *metric.Scorer, sets []*evalset.Set, metrics []*evalset.Met
 // evalSetParts makes a run's case player (over the job's client, and a
 // client per other transport its cases ask for) around the scorer sc.
 func (s *Service) evalSetParts(ctx context.Context, req EvalSetRequest, cfg result.EvalSetConfig, sets []*evalset.Set, job *EvalSetJob, headers http.Header, sc *metric.Scorer) (*evalSetParts, error) {
-	opts := rollout.CaseOptions{CaseTimeout: time.Duration(cfg.Timeout), UserIDHeader: rollout.DefaultUserIDHeader}
+	opts := rollout.CaseOptions{CaseTimeout: time.Duration(cfg.Timeout), UserIDHeader: rollout.DefaultUserIDHeader, TracerProvider: s.TracerProvider}
 	if cfg.UserModel != "" && s.Models != nil && hasScenario(sets) {
 		m, err := s.Models.Model(ctx, cfg.UserModel, llm.RoleUser)
 		if err != nil {

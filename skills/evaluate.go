@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-playground/validator/v10"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/adk/model"
 
 	"github.com/proctor-eval/proctor/a2aclient"
@@ -94,6 +95,11 @@ type Service struct {
 	// request; a request that names none gets the ceiling. 0 means
 	// a2aclient.DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// TracerProvider, when set, traces evaluations, eval-set runs and
+	// conformance runs (span per evaluation, simulation, agent request,
+	// tool call and model call) and sends agents the W3C trace context;
+	// nil traces nothing.
+	TracerProvider trace.TracerProvider
 	// MaxSimulationConcurrency, when positive, bounds the simulations that
 	// run at once across every evaluation of the service, and so a
 	// request's concurrency: a higher one is clamped to it (concurrency
@@ -293,7 +299,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	run.eval, run.tasks = eval, tasks
 	sim, err := rollout.NewSimulator(domain, profile, rollout.Limits{
 		MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
-	}).WithAllowedTools(cfg.ECPAllowTools)
+	}).WithTracerProvider(s.TracerProvider).WithAllowedTools(cfg.ECPAllowTools)
 	if err != nil { // checked above
 		run.Close()
 		return nil, invalid("ecp_allow_tools: %v", err)
@@ -306,6 +312,8 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 		Store:       s.evaluationStore(),
 		Concurrency: max(cfg.Concurrency, 1),
 		Slots:       s.simulationSlots(),
+
+		TracerProvider: s.TracerProvider,
 	}
 	return run, nil
 }
@@ -377,6 +385,9 @@ func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain,
 		return err
 	}
 	opts = append(opts, traceOpts...)
+	if s.TracerProvider != nil {
+		opts = append(opts, a2aclient.WithTracerProvider(s.TracerProvider))
+	}
 	client, err := a2aclient.Dial(ctx, target, opts...)
 	if err != nil {
 		run.Close()

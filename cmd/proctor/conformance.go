@@ -94,6 +94,12 @@ Exit codes: 0 no MUST check failed, 3 some MUST check failed, 2 bad arguments,
 			}
 			defer db.Close()
 			svc.Store = db
+			tp, stopTracing, err := startTracing(cmd)
+			if err != nil {
+				return err
+			}
+			defer stopTracing()
+			svc.TracerProvider = tp
 			rep, err := svc.CheckConformance(ctx, req)
 			if rep == nil {
 				return conformanceUsage(err)

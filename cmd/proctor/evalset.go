@@ -197,6 +197,12 @@ func runEvalSets(cmd *cobra.Command, f *evalSetFlags, paths []string) error {
 		return err
 	}
 	defer saveCassette(cmd, models)
+	tp, stopTracing, err := startTracing(cmd)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	models.TracerProvider = tp
 	base, err := f.readBaseline(cmd)
 	if err != nil {
 		return err
@@ -212,7 +218,7 @@ func runEvalSets(cmd *cobra.Command, f *evalSetFlags, paths []string) error {
 	}
 	defer db.Close()
 	retries := f.retries
-	svc := &skills.Service{Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings(), WireTrace: traces.opener()}
+	svc := &skills.Service{Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings(), WireTrace: traces.opener(), TracerProvider: tp}
 	job, err := svc.PrepareEvalSets(ctx, skills.EvalSetRequest{
 		AgentURL: f.agent, NumRuns: f.numRuns, Concurrency: f.concurrency,
 		Transport: f.transport, Protocol: f.protocol, Streaming: f.streaming,

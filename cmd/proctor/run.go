@@ -309,6 +309,12 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	defer saveCassette(cmd, models)
+	tp, stopTracing, err := startTracing(cmd)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	models.TracerProvider = tp
 	headers, err := f.requestHeaders() // from flags on resume too: never stored
 	if err != nil {
 		return usageErr("%v", err)
@@ -373,7 +379,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	}
 	defer closeLog()
 	ecpSettings.Stderr = stderrLog
-	svc := &skills.Service{Domains: reg, Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: ecpSettings, WireTrace: traces.opener()}
+	svc := &skills.Service{Domains: reg, Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: ecpSettings, WireTrace: traces.opener(), TracerProvider: tp}
 	if f.resume != "" && !cmd.Flags().Changed("max-response-bytes") {
 		svc.MaxResponseBytes = math.MaxInt64
 	}

@@ -85,6 +85,12 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				return err
 			}
 			defer saveCassette(cmd, models)
+			tp, stopTracing, err := startTracing(cmd)
+			if err != nil {
+				return err
+			}
+			defer stopTracing()
+			models.TracerProvider = tp
 			var chat model.LLM
 			if chatModel != "" {
 				if chat, err = models.Model(ctx, chatModel, llm.RoleChat); err != nil {
@@ -127,7 +133,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				UI:            viewer,
 				HeaderTimeout: limits.header, BodyTimeout: limits.body, IdleTimeout: limits.idle,
 				MaxConnections: limits.maxConns, MaxUnauthenticatedConnections: limits.maxUnauthenticated,
-			}, withModels(withSimulationLimit(service(reg, db, denyPrivate, maxResponse, ecpCommands, cmd.ErrOrStderr()), maxSimulations), models, lf))
+			}, withTracing(withModels(withSimulationLimit(service(reg, db, denyPrivate, maxResponse, ecpCommands, cmd.ErrOrStderr()), maxSimulations), models, lf), tp))
 			if err != nil {
 				return failErr(err)
 			}

@@ -87,12 +87,20 @@ func Handler(reply ReplyFunc) http.Handler {
 // serve mounts rpc at "/" beside an agent card pointing at it.
 func serve(tb testing.TB, rpc http.Handler) *httptest.Server {
 	tb.Helper()
+	srv := ServeWithCard(rpc)
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// ServeWithCard serves rpc at "/" beside an agent card pointing at it, on
+// loopback, for processes without a test (a benchmark's agent in a child
+// process). The caller closes the server.
+func ServeWithCard(rpc http.Handler) *httptest.Server {
 	mux := http.NewServeMux()
 	srv := httptest.NewUnstartedServer(mux)
 	srv.Start()
 	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(Card(srv.URL)))
 	mux.Handle("/", rpc)
-	tb.Cleanup(srv.Close)
 	return srv
 }
 
@@ -165,7 +173,12 @@ func Delayed(d time.Duration, reply ReplyFunc) ReplyFunc {
 // agent's SDK.
 func StartLean(tb testing.TB, reply ReplyFunc) *httptest.Server {
 	tb.Helper()
-	return serve(tb, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return serve(tb, LeanHandler(reply))
+}
+
+// LeanHandler is the JSON-RPC handler of StartLean's agents.
+func LeanHandler(reply ReplyFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			ID     any    `json:"id"`
 			Method string `json:"method"`
@@ -197,5 +210,5 @@ func StartLean(tb testing.TB, reply ReplyFunc) *httptest.Server {
 		msg := a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart(reply(r.Context(), ctxID, strings.Join(texts, "\n"))))
 		msg.ContextID = ctxID
 		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": a2a.StreamResponse{Event: msg}})
-	}))
+	})
 }

@@ -1,0 +1,121 @@
+package tracing
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestConfigFromEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    Config
+		wantErr string
+	}{
+		{name: "nothing set: off", env: nil, want: Config{}},
+		{name: "service name alone: off", env: map[string]string{EnvServiceName: "svc"}, want: Config{ServiceName: "svc"}},
+		{name: "protocol alone: off", env: map[string]string{EnvProtocol: "grpc"}, want: Config{}},
+		{
+			name: "general endpoint: http/protobuf to /v1/traces",
+			env:  map[string]string{EnvEndpoint: "http://collector:4318"},
+			want: Config{Enabled: true, Protocol: ProtocolHTTPProtobuf, EndpointURL: "http://collector:4318/v1/traces"},
+		},
+		{
+			name: "general endpoint with a path and a slash",
+			env:  map[string]string{EnvEndpoint: "https://collector.example/otlp/"},
+			want: Config{Enabled: true, Protocol: ProtocolHTTPProtobuf, EndpointURL: "https://collector.example/otlp/v1/traces"},
+		},
+		{
+			name: "traces endpoint used as it is, and wins",
+			env:  map[string]string{EnvEndpoint: "http://a:4318", EnvTracesEndpoint: "http://b:9999/custom"},
+			want: Config{Enabled: true, Protocol: ProtocolHTTPProtobuf, EndpointURL: "http://b:9999/custom"},
+		},
+		{
+			name: "grpc endpoint gets no path",
+			env:  map[string]string{EnvEndpoint: "http://collector:4317", EnvProtocol: "grpc"},
+			want: Config{Enabled: true, Protocol: ProtocolGRPC, EndpointURL: "http://collector:4317"},
+		},
+		{
+			name: "traces protocol wins over the general one",
+			env:  map[string]string{EnvEndpoint: "http://c:4317", EnvProtocol: "http/protobuf", EnvTracesProtocol: "GRPC"},
+			want: Config{Enabled: true, Protocol: ProtocolGRPC, EndpointURL: "http://c:4317"},
+		},
+		{
+			name: "exporter otlp without endpoint: the default collector",
+			env:  map[string]string{EnvTracesExporter: "otlp"},
+			want: Config{Enabled: true, Protocol: ProtocolHTTPProtobuf, EndpointURL: "http://localhost:4318/v1/traces"},
+		},
+		{
+			name: "exporter otlp over grpc without endpoint",
+			env:  map[string]string{EnvTracesExporter: "otlp", EnvProtocol: "grpc"},
+			want: Config{Enabled: true, Protocol: ProtocolGRPC, EndpointURL: "http://localhost:4317"},
+		},
+		{
+			name: "exporter none wins over an endpoint",
+			env:  map[string]string{EnvTracesExporter: "none", EnvEndpoint: "http://c:4318"},
+			want: Config{},
+		},
+		{
+			name: "SDK disabled wins over everything",
+			env:  map[string]string{EnvSDKDisabled: "TRUE", EnvTracesExporter: "otlp", EnvEndpoint: "http://c:4318"},
+			want: Config{},
+		},
+		{
+			name: "SDK disabled false is no disabling",
+			env:  map[string]string{EnvSDKDisabled: "false", EnvEndpoint: "http://c:4318"},
+			want: Config{Enabled: true, Protocol: ProtocolHTTPProtobuf, EndpointURL: "http://c:4318/v1/traces"},
+		},
+		{
+			name: "unknown exporter is a warning, otlp among them still exports",
+			env:  map[string]string{EnvTracesExporter: "zipkin, otlp", EnvEndpoint: "http://c:4318"},
+			want: Config{Enabled: true, Protocol: ProtocolHTTPProtobuf, EndpointURL: "http://c:4318/v1/traces",
+				Warnings: []string{`OTEL_TRACES_EXPORTER: proctor exports traces with otlp only; "zipkin" ignored`}},
+		},
+		{
+			name: "only an unknown exporter: off, with a warning",
+			env:  map[string]string{EnvTracesExporter: "console"},
+			want: Config{Warnings: []string{`OTEL_TRACES_EXPORTER: proctor exports traces with otlp only; "console" ignored`}},
+		},
+		{
+			name: "http/json is a warning and falls back to http/protobuf",
+			env:  map[string]string{EnvEndpoint: "http://c:4318", EnvProtocol: "http/json"},
+			want: Config{Enabled: true, Protocol: ProtocolHTTPProtobuf, EndpointURL: "http://c:4318/v1/traces",
+				Warnings: []string{`OTEL_EXPORTER_OTLP_PROTOCOL: protocol "http/json" is not supported (use http/protobuf or grpc); using http/protobuf`}},
+		},
+		{name: "endpoint without scheme", env: map[string]string{EnvEndpoint: "collector:4318"}, wantErr: "OTEL_EXPORTER_OTLP_ENDPOINT=\"collector:4318\": want an http:// or https:// URL"},
+		{name: "traces endpoint with another scheme", env: map[string]string{EnvTracesEndpoint: "ftp://c/x"}, wantErr: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"},
+		{name: "endpoint that is no URL", env: map[string]string{EnvEndpoint: "http://[::1"}, wantErr: "want an http:// or https:// URL"},
+		{name: "oversized value", env: map[string]string{EnvServiceName: strings.Repeat("x", maxEnvValueLen+1)}, wantErr: "OTEL_SERVICE_NAME is longer than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ConfigFromEnv(func(k string) string { return tt.env[k] })
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func FuzzConfigFromEnv(f *testing.F) {
+	f.Add("http://c:4318", "", "grpc", "otlp,none")
+	f.Add("", "https://x/y", "http/json", "")
+	f.Fuzz(func(t *testing.T, endpoint, traces, protocol, exporter string) {
+		env := map[string]string{EnvEndpoint: endpoint, EnvTracesEndpoint: traces, EnvProtocol: protocol, EnvTracesExporter: exporter}
+		cfg, err := ConfigFromEnv(func(k string) string { return env[k] })
+		if err == nil && cfg.Enabled && cfg.EndpointURL == "" {
+			t.Fatalf("enabled without an endpoint: %+v", cfg)
+		}
+	})
+}
