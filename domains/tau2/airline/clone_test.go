@@ -3,6 +3,7 @@ package airline
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -212,5 +213,58 @@ func TestConcurrentEnvs(t *testing.T) {
 	}
 	if h, _ := env.Hash(); h != freshHash {
 		t.Error("a new environment is not fresh after concurrent writes")
+	}
+}
+
+// TestIncrementalHash is the property that incremental hashing rests on:
+// after any sequence of tool calls (drawn from every task's expected
+// actions, so bookings, changes, cancellations and payments), an
+// environment's incremental hash is the hash of its whole model dump.
+func TestIncrementalHash(t *testing.T) {
+	dir := needData(t)
+	d := testDomain(t)
+	tools := Tools()
+	tools.RegisterEnvFunc("full_hash", func(db *DB, _ domains.Args) (any, error) { return db.FullHash() })
+	raw, err := os.ReadFile(filepath.Join(dir, DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, err := domains.NewDomain(domains.Spec[DB]{Name: Name, Policy: "-", DB: raw, Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pool []domains.ToolCall
+	for _, task := range d.Tasks {
+		if task.EvaluationCriteria != nil {
+			for _, a := range task.EvaluationCriteria.Actions {
+				pool = append(pool, domains.ToolCall{Name: a.Name, Arguments: a.Arguments})
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	rounds := 15
+	if testing.Short() || raceEnabled {
+		rounds = 4
+	}
+	for round := range rounds {
+		env, err := probe.NewEnv(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for step := range 1 + r.IntN(6) {
+			call := pool[r.IntN(len(pool))]
+			env.Call(call)
+			got, err := env.Hash()
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, err := domains.CallFunc(env, "", "full_hash", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != full {
+				t.Fatalf("round %d, step %d (%s): incremental hash %s, full hash %s", round, step, call.Name, got, full)
+			}
+		}
 	}
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"sync"
+	"sync/atomic"
 
+	"github.com/proctor-eval/proctor/domains/tau2/internal/dbhash"
 	"github.com/proctor-eval/proctor/domains/tau2/internal/pyjson"
 )
 
@@ -52,6 +55,82 @@ type DB struct {
 	// owned holds the records (*Flight, *User, *Reservation) this DB made
 	// itself and may change in place; every other record may be shared.
 	owned map[any]struct{}
+	// base is the decoded database this one was cloned from (or is), for
+	// incremental hashing; nil for a DB built otherwise.
+	base *pristine
+}
+
+// pristine is a decoded database as it was decoded, shared read-only by
+// its clones: a record of a clone that is still the pristine one is
+// unchanged, and Hash encodes only the others (see dbhash).
+type pristine struct {
+	flights      map[string]*Flight
+	users        map[string]*User
+	reservations map[string]*Reservation
+
+	// cloned is set once the database has been cloned: only then is
+	// encoding it for incremental hashing worth its cost (a database
+	// merged with a task's initialization data is used once).
+	cloned atomic.Bool
+
+	once sync.Once
+	tmpl *dbhash.Template
+	err  error
+}
+
+func newPristine(db *DB) *pristine {
+	return &pristine{flights: maps.Clone(db.flights), users: maps.Clone(db.users), reservations: maps.Clone(db.reservations)}
+}
+
+// template encodes the pristine database, once.
+func (p *pristine) template() (*dbhash.Template, error) {
+	p.once.Do(func() {
+		p.tmpl, p.err = dbhash.New(map[string]map[string]any{
+			"flights":      dumpTable(p.flights, (*Flight).dump),
+			"users":        dumpTable(p.users, (*User).dump),
+			"reservations": dumpTable(p.reservations, (*Reservation).dump),
+		})
+	})
+	return p.tmpl, p.err
+}
+
+func dumpTable[R any](recs map[string]*R, dump func(*R) map[string]any) map[string]any {
+	out := make(map[string]any, len(recs))
+	for k, r := range recs {
+		out[k] = dump(r)
+	}
+	return out
+}
+
+// changes lists the records of db that are not the pristine ones: changed,
+// added or deleted.
+func (db *DB) changes() []dbhash.Change {
+	var out []dbhash.Change
+	out = tableChanges(out, "flights", db.flights, db.base.flights, (*Flight).dump)
+	out = tableChanges(out, "users", db.users, db.base.users, (*User).dump)
+	return tableChanges(out, "reservations", db.reservations, db.base.reservations, (*Reservation).dump)
+}
+
+func tableChanges[R any](out []dbhash.Change, name string, recs, base map[string]*R, dump func(*R) map[string]any) []dbhash.Change {
+	kept := 0
+	for k, r := range recs {
+		b, ok := base[k]
+		if ok {
+			kept++
+		}
+		if b != r {
+			out = append(out, dbhash.Change{Table: name, Key: k, Dump: dump(r)})
+		}
+	}
+	if kept == len(base) {
+		return out
+	}
+	for k := range base {
+		if _, ok := recs[k]; !ok {
+			out = append(out, dbhash.Change{Table: name, Key: k, Deleted: true})
+		}
+	}
+	return out
 }
 
 // Flight is a scheduled flight and its status on each date.
@@ -239,11 +318,15 @@ func (db *DB) Clone() *DB {
 		// template only reads it and is safe from many goroutines.)
 		db.owned = nil
 	}
+	if db.base != nil && !db.base.cloned.Load() {
+		db.base.cloned.Store(true)
+	}
 	return &DB{
 		flightOrder:  db.flightOrder,
 		flights:      maps.Clone(db.flights),
 		users:        maps.Clone(db.users),
 		reservations: maps.Clone(db.reservations),
+		base:         db.base,
 	}
 }
 
@@ -317,8 +400,23 @@ func (db *DB) addReservation(r *Reservation) {
 // Hash: the model_dump() tree.
 
 // Hash implements domains.Hasher: tau2's DB hash, the SHA-256 of
-// json.dumps(model_dump(), sort_keys=True, default=str).
+// json.dumps(model_dump(), sort_keys=True, default=str). A decoded database
+// and its clones are hashed incrementally (see dbhash): only the records
+// that differ from the decoded ones are encoded, and a database seen before
+// is not hashed again.
 func (db *DB) Hash() (string, error) {
+	if db.base == nil || !db.base.cloned.Load() {
+		return db.FullHash()
+	}
+	tmpl, err := db.base.template()
+	if err != nil {
+		return "", err
+	}
+	return tmpl.Hash(db.changes())
+}
+
+// FullHash is Hash computed the plain way, over the whole model dump.
+func (db *DB) FullHash() (string, error) {
 	return pyjson.Hash(db.Dump())
 }
 

@@ -79,6 +79,7 @@ func (db *DB) UnmarshalJSON(data []byte) error {
 			return fmt.Errorf("database: missing field %q", k)
 		}
 	}
+	db.base = newPristine(db)
 	return nil
 }
 
