@@ -101,6 +101,9 @@ func simulateGold(ctx context.Context, sim *rollout.Simulator, sc *scoring.Score
 	if rec.Simulation.TerminationReason != result.TermUserStop {
 		return rec, fmt.Errorf("task %s: %s: %s", task.ID, rec.Simulation.TerminationReason, rec.Simulation.Error)
 	}
+	if db := rec.Simulation.RewardInfo.DBCheck; db != nil && !db.DBMatch {
+		return rec, fmt.Errorf("task %s: the gold actions left database %s, not the gold %s", task.ID, db.ActualHash, db.ExpectedHash)
+	}
 	return rec, nil
 }
 
