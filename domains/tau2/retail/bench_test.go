@@ -1,6 +1,7 @@
 package retail
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,7 +65,7 @@ func BenchmarkHash(b *testing.B) {
 		}
 	})
 	b.Run("unique", func(b *testing.B) {
-		i := 0
+		i := rand.IntN(1 << 40) // unique across -count runs
 		for b.Loop() {
 			e, _ := d.NewEnv(nil)
 			res := e.Call(domains.ToolCall{Name: "modify_user_address", Arguments: map[string]any{
