@@ -65,7 +65,7 @@ func BenchmarkHash(b *testing.B) {
 		}
 	})
 	b.Run("unique", func(b *testing.B) {
-		i := rand.IntN(1 << 40) // unique across -count runs
+		i := rand.IntN(1 << 40) // unique across runs of this closure (-count)
 		for b.Loop() {
 			e, _ := d.NewEnv(nil)
 			res := e.Call(domains.ToolCall{Name: "modify_user_address", Arguments: map[string]any{
