@@ -65,7 +65,8 @@ type table struct {
 
 // Change is a record of an environment's database that may differ from
 // the template: a changed or new record with its model dump, or a deleted
-// one. Records not listed are the template's.
+// one. Records not listed are the template's; a record is listed at most
+// once.
 type Change struct {
 	Table, Key string
 	// Dump is the record's model dump; ignored when Deleted.
@@ -139,10 +140,10 @@ type dirty struct {
 	enc   []byte
 }
 
-// Diff encodes an environment's changes and keeps those that differ from
+// diff encodes an environment's changes and keeps those that differ from
 // the template (a record changed back to its pristine bytes is not a
 // difference), in stream order. It fails for a change of a table the
-// template lacks or a record that does not encode.
+// template lacks, a record listed twice or one that does not encode.
 func (t *Template) diff(changes []Change) ([]dirty, error) {
 	var out []dirty
 	for _, c := range changes {
@@ -177,8 +178,11 @@ func (t *Template) diff(changes []Change) ([]dirty, error) {
 		}
 		return pyjson.CompareKeys(a.key, b.key)
 	})
-	// A key listed twice: the last listing wins, as in a map.
-	out = slices.CompactFunc(out, func(a, b dirty) bool { return a.table == b.table && a.key == b.key })
+	for i := 1; i < len(out); i++ {
+		if out[i].table == out[i-1].table && out[i].key == out[i-1].key {
+			return nil, fmt.Errorf("dbhash: record %s of table %s listed twice", out[i].key, out[i].table.name)
+		}
+	}
 	return out, nil
 }
 

@@ -158,9 +158,13 @@ func TestErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []Change{{Table: "other", Key: "k", Dump: "v"}, {Table: "t", Key: "k", Dump: make(chan int)}} {
-		if _, err := tmpl.Hash([]Change{c}); err == nil {
-			t.Errorf("Hash accepted %v", fmt.Sprint(c))
+	for name, changes := range map[string][]Change{
+		"unknown table": {{Table: "other", Key: "k", Dump: "v"}},
+		"bad record":    {{Table: "t", Key: "k", Dump: make(chan int)}},
+		"listed twice":  {{Table: "t", Key: "n", Dump: "v"}, {Table: "t", Key: "n", Dump: "w"}},
+	} {
+		if _, err := tmpl.Hash(changes); err == nil {
+			t.Errorf("%s: Hash accepted %v", name, fmt.Sprint(changes))
 		}
 	}
 }
