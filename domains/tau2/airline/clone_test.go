@@ -3,6 +3,7 @@ package airline
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -36,6 +37,12 @@ func decodeTemplate(t testing.TB) *DB {
 		t.Fatal(templateErr)
 	}
 	return templateVal
+}
+
+// get is a record of a table, nil when absent.
+func get[T any](t records[T], id string) *T {
+	r, _ := t.get(id)
+	return r
 }
 
 // run calls a tool directly on a DB.
@@ -79,7 +86,7 @@ func TestCloneIsolation(t *testing.T) {
 	if h := dbHash(t, tmpl); h != freshHash {
 		t.Fatalf("template hash %s", h)
 	}
-	wuna, sophiaRec, hat271 := tmpl.reservations[wunaRes], tmpl.users[sophia], tmpl.flights["HAT271"]
+	wuna, sophiaRec, hat271 := get(tmpl.reservations, wunaRes), get(tmpl.users, sophia), get(tmpl.flights, "HAT271")
 
 	a, b := tmpl.Clone(), tmpl.Clone()
 	writes(t, a)
@@ -93,18 +100,18 @@ func TestCloneIsolation(t *testing.T) {
 	if h := dbHash(t, tmpl); h != freshHash {
 		t.Error("the template changed")
 	}
-	if tmpl.reservations[wunaRes] != wuna || tmpl.users[sophia] != sophiaRec || tmpl.flights["HAT271"] != hat271 {
+	if get(tmpl.reservations, wunaRes) != wuna || get(tmpl.users, sophia) != sophiaRec || get(tmpl.flights, "HAT271") != hat271 {
 		t.Error("the template's records were replaced")
 	}
 	if len(wuna.PaymentHistory) != 1 || wuna.Status != nil || len(sophiaRec.PaymentMethods) != 4 ||
 		len(sophiaRec.Reservations) != 5 || hat271.Dates["2024-05-26"].AvailableSeats.Economy != 3 {
 		t.Error("a template record was changed in place")
 	}
-	if _, ok := tmpl.reservations["HATHAT"]; ok {
+	if _, ok := tmpl.reservations.get("HATHAT"); ok {
 		t.Error("the new reservation reached the template")
 	}
 	// Records the clone did not touch are still shared.
-	if a.users["mia_li_3668"] != tmpl.users["mia_li_3668"] || a.flights["HAT001"] != tmpl.flights["HAT001"] {
+	if get(a.users, "mia_li_3668") != get(tmpl.users, "mia_li_3668") || get(a.flights, "HAT001") != get(tmpl.flights, "HAT001") {
 		t.Error("untouched records were copied")
 	}
 	// The same writes on a fresh clone give the same state.
@@ -122,7 +129,7 @@ func TestCloneIsolation(t *testing.T) {
 		t.Error("a clone of a clone sees its parent's later writes")
 	}
 	run(t, d, sendCertificate, map[string]any{"user_id": sophia, "amount": 1.0})
-	if len(a.users[sophia].PaymentMethods) != len(d.users[sophia].PaymentMethods)-1 {
+	if len(get(a.users, sophia).PaymentMethods) != len(get(d.users, sophia).PaymentMethods)-1 {
 		t.Error("a parent sees its clone's writes")
 	}
 }
@@ -135,16 +142,16 @@ func TestDumpCache(t *testing.T) {
 	for _, kind := range []string{"flights", "users", "reservations"} {
 		tree[kind] = map[string]any{}
 	}
-	for k, f := range tmpl.flights {
+	for k, f := range tmpl.flights.all() {
 		if f.dumped == nil {
 			t.Fatal("decoded flight without a cached dump")
 		}
 		tree["flights"].(map[string]any)[k] = f.buildDump()
 	}
-	for k, u := range tmpl.users {
+	for k, u := range tmpl.users.all() {
 		tree["users"].(map[string]any)[k] = u.buildDump()
 	}
-	for k, r := range tmpl.reservations {
+	for k, r := range tmpl.reservations.all() {
 		tree["reservations"].(map[string]any)[k] = r.buildDump()
 	}
 	h, err := pyjson.Hash(tree)
@@ -212,5 +219,58 @@ func TestConcurrentEnvs(t *testing.T) {
 	}
 	if h, _ := env.Hash(); h != freshHash {
 		t.Error("a new environment is not fresh after concurrent writes")
+	}
+}
+
+// TestIncrementalHash is the property that incremental hashing rests on:
+// after any sequence of tool calls (drawn from every task's expected
+// actions, so bookings, changes, cancellations and payments), an
+// environment's incremental hash is the hash of its whole model dump.
+func TestIncrementalHash(t *testing.T) {
+	dir := needData(t)
+	d := testDomain(t)
+	tools := Tools()
+	tools.RegisterEnvFunc("full_hash", func(db *DB, _ domains.Args) (any, error) { return db.FullHash() })
+	raw, err := os.ReadFile(filepath.Join(dir, DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, err := domains.NewDomain(domains.Spec[DB]{Name: Name, Policy: "-", DB: raw, Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pool []domains.ToolCall
+	for _, task := range d.Tasks {
+		if task.EvaluationCriteria != nil {
+			for _, a := range task.EvaluationCriteria.Actions {
+				pool = append(pool, domains.ToolCall{Name: a.Name, Arguments: a.Arguments})
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	rounds := 15
+	if testing.Short() || raceEnabled {
+		rounds = 4
+	}
+	for round := range rounds {
+		env, err := probe.NewEnv(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for step := range 1 + r.IntN(6) {
+			call := pool[r.IntN(len(pool))]
+			env.Call(call)
+			got, err := env.Hash()
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, err := domains.CallFunc(env, "", "full_hash", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != full {
+				t.Fatalf("round %d, step %d (%s): incremental hash %s, full hash %s", round, step, call.Name, got, full)
+			}
+		}
 	}
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"sync"
+	"sync/atomic"
 
+	"github.com/proctor-eval/proctor/domains/tau2/internal/dbhash"
 	"github.com/proctor-eval/proctor/domains/tau2/internal/pyjson"
 )
 
@@ -46,12 +49,50 @@ var (
 // it first.
 type DB struct {
 	flightOrder  []string // flight numbers in file order (searches scan in this order)
-	flights      map[string]*Flight
-	users        map[string]*User
-	reservations map[string]*Reservation
+	flights      records[Flight]
+	users        records[User]
+	reservations records[Reservation]
 	// owned holds the records (*Flight, *User, *Reservation) this DB made
 	// itself and may change in place; every other record may be shared.
 	owned map[any]struct{}
+	// hashing is the incremental hashing state of the decoded database,
+	// shared with its clones; nil for a DB built otherwise.
+	hashing *hashing
+}
+
+// hashing holds the encoding of a decoded database (its records' bases),
+// made on the first hash of a clone and shared read-only by all clones: a
+// clone's hash encodes only its own records (see dbhash).
+type hashing struct {
+	// cloned is set once the database has been cloned: only then is
+	// encoding it worth its cost (a database merged with a task's
+	// initialization data is used once).
+	cloned atomic.Bool
+
+	once sync.Once
+	tmpl *dbhash.Template
+	err  error
+}
+
+// template encodes the decoded database, once for it and its clones.
+func (db *DB) template() (*dbhash.Template, error) {
+	h := db.hashing
+	h.once.Do(func() {
+		h.tmpl, h.err = dbhash.New(map[string]map[string]any{
+			"flights":      db.flights.baseDumps((*Flight).dump),
+			"users":        db.users.baseDumps((*User).dump),
+			"reservations": db.reservations.baseDumps((*Reservation).dump),
+		})
+	})
+	return h.tmpl, h.err
+}
+
+// changes lists the records of db that may differ from the decoded ones.
+func (db *DB) changes() []dbhash.Change {
+	var out []dbhash.Change
+	out = db.flights.changes(out, "flights", (*Flight).dump)
+	out = db.users.changes(out, "users", (*User).dump)
+	return db.reservations.changes(out, "reservations", (*Reservation).dump)
 }
 
 // Flight is a scheduled flight and its status on each date.
@@ -230,8 +271,8 @@ type Payment struct {
 // Copy on write.
 
 // Clone returns a DB that shares every record with db and copies a record
-// before changing it. It copies only the three id maps, so a clone of the
-// full airline database costs a few hundred kilobytes.
+// before changing it. It copies only the records db changed, so a clone of
+// the full airline database costs a few hundred bytes.
 func (db *DB) Clone() *DB {
 	if len(db.owned) > 0 {
 		// db's own records are shared from now on: db must copy them before
@@ -239,11 +280,15 @@ func (db *DB) Clone() *DB {
 		// template only reads it and is safe from many goroutines.)
 		db.owned = nil
 	}
+	if db.hashing != nil && !db.hashing.cloned.Load() {
+		db.hashing.cloned.Store(true)
+	}
 	return &DB{
 		flightOrder:  db.flightOrder,
-		flights:      maps.Clone(db.flights),
-		users:        maps.Clone(db.users),
-		reservations: maps.Clone(db.reservations),
+		flights:      db.flights.clone(),
+		users:        db.users.clone(),
+		reservations: db.reservations.clone(),
+		hashing:      db.hashing,
 	}
 }
 
@@ -261,7 +306,7 @@ func (db *DB) own(rec any) {
 
 // mutableUser returns a user that this DB may change. The user must exist.
 func (db *DB) mutableUser(id string) *User {
-	u := db.users[id]
+	u, _ := db.users.get(id)
 	if db.owns(u) {
 		return u
 	}
@@ -270,7 +315,7 @@ func (db *DB) mutableUser(id string) *User {
 	c.PaymentMethods = slices.Clone(u.PaymentMethods)
 	c.SavedPassengers = slices.Clone(u.SavedPassengers)
 	c.Reservations = slices.Clone(u.Reservations)
-	db.users[id] = &c
+	db.users.set(id, &c)
 	db.own(&c)
 	return &c
 }
@@ -278,7 +323,7 @@ func (db *DB) mutableUser(id string) *User {
 // mutableReservation returns a reservation that this DB may change. The
 // reservation must exist.
 func (db *DB) mutableReservation(id string) *Reservation {
-	r := db.reservations[id]
+	r, _ := db.reservations.get(id)
 	if db.owns(r) {
 		return r
 	}
@@ -287,7 +332,7 @@ func (db *DB) mutableReservation(id string) *Reservation {
 	c.Flights = slices.Clone(r.Flights)
 	c.Passengers = slices.Clone(r.Passengers)
 	c.PaymentHistory = slices.Clone(r.PaymentHistory)
-	db.reservations[id] = &c
+	db.reservations.set(id, &c)
 	db.own(&c)
 	return &c
 }
@@ -295,21 +340,21 @@ func (db *DB) mutableReservation(id string) *Reservation {
 // mutableFlight returns a flight that this DB may change. The flight must
 // exist.
 func (db *DB) mutableFlight(number string) *Flight {
-	f := db.flights[number]
+	f, _ := db.flights.get(number)
 	if db.owns(f) {
 		return f
 	}
 	c := *f
 	c.dumped = nil
 	c.Dates = maps.Clone(f.Dates) // FlightDate holds no references
-	db.flights[number] = &c
+	db.flights.set(number, &c)
 	db.own(&c)
 	return &c
 }
 
 // addReservation stores a new reservation made by this DB.
 func (db *DB) addReservation(r *Reservation) {
-	db.reservations[r.ReservationID] = r
+	db.reservations.set(r.ReservationID, r)
 	db.own(r)
 }
 
@@ -317,8 +362,23 @@ func (db *DB) addReservation(r *Reservation) {
 // Hash: the model_dump() tree.
 
 // Hash implements domains.Hasher: tau2's DB hash, the SHA-256 of
-// json.dumps(model_dump(), sort_keys=True, default=str).
+// json.dumps(model_dump(), sort_keys=True, default=str). A decoded database
+// and its clones are hashed incrementally (see dbhash): only the records
+// that differ from the decoded ones are encoded, and a database seen before
+// is not hashed again.
 func (db *DB) Hash() (string, error) {
+	if db.hashing == nil || !db.hashing.cloned.Load() {
+		return db.FullHash()
+	}
+	tmpl, err := db.template()
+	if err != nil {
+		return "", err
+	}
+	return tmpl.Hash(db.changes())
+}
+
+// FullHash is Hash computed the plain way, over the whole model dump.
+func (db *DB) FullHash() (string, error) {
 	return pyjson.Hash(db.Dump())
 }
 
@@ -332,16 +392,16 @@ func (db *DB) Hash() (string, error) {
 // copies made for a change drop it. Dumping a clone then only builds the
 // trees of the records it changed, instead of 15 MB of maps per hash.
 func (db *DB) Dump() any {
-	flights := make(map[string]any, len(db.flights))
-	for k, f := range db.flights {
+	flights := make(map[string]any, len(db.flights.base))
+	for k, f := range db.flights.all() {
 		flights[k] = f.dump()
 	}
-	users := make(map[string]any, len(db.users))
-	for k, u := range db.users {
+	users := make(map[string]any, len(db.users.base))
+	for k, u := range db.users.all() {
 		users[k] = u.dump()
 	}
-	reservations := make(map[string]any, len(db.reservations))
-	for k, r := range db.reservations {
+	reservations := make(map[string]any, len(db.reservations.base))
+	for k, r := range db.reservations.all() {
 		reservations[k] = r.dump()
 	}
 	return map[string]any{"flights": flights, "users": users, "reservations": reservations}

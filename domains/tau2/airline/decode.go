@@ -18,7 +18,8 @@ import (
 // UnmarshalJSON implements json.Unmarshaler. The records it decodes keep
 // their dump trees (see dumpCache).
 func (db *DB) UnmarshalJSON(data []byte) error {
-	*db = DB{flights: map[string]*Flight{}, users: map[string]*User{}, reservations: map[string]*Reservation{}}
+	*db = DB{}
+	flights, users, reservations := map[string]*Flight{}, map[string]*User{}, map[string]*Reservation{}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	seen := map[string]bool{}
@@ -37,7 +38,7 @@ func (db *DB) UnmarshalJSON(data []byte) error {
 				}
 				f.dumped = f.dump()
 				db.flightOrder = append(db.flightOrder, id)
-				db.flights[id] = f
+				flights[id] = f
 				return nil
 			})
 		case "users":
@@ -51,7 +52,7 @@ func (db *DB) UnmarshalJSON(data []byte) error {
 					return fmt.Errorf("user %s: %w", id, err)
 				}
 				u.dumped = u.dump()
-				db.users[id] = u
+				users[id] = u
 				return nil
 			})
 		case "reservations":
@@ -65,7 +66,7 @@ func (db *DB) UnmarshalJSON(data []byte) error {
 					return fmt.Errorf("reservation %s: %w", id, err)
 				}
 				r.dumped = r.dump()
-				db.reservations[id] = r
+				reservations[id] = r
 				return nil
 			})
 		}
@@ -79,6 +80,8 @@ func (db *DB) UnmarshalJSON(data []byte) error {
 			return fmt.Errorf("database: missing field %q", k)
 		}
 	}
+	db.flights.base, db.users.base, db.reservations.base = flights, users, reservations
+	db.hashing = new(hashing)
 	return nil
 }
 

@@ -212,22 +212,22 @@ func params(tool string, args domains.Args, names ...string) ([]any, error) {
 // Lookups, with tau2's messages. A key of another type than string is simply
 // not found, except a list or an object, which Python cannot hash.
 
-func (db *DB) getUser(id any) (*User, error) { return lookup(db.users, id, "User") }
+func (db *DB) getUser(id any) (*User, error) { return lookup(&db.users, id, "User") }
 
 func (db *DB) getReservation(id any) (*Reservation, error) {
-	return lookup(db.reservations, id, "Reservation")
+	return lookup(&db.reservations, id, "Reservation")
 }
 
-func (db *DB) getFlight(number any) (*Flight, error) { return lookup(db.flights, number, "Flight") }
+func (db *DB) getFlight(number any) (*Flight, error) { return lookup(&db.flights, number, "Flight") }
 
 // lookup finds a record by key, failing as tau2 does: "<Kind> <key> not
 // found".
-func lookup[T any](m map[string]*T, key any, kind string) (*T, error) {
+func lookup[T any](m *records[T], key any, kind string) (*T, error) {
 	if err := hashable(key); err != nil {
 		return nil, err
 	}
 	if s, ok := key.(string); ok {
-		if v, ok := m[s]; ok {
+		if v, ok := m.get(s); ok {
 			return v, nil
 		}
 	}
@@ -331,7 +331,7 @@ func searchDirectFlight(db *DB, args domains.Args) (any, error) {
 func (db *DB) searchDirect(date, origin, destination any, leaveAfter *string) ([]DirectFlight, error) {
 	out := []DirectFlight{}
 	for _, num := range db.flightOrder {
-		f := db.flights[num]
+		f, _ := db.flights.get(num)
 		if origin != nil && !pyEqual(f.Origin, origin) {
 			continue
 		}
@@ -583,7 +583,7 @@ func bookReservation(db *DB, args domains.Args) (any, error) {
 // newReservationID is the first id of newReservationIDs not taken yet.
 func (db *DB) newReservationID() (string, error) {
 	for _, id := range newReservationIDs {
-		if _, taken := db.reservations[id]; !taken {
+		if _, taken := db.reservations.get(id); !taken {
 			return id, nil
 		}
 	}
@@ -772,7 +772,7 @@ func (db *DB) payForUpdate(userID string, paymentID any, price any) (*Payment, e
 	if err := hashable(paymentID); err != nil {
 		return nil, err
 	}
-	user := db.users[userID]
+	user, _ := db.users.get(userID)
 	i := user.paymentMethod(paymentID)
 	if i < 0 {
 		return nil, fmt.Errorf("Payment method not found")

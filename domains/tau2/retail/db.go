@@ -5,7 +5,10 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
+	"github.com/proctor-eval/proctor/domains/tau2/internal/dbhash"
 	"github.com/proctor-eval/proctor/domains/tau2/internal/pyjson"
 )
 
@@ -194,21 +197,75 @@ type DB struct {
 	products table[Product]
 	users    table[User]
 	orders   table[Order]
+	// incremental hashes the decoded database's clones; shared with them,
+	// nil for a DB built otherwise.
+	incremental *incremental
+}
+
+// incremental is the encoding of a decoded database's base records, made
+// on the first hash of a clone and shared read-only by all clones (see
+// dbhash): a clone's hash encodes only its private records.
+type incremental struct {
+	// cloned is set once the database has been cloned: only then is
+	// encoding it worth its cost (a database merged with a task's
+	// initialization data is used once).
+	cloned atomic.Bool
+
+	once sync.Once
+	tmpl *dbhash.Template
+	err  error
+}
+
+// template encodes db's base records, once for db and its clones.
+func (db *DB) template() (*dbhash.Template, error) {
+	inc := db.incremental
+	inc.once.Do(func() {
+		inc.tmpl, inc.err = dbhash.New(map[string]map[string]any{
+			"products": db.products.baseDumps((*Product).dump),
+			"users":    db.users.baseDumps((*User).dump),
+			"orders":   db.orders.baseDumps((*Order).dump),
+		})
+	})
+	return inc.tmpl, inc.err
 }
 
 // Clone implements domains.Cloner: the clone shares every record with db
 // and copies one only when a tool changes it.
 func (db *DB) Clone() *DB {
+	if db.incremental != nil && !db.incremental.cloned.Load() {
+		db.incremental.cloned.Store(true)
+	}
 	return &DB{
 		products: db.products.clone((*Product).clone),
 		users:    db.users.clone((*User).clone),
 		orders:   db.orders.clone((*Order).clone),
+
+		incremental: db.incremental,
 	}
 }
 
 // Hash implements domains.Hasher: the SHA-256 of Python's
 // json.dumps(db.model_dump(), sort_keys=True, default=str), tau2's DB hash.
+// A decoded database's clones are hashed incrementally (see dbhash): only
+// the records a clone changed are encoded, and a database seen before is
+// not hashed again.
 func (db *DB) Hash() (string, error) {
+	if db.incremental == nil || !db.incremental.cloned.Load() {
+		return db.FullHash()
+	}
+	tmpl, err := db.template()
+	if err != nil {
+		return "", err
+	}
+	var changes []dbhash.Change
+	changes = db.products.changes(changes, "products", (*Product).dump)
+	changes = db.users.changes(changes, "users", (*User).dump)
+	changes = db.orders.changes(changes, "orders", (*Order).dump)
+	return tmpl.Hash(changes)
+}
+
+// FullHash is Hash computed the plain way, over the whole model dump.
+func (db *DB) FullHash() (string, error) {
 	return pyjson.Hash(db.dump(true))
 }
 

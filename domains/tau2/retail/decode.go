@@ -47,6 +47,7 @@ func (db *DB) UnmarshalJSON(data []byte) error {
 			return fmt.Errorf("database: missing field %q", k)
 		}
 	}
+	db.incremental = new(incremental)
 	return expectDelim(dec, '}', "database")
 }
 

@@ -2,6 +2,8 @@ package retail
 
 import (
 	"sync"
+
+	"github.com/proctor-eval/proctor/domains/tau2/internal/dbhash"
 )
 
 // table is one keyed collection of a DB, copy-on-write: base (and keys) may
@@ -76,17 +78,12 @@ func (t *table[T]) each(fn func(id string, r *T) bool) {
 func (t *table[T]) dump(fn func(*T) map[string]any, memo bool) map[string]any {
 	out := make(map[string]any, len(t.keys))
 	if memo && t.memo != nil {
-		t.memo.once.Do(func() {
-			t.memo.dumps = make(map[string]map[string]any, len(t.base))
-			for id, r := range t.base {
-				t.memo.dumps[id] = fn(r)
-			}
-		})
+		dumps := t.memoized(fn)
 		for _, id := range t.keys {
 			if r, ok := t.own[id]; ok {
 				out[id] = fn(r)
 			} else {
-				out[id] = t.memo.dumps[id]
+				out[id] = dumps[id]
 			}
 		}
 		return out
@@ -95,5 +92,36 @@ func (t *table[T]) dump(fn func(*T) map[string]any, memo bool) map[string]any {
 		out[id] = fn(r)
 		return true
 	})
+	return out
+}
+
+// memoized returns the model dumps of the base records, made once; they
+// must only be read.
+func (t *table[T]) memoized(fn func(*T) map[string]any) map[string]map[string]any {
+	t.memo.once.Do(func() {
+		t.memo.dumps = make(map[string]map[string]any, len(t.base))
+		for id, r := range t.base {
+			t.memo.dumps[id] = fn(r)
+		}
+	})
+	return t.memo.dumps
+}
+
+// baseDumps is memoized as a tree for dbhash.New.
+func (t *table[T]) baseDumps(fn func(*T) map[string]any) map[string]any {
+	memo := t.memoized(fn)
+	out := make(map[string]any, len(memo))
+	for id, d := range memo {
+		out[id] = d
+	}
+	return out
+}
+
+// changes appends the DB's private records, the only ones that may differ
+// from the base, to out.
+func (t *table[T]) changes(out []dbhash.Change, name string, fn func(*T) map[string]any) []dbhash.Change {
+	for id, r := range t.own {
+		out = append(out, dbhash.Change{Table: name, Key: id, Dump: fn(r)})
+	}
 	return out
 }

@@ -404,6 +404,13 @@ func sortMembers(ms []member, validUTF8 bool) {
 	slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.k, b.k) })
 }
 
+// CompareKeys orders object keys as the encoder writes them: by code
+// point, each byte of an invalid UTF-8 sequence read as U+FFFD.
+func CompareKeys(a, b string) int { return compareCodePoints(a, b) }
+
+// SortKeys sorts object keys as the encoder writes them (see CompareKeys).
+func SortKeys(keys []string) { slices.SortFunc(keys, compareCodePoints) }
+
 // compareCodePoints compares strings by code point, reading each byte of an
 // invalid UTF-8 sequence as U+FFFD.
 func compareCodePoints(a, b string) int {
