@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/proctor-eval/proctor/a2aclient"
@@ -11,6 +12,9 @@ import (
 	"github.com/proctor-eval/proctor/scoring"
 	"github.com/proctor-eval/proctor/store"
 )
+
+// storeChunk is the number of simulations Complete stores per transaction.
+const storeChunk = 10000
 
 // BulkStore is a Store that also writes many simulations at once.
 type BulkStore interface {
@@ -83,8 +87,13 @@ func storeComplete(ctx context.Context, st BulkStore, eval *result.Evaluation, r
 		}
 		rows[i] = store.Simulation{ID: sim.ID, TaskID: sim.TaskID, Trial: sim.Trial, Reward: sim.Reward, Data: data, Requests: reqs}
 	}
-	if err := st.PutSimulations(ctx, eval.ID, rows); err != nil {
-		return fmt.Errorf("store the simulations of %s: %w", eval.ID, err)
+	// In transactions of storeChunk: bbolt copies a transaction's pending
+	// pages each time the file grows under it, which a single transaction
+	// of tens of thousands of simulations pays many times over.
+	for chunk := range slices.Chunk(rows, storeChunk) {
+		if err := st.PutSimulations(ctx, eval.ID, chunk); err != nil {
+			return fmt.Errorf("store the simulations of %s: %w", eval.ID, err)
+		}
 	}
 	return r.save(ctx, eval)
 }

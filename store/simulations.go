@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"go.etcd.io/bbolt"
 )
@@ -305,6 +307,9 @@ func (db *DB) PutSimulations(ctx context.Context, evalID string, sims []Simulati
 		}
 		recs[i] = encoded{s.ID, val, reqs}
 	}
+	// In key order: bbolt then appends to its pages instead of moving
+	// what each insertion lands before.
+	slices.SortFunc(recs, func(a, b encoded) int { return strings.Compare(a.id, b.id) })
 	return db.update(ctx, func(tx *bbolt.Tx) error {
 		for _, r := range recs {
 			if err := putSimulation(tx, evalID, r.id, r.val, r.reqs); err != nil {

@@ -78,7 +78,11 @@ func openDir(path, spec string, create bool) (*Location, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shard location %s: %w", spec, err)
 	}
-	b, err := fileblob.OpenBucket(abs, &fileblob.Options{Metadata: fileblob.MetadataDontWrite})
+	// Temporary files go next to the shard files, so that the rename that
+	// publishes one stays within one file system (a volume mounted in a
+	// pod is not the one os.TempDir is on); a writer killed midway leaves
+	// a *.tmp file, which Read ignores.
+	b, err := fileblob.OpenBucket(abs, &fileblob.Options{Metadata: fileblob.MetadataDontWrite, NoTempDir: true})
 	if err != nil {
 		return nil, fmt.Errorf("shard location %s: %w", spec, err)
 	}

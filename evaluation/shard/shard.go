@@ -12,7 +12,6 @@
 package shard
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -148,20 +147,23 @@ func Decode(r io.Reader, maxBytes int64, source string) (*File, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("shard file %s: %w", source, err)
+	limited := &io.LimitedReader{R: r, N: maxBytes + 1}
+	tooLarge := func() error {
+		return fmt.Errorf("shard file %s is larger than %d bytes: not a shard file, or raise the limit", source, maxBytes)
 	}
-	if int64(len(data)) > maxBytes {
-		return nil, fmt.Errorf("shard file %s is larger than %d bytes: not a shard file, or raise the limit", source, maxBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(limited)
 	dec.DisallowUnknownFields()
 	var f File
 	if err := dec.Decode(&f); err != nil {
+		if limited.N <= 0 {
+			return nil, tooLarge()
+		}
 		return nil, fmt.Errorf("shard file %s is not a proctor shard file: %w", source, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if limited.N <= 0 {
+			return nil, tooLarge()
+		}
 		return nil, fmt.Errorf("shard file %s: data after its JSON object", source)
 	}
 	f.Source = source
