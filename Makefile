@@ -14,6 +14,9 @@ run:
 INTEROP := internal/interop/testdata
 NODE_PEERS := $(addprefix $(INTEROP)/,jspeer mastra voltagent adkts geminicli)
 TRPCPEER := $(INTEROP)/trpcpeer
+# The strict decoding test of deploy/k8s's manifests: a module of its own,
+# so that the Kubernetes API modules stay out of proctor's go.mod.
+K8SMANIFESTS := deploy/k8s/manifests_test
 
 %/node_modules/.package-lock.json: %/package-lock.json
 	@if command -v npm >/dev/null; then npm ci --prefix $* --no-audit --no-fund --ignore-scripts --loglevel=error; \
@@ -30,6 +33,7 @@ peers: $(addsuffix /node_modules/.package-lock.json,$(NODE_PEERS))
 test: peers
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
+	cd $(K8SMANIFESTS) && $(GO) test -count=1 ./...
 	@out=$$(mktemp) && if $(GO) test -run='^$$' -bench=. -benchtime=1x ./... >$$out 2>&1; \
 	then echo "benchmarks: each ran once and passed (figures: make bench)"; rm -f $$out; \
 	else cat $$out; rm -f $$out; exit 1; fi
@@ -42,6 +46,7 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 	cd $(TRPCPEER) && $(GO) vet . && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 .
+	cd $(K8SMANIFESTS) && $(GO) vet ./... && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 # The issue's performance figures (see README "Performance").
 bench:
@@ -76,6 +81,7 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzExtractMeta$$' -fuzztime=10s ./ecp/
 	$(GO) test -run='^$$' -fuzz='^FuzzConfigFromEnv$$' -fuzztime=10s ./internal/tracing/
 	$(GO) test -run='^$$' -fuzz='^FuzzPages$$' -fuzztime=10s ./server/ui/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=10s ./evaluation/shard/
 
 FUZZTIME ?= 30s
 fuzz:
@@ -109,3 +115,4 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzSplitCommand$$' -fuzztime=$(FUZZTIME) ./ecp/
 	$(GO) test -run='^$$' -fuzz='^FuzzFastStep$$' -fuzztime=$(FUZZTIME) ./ecp/
 	$(GO) test -run='^$$' -fuzz='^FuzzAppendStepParams$$' -fuzztime=$(FUZZTIME) ./ecp/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=$(FUZZTIME) ./evaluation/shard/

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -68,15 +66,6 @@ func (u *oneLineUser) Reply(context.Context, string) (string, error) {
 	}
 	u.said = true
 	return "Hi, I need help with my reservation.", nil
-}
-
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // airlineBench is the airline domain with a simulator and a scorer whose

@@ -268,10 +268,11 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	}
 	run.askedConcurrency = s.clampConcurrency(&eval.Config)
 	cfg := eval.Config
-	domain, tasks, split, err := s.resolveTasks(cfg)
+	domain, selected, split, err := s.selectTasks(cfg)
 	if err != nil {
 		return nil, err
 	}
+	tasks := ShardTasks(selected, cfg.ShardIndex, cfg.NumShards)
 	eval.Config.Split = split
 	if err := checkAllowTools(domain, cfg.ECPAllowTools); err != nil {
 		return nil, err
@@ -295,7 +296,9 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	} else {
 		eval.Agent, agent = agentInfo(run.client, cfg), rollout.ClientAgent(run.client)
 	}
-	eval.Config.TaskIDs = taskIDs(tasks) // a resume runs exactly these
+	// The whole selection, not this shard's share: a resume selects and
+	// splits it again, and the shards of one evaluation record the same.
+	eval.Config.TaskIDs = taskIDs(selected)
 	run.eval, run.tasks = eval, tasks
 	sim, err := rollout.NewSimulator(domain, profile, rollout.Limits{
 		MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
@@ -557,9 +560,37 @@ func (s *Service) domain(name, split string) (*domains.Domain, string, error) {
 }
 
 // resolveTasks finds the domain and the tasks an evaluation runs: the ones
-// named (or all of the split's), the first num_tasks of those, then this
-// shard's share. It returns the split the tasks come from.
+// selected (selectTasks), then this shard's share (ShardTasks). It returns
+// the split the tasks come from.
 func (s *Service) resolveTasks(cfg result.Config) (*domains.Domain, []*domains.Task, string, error) {
+	domain, tasks, split, err := s.selectTasks(cfg)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return domain, ShardTasks(tasks, cfg.ShardIndex, cfg.NumShards), split, nil
+}
+
+// ShardTasks is shard index's share of the selected tasks when they are
+// split between num shards: the tasks whose position modulo num is index
+// (every trial of a task runs in its shard). With num below 2 it is all of
+// them.
+func ShardTasks(tasks []*domains.Task, index, num int) []*domains.Task {
+	if num < 2 {
+		return tasks
+	}
+	var share []*domains.Task
+	for i, t := range tasks {
+		if i%num == index {
+			share = append(share, t)
+		}
+	}
+	return share
+}
+
+// selectTasks finds the domain and the tasks an evaluation selects, before
+// any split between shards: the ones named (or all of the split's), the
+// first num_tasks of those. A shard with no task of its own is refused.
+func (s *Service) selectTasks(cfg result.Config) (*domains.Domain, []*domains.Task, string, error) {
 	domain, split, err := s.domain(cfg.Domain, cfg.Split)
 	if err != nil {
 		return nil, nil, "", err
@@ -595,17 +626,12 @@ func (s *Service) resolveTasks(cfg result.Config) (*domains.Domain, []*domains.T
 	if cfg.NumTasks > 0 && cfg.NumTasks < len(tasks) {
 		tasks = tasks[:cfg.NumTasks]
 	}
-	if cfg.NumShards > 1 {
-		var shard []*domains.Task
-		for i, t := range tasks {
-			if i%cfg.NumShards == cfg.ShardIndex {
-				shard = append(shard, t)
-			}
-		}
-		tasks = shard
-	}
 	if len(tasks) == 0 {
 		return nil, nil, "", invalid("domain %s%s: no tasks selected", domain.Name, splitNote(split))
+	}
+	if cfg.NumShards > len(tasks) {
+		return nil, nil, "", invalid("num_shards %d: only %d tasks are selected, and every shard needs one; use at most %d shards",
+			cfg.NumShards, len(tasks), len(tasks))
 	}
 	if cfg.User == DefaultUser || cfg.User == "" {
 		if err := scriptless(domain.Name+splitNote(split), tasks); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/catalog"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/result"
@@ -94,6 +95,46 @@ func TestShardsPartitionTheTasks(t *testing.T) {
 	if len(seen) != 17 || slices.Compact(slices.Clone(seen))[16] != "mock-17" {
 		t.Errorf("shards cover %v, want each of the 17 tasks once", seen)
 	}
+}
+
+// TestShardResumesItsOwnTasks checks that a shard records the whole
+// selection and that its resume runs the shard's own tasks again, not a
+// share of them.
+func TestShardResumesItsOwnTasks(t *testing.T) {
+	svc := service(t)
+	ctx := context.Background()
+	run, err := svc.Prepare(ctx, skills.EvaluationRequest{AgentURL: "builtin", NumTasks: 12, ShardIndex: 1, NumShards: 3, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"mock-02", "mock-05", "mock-08", "mock-11"}
+	if got := taskNames(run.Tasks()); !slices.Equal(got, want) {
+		t.Fatalf("shard 1 of 3 of 12 tasks runs %v, want %v", got, want)
+	}
+	if n := len(run.Evaluation().Config.TaskIDs); n != 12 {
+		t.Errorf("the shard records %d selected tasks, want all 12", n)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	if err := run.Execute(cctx, func(p evaluation.Progress) { cancel() }); err != nil {
+		t.Fatal(err)
+	}
+	run.Close()
+	resumed, err := svc.Prepare(ctx, skills.EvaluationRequest{Resume: run.Evaluation().ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resumed.Close()
+	if got := taskNames(resumed.Tasks()); !slices.Equal(got, want) {
+		t.Errorf("the resumed shard runs %v, want %v", got, want)
+	}
+}
+
+func taskNames(tasks []*domains.Task) []string {
+	ids := make([]string, len(tasks))
+	for i, t := range tasks {
+		ids[i] = t.ID
+	}
+	return ids
 }
 
 func TestPrepareExecuteResumeAndResults(t *testing.T) {

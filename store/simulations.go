@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"go.etcd.io/bbolt"
 )
@@ -280,4 +282,40 @@ func (db *DB) Requests(ctx context.Context, evalID, simID string) (json.RawMessa
 		return nil, err
 	}
 	return out, nil
+}
+
+// PutSimulations stores many simulations of evaluation evalID in one
+// transaction (and one fsync): all of them or, on an error, none. It is
+// PutSimulation for results made elsewhere, such as the shards of a
+// sharded evaluation being merged.
+func (db *DB) PutSimulations(ctx context.Context, evalID string, sims []Simulation) error {
+	if err := validateID(kindEvaluation, evalID); err != nil {
+		return err
+	}
+	type encoded struct {
+		id        string
+		val, reqs []byte
+	}
+	recs := make([]encoded, len(sims))
+	for i, s := range sims {
+		if err := validateID(kindSimulation, s.ID); err != nil {
+			return err
+		}
+		val, reqs, err := db.encodeSimulation(evalID, s)
+		if err != nil {
+			return err
+		}
+		recs[i] = encoded{s.ID, val, reqs}
+	}
+	// In key order: bbolt then appends to its pages instead of moving
+	// what each insertion lands before.
+	slices.SortFunc(recs, func(a, b encoded) int { return strings.Compare(a.id, b.id) })
+	return db.update(ctx, func(tx *bbolt.Tx) error {
+		for _, r := range recs {
+			if err := putSimulation(tx, evalID, r.id, r.val, r.reqs); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -65,6 +65,7 @@ type runFlags struct {
 	ecpAllowTools                []string
 	ecpStderr                    string
 	llm                          llmFlags
+	shard                        shardFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -124,6 +125,7 @@ default), train or test (telecom also small and full).`,
 	fl.StringVar(&f.apiKey, "api-key", "", "send an API key to the agent in --api-key-header (or set "+envAPIKey+")")
 	fl.StringVar(&f.apiKeyHeader, "api-key-header", "X-API-Key", "header that carries --api-key")
 	addLLMFlags(cmd, &f.llm, true)
+	addShardFlags(cmd, &f.shard)
 	return cmd
 }
 
@@ -135,6 +137,7 @@ default), train or test (telecom also small and full).`,
 // the server.
 func (f *runFlags) validate(cmd *cobra.Command) error {
 	errs := f.llm.validate(cmd)
+	errs = append(errs, f.shard.resolve(cmd, f.resume != "")...)
 	if !slices.Contains(report.Formats(), report.Format(f.format)) && f.format != formatHTML {
 		errs = append(errs, fmt.Sprintf("--format %q: want table, json, markdown, tau2 or html", f.format))
 	}
@@ -182,7 +185,7 @@ func (f *runFlags) validate(cmd *cobra.Command) error {
 var appliedOnResume = []string{
 	"resume", "db", "format", "out", "progress", "fail-under", "concurrency", "max-response-bytes",
 	"header", "bearer-token", "api-key", "api-key-header", "tau2-data",
-	"llm-cassette", "llm-mode", "llm-base-url", "llm-prices", "llm-retries",
+	"llm-cassette", "llm-mode", "llm-base-url", "llm-prices", "llm-retries", "shard-out",
 }
 
 // keptOnResume lists the flags given with --resume that would change the
@@ -339,6 +342,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		MaxResponseBytes: f.maxResponse, Headers: flattenHeaders(headers), Resume: f.resume,
 		UserModel: f.llm.userModel, JudgeModel: f.llm.judgeModel, JudgeSamples: f.llm.judgeSamples,
 		Temperature: f.llm.temperaturePtr(cmd), Seed: f.llm.seedPtr(cmd),
+		ShardIndex: f.shard.index, NumShards: f.shard.numShards,
 	}
 	if cmd.Flags().Changed("ecp-allow-tools") {
 		req.ECPAllowTools = append([]string{}, f.ecpAllowTools...) // given empty: no tool
@@ -399,6 +403,9 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	fmt.Fprintf(errOut, "proctor: evaluation %s: %s on %s, %d tasks x %d trials (concurrency %d)\n",
 		eval.ID, report.AgentLabel(eval.Agent), onDomain, len(run.Tasks()), eval.Config.NumTrials, eval.Config.Concurrency)
 	eval, err = execute(cmd, run, output{f.out, f.format, f.progress, reg, prog}, "kept. Finish with: "+resume(eval.ID))
+	if serr := writeShard(ctx, cmd, db, run.Evaluation(), f.shard.out); serr != nil {
+		return serr
+	}
 	if err != nil {
 		return err
 	}
