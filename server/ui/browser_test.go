@@ -144,6 +144,8 @@ func TestBrowserPages(t *testing.T) {
 		{"evalset", s.evalSetPath, map[string][]string{"#run-id": {s.runID}, "#cases": {"divide", "response_match_score 0.200"}}},
 		{"conformances", "/conformance", map[string][]string{"#conformance-runs": {shortID(s.confID), "non-conformant"}}},
 		{"conformance", s.confPath, map[string][]string{"#level": {"non-conformant"}, "#failures": {"card-well-known", "Serve the card at"}}},
+		{"leaderboard", "/leaderboard", map[string][]string{
+			"#lb-airline": {betterAgentName, "Hostile <script>", "1.000", "0.667", "do-nothing baseline"}, "nav a.active": {"Leaderboard"}}},
 		{"compare", "/compare?a=" + url.QueryEscape(s.betterID) + "&b=" + url.QueryEscape(s.evalID), map[string][]string{
 			"#cmp-tasks": {failingTask, "regressed", "3/3", "1/3"}, "#cmp-regressions": {failingTask}, "#cmp-delta": {"-0.333"}}},
 	}

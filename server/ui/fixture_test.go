@@ -24,6 +24,7 @@ const xss = `<script>alert("pwned")</script><img src=x onerror=alert(1)>`
 // Fixture values the tests look for on the pages.
 const (
 	fixtureAgentName = "Hostile " + xss
+	betterAgentName  = "Better agent"
 	failingTask      = "task-fail"
 	failingSim       = failingTask + "#1"
 	passingSim       = "task-pass#0"

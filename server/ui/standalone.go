@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/proctor-eval/proctor/conformance"
+	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -107,4 +108,18 @@ func writeStandalone(w io.Writer, name, title string, body any) error {
 		return fmt.Errorf("html: %w", err)
 	}
 	return nil
+}
+
+// WriteComparison writes the comparison of two evaluations (proctor
+// compare --format html) as one self-contained HTML file: the viewer's
+// compare page without its form and links.
+func WriteComparison(w io.Writer, cmp report.EvaluationComparison) error {
+	return writeStandalone(w, "compare", "Compare "+cmp.Base.ID+" and "+cmp.Current.ID, compareView{A: cmp.Base.ID, B: cmp.Current.ID, Cmp: &cmp})
+}
+
+// WriteLeaderboard writes a leaderboard (proctor leaderboard --format
+// html) as one self-contained HTML file: the viewer's leaderboard page
+// without its form and links.
+func WriteLeaderboard(w io.Writer, lb report.Leaderboard) error {
+	return writeStandalone(w, "leaderboard", "Leaderboard "+lb.Domain, leaderboardView{Domain: lb.Domain, Split: lb.Split, Latest: lb.Latest, Boards: []report.Leaderboard{lb}})
 }

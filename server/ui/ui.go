@@ -83,6 +83,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /conformance", h.conformanceRuns)
 	h.mux.HandleFunc("GET /conformance/{id}", h.conformanceRun)
 	h.mux.HandleFunc("GET /compare", h.compare)
+	h.mux.HandleFunc("GET /leaderboard", h.leaderboard)
 	h.mux.HandleFunc("GET /static/style.css", h.stylesheet)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusNotFound, "no such page: %s", r.URL.Path)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctor-eval/proctor/report"
+	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/scoring"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -44,6 +46,7 @@ func seed(t testing.TB) seeded {
 		better.Simulations[i].Reward, better.Simulations[i].RewardInfo.Reward = 1, 1
 	}
 	better.Summary = scoring.Summarize(better.Simulations, nil)
+	better.Agent = result.AgentInfo{URL: "http://127.0.0.1:9/better", Name: betterAgentName}
 	putEval(t, db, better)
 	s.betterID = better.ID
 	eval := fixtureEval(store.NewID(), 3, 4)
@@ -122,6 +125,10 @@ func TestPages(t *testing.T) {
 		{"compare other domains", "/compare?a=" + s.evalID + "&b=" + s.otherDomainID, 400, []string{"different domains"}, nil},
 		{"compare an eval-set run", "/compare?a=" + s.evalID + "&b=" + s.runID, 400, []string{"eval-set run"}, nil},
 		{"compare hostile id", "/compare?a=" + s.evalID + "&b=" + url.QueryEscape(xss), 404, []string{escapedXSS()}, nil},
+		{"leaderboard", "/leaderboard", 200, []string{`id="lb-airline"`, `id="lb-retail"`, betterAgentName, s.betterID, s.evalID, "do-nothing baseline", escapedXSS()}, []string{`id="lb-mock"`}},
+		{"leaderboard of a domain", "/leaderboard?domain=retail", 200, []string{`id="lb-retail"`, s.otherDomainID}, []string{`id="lb-airline"`}},
+		{"leaderboard of an empty split", "/leaderboard?domain=airline&split=test", 200, []string{"No completed evaluation of airline"}, []string{s.evalID}},
+		{"leaderboard without results", "/leaderboard?domain=mock", 200, []string{"No completed evaluation of mock"}, nil},
 		{"stylesheet", "/static/style.css", 200, []string{".bubble"}, nil},
 		{"unknown page", "/nope", 404, []string{"no such page"}, nil},
 	}
@@ -189,7 +196,7 @@ func TestNoDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, want := range map[string]int{"/": 200, "/evalsets": 200, "/conformance": 200, "/eval/x": 404, "/eval/x/sim?id=y": 404, "/evalset/x": 404, "/conformance/x": 404} {
+	for path, want := range map[string]int{"/": 200, "/evalsets": 200, "/conformance": 200, "/eval/x": 404, "/eval/x/sim?id=y": 404, "/evalset/x": 404, "/conformance/x": 404, "/leaderboard": 200} {
 		if code, body, _ := get(t, h, path); code != want {
 			t.Errorf("GET %s without a database: status %d, want %d\n%.500s", path, code, want, body)
 		}
@@ -233,6 +240,37 @@ func TestStandalone(t *testing.T) {
 	buf.Reset()
 	if err := WriteEvalSetRun(&buf, run); err != nil || !strings.Contains(buf.String(), "divide") {
 		t.Errorf("WriteEvalSetRun: %v", err)
+	}
+	better := fixtureEval(store.NewID(), 3, 2)
+	for i := range better.Simulations {
+		better.Simulations[i].Reward = 1
+	}
+	better.Summary = scoring.Summarize(better.Simulations, nil)
+	better.Agent = result.AgentInfo{URL: "http://127.0.0.1:9/better", Name: betterAgentName}
+	cmp, err := report.CompareEvaluations(better, eval, report.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb := report.NewLeaderboard([]*result.Evaluation{eval, better}, report.LeaderboardOptions{Domain: "airline"})
+	for name, write := range map[string]func(io.Writer) error{
+		"WriteComparison":  func(w io.Writer) error { return WriteComparison(w, cmp) },
+		"WriteLeaderboard": func(w io.Writer) error { return WriteLeaderboard(w, lb) },
+	} {
+		buf.Reset()
+		if err := write(&buf); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		page := buf.String()
+		for _, want := range []string{"<style>", better.ID, eval.ID, escapedXSS()} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s: the file lacks %q", name, want)
+			}
+		}
+		for _, bad := range []string{"<form", `href="/`, `href="http`, `rel="stylesheet"`, "<script"} {
+			if strings.Contains(page, bad) {
+				t.Errorf("%s: the self-contained file has %q", name, bad)
+			}
+		}
 	}
 }
 
