@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proctor-eval/proctor/domains/catalog"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/scoring/metric"
@@ -30,7 +31,7 @@ import (
 const defaultViewPort = 8765
 
 func newViewCmd() *cobra.Command {
-	var dbPath, host string
+	var dbPath, host, tau2Data string
 	var port int
 	var open bool
 	cmd := &cobra.Command{
@@ -47,6 +48,10 @@ Everything is served from the binary: it works offline.`,
 			if port < 0 || port > 65535 {
 				return usageErr("--port %d: want 0 to 65535 (0 picks a free port)", port)
 			}
+			cat, err := newCatalog(tau2Data)
+			if err != nil {
+				return err
+			}
 			// The database is opened once here, to report at once a file
 			// that is not one, then for each page: between pages view holds
 			// no lock, so a run can store its results while it is open.
@@ -59,7 +64,7 @@ Everything is served from the binary: it works offline.`,
 				_ = db.Close()
 			}
 			h, err := ui.New(nil, ui.Options{StaleRunning: func() bool { active, err := store.WritersActiveAt(path); return !active && err == nil }, Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
-				Open: func() (*store.DB, error) { return openForPage(path) }})
+				Open: func() (*store.DB, error) { return openForPage(path) }, DBDiff: catalogDiffer(cat)})
 			if err != nil {
 				return failErr(err)
 			}
@@ -84,6 +89,7 @@ Everything is served from the binary: it works offline.`,
 	fl.StringVar(&host, "host", "127.0.0.1", "address to listen on (the viewer has no authentication: keep it on loopback)")
 	fl.IntVar(&port, "port", defaultViewPort, "port to listen on (0 picks a free one)")
 	fl.BoolVar(&open, "open", false, "open the viewer in the default web browser")
+	addTau2Flag(cmd, &tau2Data)
 	return cmd
 }
 
@@ -137,8 +143,8 @@ func openBrowser(stderr io.Writer, url string) {
 }
 
 // serveUI is the viewer `proctor serve` mounts at /ui/.
-func serveUI(db *store.DB, stderr io.Writer) (http.Handler, error) {
-	return ui.New(db, ui.Options{Base: server.PathUI, Logger: slog.New(slog.NewTextHandler(stderr, nil))})
+func serveUI(db *store.DB, cat *catalog.Catalog, stderr io.Writer) (http.Handler, error) {
+	return ui.New(db, ui.Options{Base: server.PathUI, Logger: slog.New(slog.NewTextHandler(stderr, nil)), DBDiff: catalogDiffer(cat)})
 }
 
 // formatHTML is --format html: one self-contained HTML file drawn with the

@@ -120,7 +120,7 @@ func TestBrowserPages(t *testing.T) {
 	ctx := browser(t)
 	out := screenshotDir(t)
 	s := seed(t)
-	h, err := New(s.db, Options{})
+	h, err := New(s.db, Options{DBDiff: mockDiffer(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +140,8 @@ func TestBrowserPages(t *testing.T) {
 			"#sim-id": {failingSim}, "#reward": {"0.000"}, "#conversation": {"book_flight", "I want to book <script>", "toggle_airplane_mode", "requested by the user", "private thought"},
 			"#breakdown": {"final database differs", "expectedhash0123", expectedFlight, actualFlight, missingInfo, "judge votes 1/3", "The agent confirms <script>"},
 		}},
+		{"simulation-db-records", s.mockSim, map[string][]string{
+			"#db-records": {"tasks", "T-1022", "missing", "Order catering", "next_task_number", "1023", "1022"}}},
 		{"evalsets", "/evalsets", map[string][]string{"#evalset-runs": {shortID(s.runID), "math"}}},
 		{"evalset", s.evalSetPath, map[string][]string{"#run-id": {s.runID}, "#cases": {"divide", "response_match_score 0.200"}}},
 		{"conformances", "/conformance", map[string][]string{"#conformance-runs": {shortID(s.confID), "non-conformant"}}},

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/proctor-eval/proctor/report"
+	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -43,6 +45,11 @@ type Options struct {
 	// open it meanwhile. It returns a nil DB when there is no database
 	// yet, and an error wrapping store.ErrLocked when a writer holds it.
 	Open func() (*store.DB, error)
+	// DBDiff, when set, explains the failed DB check of eval's
+	// simulations record by record (scoring.DBDiff on the evaluated
+	// domain, as proctor show does); the simulation page then lists the
+	// records that differ. Without it the page shows the hashes only.
+	DBDiff func(eval *result.Evaluation) report.DBDiffFunc
 }
 
 // Handler serves the viewer's pages from a results database.

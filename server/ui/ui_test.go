@@ -27,6 +27,7 @@ type seeded struct {
 	evalSetPath, confPath    string
 	otherDomainID, runningID string
 	betterID                 string // evalID's domain and tasks, every trial passed
+	mockSim                  string // a mock-domain simulation page whose DB check failed
 }
 
 func seed(t testing.TB) seeded {
@@ -37,6 +38,9 @@ func seed(t testing.TB) seeded {
 	other.Domain = "retail"
 	putEval(t, db, other)
 	s.otherDomainID = other.ID
+	mockEval := fixtureMockEval(store.NewID())
+	putEval(t, db, mockEval)
+	s.mockSim = "/eval/" + mockEval.ID + "/sim?id=" + url.QueryEscape(mockEval.Simulations[0].ID)
 	running := fixtureEval(store.NewID(), 1, 1)
 	running.Status = "running"
 	putEval(t, db, running)
@@ -80,7 +84,7 @@ func escapedXSS() string { return html.EscapeString(`<script>alert(`) }
 
 func TestPages(t *testing.T) {
 	s := seed(t)
-	h, err := New(s.db, Options{})
+	h, err := New(s.db, Options{DBDiff: mockDiffer(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,6 +114,9 @@ func TestPages(t *testing.T) {
 		{"eval-set run via evaluation", "/eval/" + s.runID, 302, nil, nil},
 		{"simulation failing", s.failSim, 200, []string{failingSim, "book_flight", expectedFlight, actualFlight, missingInfo, judgeReasoning, "votes 1/3",
 			"expectedhash0123", "actualhash4567", "private thought", "requested by the user", "toggle_airplane_mode", escapedXSS()}, nil},
+		{"simulation's differing records", s.mockSim, 200, []string{`id="db-records"`, "<code>tasks</code>", "<code>T-1022</code>", "missing", "Order catering",
+			"<code>next_task_number</code>", "1023", "1022"}, nil},
+		{"simulation without a domain to diff", s.failSim, 200, []string{"the domain is not available here"}, nil},
 		{"simulation passing", s.passSim, 200, []string{passingSim, "1.000"}, nil},
 		{"simulation missing", s.eval + "/sim?id=nope%231", 404, []string{"not found"}, nil},
 		{"simulation without id", s.eval + "/sim", 400, []string{"?id="}, nil},
@@ -125,10 +132,10 @@ func TestPages(t *testing.T) {
 		{"compare other domains", "/compare?a=" + s.evalID + "&b=" + s.otherDomainID, 400, []string{"different domains"}, nil},
 		{"compare an eval-set run", "/compare?a=" + s.evalID + "&b=" + s.runID, 400, []string{"eval-set run"}, nil},
 		{"compare hostile id", "/compare?a=" + s.evalID + "&b=" + url.QueryEscape(xss), 404, []string{escapedXSS()}, nil},
-		{"leaderboard", "/leaderboard", 200, []string{`id="lb-airline"`, `id="lb-retail"`, betterAgentName, s.betterID, s.evalID, "do-nothing baseline", escapedXSS()}, []string{`id="lb-mock"`}},
+		{"leaderboard", "/leaderboard", 200, []string{`id="lb-airline"`, `id="lb-retail"`, betterAgentName, s.betterID, s.evalID, "do-nothing baseline", escapedXSS()}, nil},
 		{"leaderboard of a domain", "/leaderboard?domain=retail", 200, []string{`id="lb-retail"`, s.otherDomainID}, []string{`id="lb-airline"`}},
 		{"leaderboard of an empty split", "/leaderboard?domain=airline&split=test", 200, []string{"No completed evaluation of airline"}, []string{s.evalID}},
-		{"leaderboard without results", "/leaderboard?domain=mock", 200, []string{"No completed evaluation of mock"}, nil},
+		{"leaderboard without results", "/leaderboard?domain=telecom", 200, []string{"No completed evaluation of telecom"}, nil},
 		{"stylesheet", "/static/style.css", 200, []string{".bubble"}, nil},
 		{"unknown page", "/nope", 404, []string{"no such page"}, nil},
 	}
