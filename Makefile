@@ -74,6 +74,7 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzFastStep$$' -fuzztime=10s ./ecp/
 	$(GO) test -run='^$$' -fuzz='^FuzzAppendStepParams$$' -fuzztime=10s ./ecp/
 	$(GO) test -run='^$$' -fuzz='^FuzzPages$$' -fuzztime=10s ./server/ui/
+	$(GO) test -run='^$$' -fuzz='^FuzzWireTrace$$' -fuzztime=10s ./server/ui/
 
 FUZZTIME ?= 30s
 fuzz:

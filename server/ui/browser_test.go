@@ -120,7 +120,7 @@ func TestBrowserPages(t *testing.T) {
 	ctx := browser(t)
 	out := screenshotDir(t)
 	s := seed(t)
-	h, err := New(s.db, Options{DBDiff: mockDiffer(t)})
+	h, err := New(s.db, s.options(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,8 @@ func TestBrowserPages(t *testing.T) {
 			"#breakdown": {"final database differs", "expectedhash0123", expectedFlight, actualFlight, missingInfo, "judge votes 1/3", "The agent confirms <script>"},
 		}},
 		{"simulation-db-records", s.mockSim, map[string][]string{
-			"#db-records": {"tasks", "T-1022", "missing", "Order catering", "next_task_number", "1023", "1022"}}},
+			"#db-records": {"tasks", "T-1022", "missing", "Order catering", "next_task_number", "1023", "1022"},
+			"#wire-trace": {"SendMessage", "503", "agent unavailable", "Authorization: [redacted]", "<script>alert"}}},
 		{"evalsets", "/evalsets", map[string][]string{"#evalset-runs": {shortID(s.runID), "math"}}},
 		{"evalset", s.evalSetPath, map[string][]string{"#run-id": {s.runID}, "#cases": {"divide", "response_match_score 0.200"}}},
 		{"conformances", "/conformance", map[string][]string{"#conformance-runs": {shortID(s.confID), "non-conformant"}}},

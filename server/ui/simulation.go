@@ -94,6 +94,8 @@ type simView struct {
 	// Records lists how the final database differs from the expected one
 	// when the DB check failed and the domain is at hand (Options.DBDiff).
 	Records *recordsView
+	// Wire is the conversation's wire trace (Options.WireTrace).
+	Wire *wireView
 }
 
 // recordsView is the differing records of a failed DB check.
@@ -150,6 +152,11 @@ func (h *Handler) simulation(w http.ResponseWriter, r *http.Request) {
 	v := newSimView(rec.ID, rec.Domain, &sim)
 	if c := sim.RewardInfo.DBCheck; c != nil && !c.DBMatch && h.opts.DBDiff != nil {
 		v.Records = h.records(rec, &sim)
+	}
+	if h.opts.WireTrace != nil {
+		if path := h.opts.WireTrace(rec.ID); path != "" {
+			v.Wire = loadWireTrace(path, sim.ContextID)
+		}
 	}
 	h.render(w, r, "simulation", "Simulation "+sim.ID, "evaluations", v)
 }

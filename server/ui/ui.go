@@ -50,6 +50,11 @@ type Options struct {
 	// domain, as proctor show does); the simulation page then lists the
 	// records that differ. Without it the page shows the hashes only.
 	DBDiff func(eval *result.Evaluation) report.DBDiffFunc
+	// WireTrace, when set, names the wire trace file of evaluation
+	// evalID (proctor run --trace-wire), "" for none: the simulation page
+	// then shows its conversation's exchanges with the agent beside it.
+	// The file is read bounded and strictly; it need not exist.
+	WireTrace func(evalID string) string
 }
 
 // Handler serves the viewer's pages from a results database.

@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/scoring"
@@ -28,6 +30,13 @@ type seeded struct {
 	otherDomainID, runningID string
 	betterID                 string // evalID's domain and tasks, every trial passed
 	mockSim                  string // a mock-domain simulation page whose DB check failed
+	wireDir                  string // the wire trace of mockSim's evaluation, as proctor run --trace-wire DIR leaves it
+}
+
+// options are the handler's options over s: the mock domain to list a
+// failed DB check's records, and the wire traces in s.wireDir.
+func (s seeded) options(t testing.TB) Options {
+	return Options{DBDiff: mockDiffer(t), WireTrace: func(id string) string { return filepath.Join(s.wireDir, id+".wire.jsonl") }}
 }
 
 func seed(t testing.TB) seeded {
@@ -41,6 +50,10 @@ func seed(t testing.TB) seeded {
 	mockEval := fixtureMockEval(store.NewID())
 	putEval(t, db, mockEval)
 	s.mockSim = "/eval/" + mockEval.ID + "/sim?id=" + url.QueryEscape(mockEval.Simulations[0].ID)
+	s.wireDir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(s.wireDir, mockEval.ID+".wire.jsonl"), []byte(fixtureWireTrace(t, mockEval.Simulations[0].ContextID)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	running := fixtureEval(store.NewID(), 1, 1)
 	running.Status = "running"
 	putEval(t, db, running)
@@ -84,7 +97,7 @@ func escapedXSS() string { return html.EscapeString(`<script>alert(`) }
 
 func TestPages(t *testing.T) {
 	s := seed(t)
-	h, err := New(s.db, Options{DBDiff: mockDiffer(t)})
+	h, err := New(s.db, s.options(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +128,9 @@ func TestPages(t *testing.T) {
 		{"simulation failing", s.failSim, 200, []string{failingSim, "book_flight", expectedFlight, actualFlight, missingInfo, judgeReasoning, "votes 1/3",
 			"expectedhash0123", "actualhash4567", "private thought", "requested by the user", "toggle_airplane_mode", escapedXSS()}, nil},
 		{"simulation's differing records", s.mockSim, 200, []string{`id="db-records"`, "<code>tasks</code>", "<code>T-1022</code>", "missing", "Order catering",
-			"<code>next_task_number</code>", "1023", "1022"}, nil},
-		{"simulation without a domain to diff", s.failSim, 200, []string{"the domain is not available here"}, nil},
+			"<code>next_task_number</code>", "1023", "1022", `id="wire-trace"`, "SendMessage", "agent unavailable", "Authorization: " + a2aclient.Redacted, escapedXSS()},
+			[]string{"raw-secret-value", "/other", `id="wire-note"`}},
+		{"simulation without a domain to diff", s.failSim, 200, []string{"the domain is not available here", "no A2A context id"}, nil},
 		{"simulation passing", s.passSim, 200, []string{passingSim, "1.000"}, nil},
 		{"simulation missing", s.eval + "/sim?id=nope%231", 404, []string{"not found"}, nil},
 		{"simulation without id", s.eval + "/sim", 400, []string{"?id="}, nil},
