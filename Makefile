@@ -82,6 +82,7 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzConfigFromEnv$$' -fuzztime=10s ./internal/tracing/
 	$(GO) test -run='^$$' -fuzz='^FuzzPages$$' -fuzztime=10s ./server/ui/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' -fuzztime=10s ./evaluation/shard/
+	$(GO) test -run='^$$' -fuzz='^FuzzWireTrace$$' -fuzztime=10s ./server/ui/
 
 FUZZTIME ?= 30s
 fuzz:

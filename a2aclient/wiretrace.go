@@ -215,6 +215,12 @@ func cutRunes(b []byte, n int) []byte {
 	return b[:n]
 }
 
+// IsCredentialHeader reports whether a header's value is a credential
+// whatever the client was told: those a trace records read Redacted, and
+// a reader of a trace (the viewer) redacts them again in case a trace
+// was written by other means.
+func IsCredentialHeader(name string) bool { return credentialHeader(name) }
+
 // credentialHeader reports whether a header's value is a credential
 // whatever the client was told.
 func credentialHeader(name string) bool {

@@ -47,17 +47,17 @@ func Rescore(ctx context.Context, st Store, sc *scoring.Scorer, src, dst *result
 // loadRecorded reads an evaluation's simulations with their request
 // metrics, by simulation id.
 func loadRecorded(ctx context.Context, st Store, evalID string) (map[string]result.Simulation, error) {
-	sims, err := loadSimulations(ctx, st, evalID)
+	sims, err := loadSimulations(ctx, st, evalID, false)
 	if err != nil {
 		return nil, err
 	}
+	all, err := st.AllRequests(ctx, evalID)
+	if err != nil {
+		return nil, fmt.Errorf("requests of the simulations of %s: %w", evalID, err)
+	}
 	out := make(map[string]result.Simulation, len(sims))
 	for _, s := range sims {
-		raw, err := st.Requests(ctx, evalID, s.ID)
-		if err != nil {
-			return nil, fmt.Errorf("requests of simulation %s of %s: %w", s.ID, evalID, err)
-		}
-		if len(raw) > 0 {
+		if raw := all[s.ID]; len(raw) > 0 {
 			var reqs []a2aclient.RequestMetrics
 			if err := json.Unmarshal(raw, &reqs); err != nil {
 				return nil, fmt.Errorf("requests of simulation %s of %s are unreadable: %w", s.ID, evalID, err)

@@ -10,7 +10,6 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/internal/tracing"
 	"github.com/proctor-eval/proctor/llm"
@@ -27,6 +26,9 @@ type Store interface {
 	PutSimulation(ctx context.Context, evalID string, s store.Simulation) error
 	Simulations(ctx context.Context, evalID string) ([]store.Simulation, error)
 	Requests(ctx context.Context, evalID, simID string) (json.RawMessage, error)
+	// AllRequests is Requests for every simulation of an evaluation, in
+	// one read.
+	AllRequests(ctx context.Context, evalID string) (map[string]json.RawMessage, error)
 }
 
 // Progress reports a finished simulation.
@@ -370,31 +372,49 @@ func (r *Runner) loadExisting(ctx context.Context, evalID string) ([]result.Simu
 	if r.Store == nil {
 		return nil, nil, nil
 	}
-	return loadWithLatencies(ctx, r.Store, evalID)
+	return loadWithLatencies(ctx, r.Store, evalID, false)
 }
 
-func loadWithLatencies(ctx context.Context, st Store, evalID string) ([]result.Simulation, []float64, error) {
-	sims, err := loadSimulations(ctx, st, evalID)
+func loadWithLatencies(ctx context.Context, st Store, evalID string, brief bool) ([]result.Simulation, []float64, error) {
+	sims, err := loadSimulations(ctx, st, evalID, brief)
 	if err != nil {
 		return nil, nil, err
 	}
+	all, err := st.AllRequests(ctx, evalID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load request metrics of %s: %w", evalID, err)
+	}
 	var lat []float64
 	for _, s := range sims {
-		raw, err := st.Requests(ctx, evalID, s.ID)
-		if err != nil || len(raw) == 0 {
-			continue
-		}
-		var reqs []a2aclient.RequestMetrics
-		if json.Unmarshal(raw, &reqs) == nil {
-			for _, q := range reqs {
-				lat = append(lat, q.LatencyMS)
-			}
-		}
+		lat = append(lat, Latencies(all[s.ID])...)
 	}
 	return sims, lat, nil
 }
 
-func loadSimulations(ctx context.Context, st Store, evalID string) ([]result.Simulation, error) {
+// Latencies decodes the latencies of stored request metrics (the JSON
+// of []a2aclient.RequestMetrics), reading nothing else of them; metrics
+// that do not decode give none.
+func Latencies(raw json.RawMessage) []float64 {
+	if len(raw) == 0 {
+		return nil
+	}
+	var reqs []struct {
+		LatencyMS float64 `json:"latency_ms"`
+	}
+	if json.Unmarshal(raw, &reqs) != nil {
+		return nil
+	}
+	out := make([]float64, len(reqs))
+	for i, q := range reqs {
+		out[i] = q.LatencyMS
+	}
+	return out
+}
+
+// loadSimulations reads the simulations of an evaluation; brief leaves
+// out their conversations and model calls (briefSimulation), which scoring
+// a summary does not read and which are most of a simulation's bytes.
+func loadSimulations(ctx context.Context, st Store, evalID string, brief bool) ([]result.Simulation, error) {
 	recs, err := st.Simulations(ctx, evalID)
 	if err != nil {
 		return nil, fmt.Errorf("load simulations of %s: %w", evalID, err)
@@ -402,13 +422,35 @@ func loadSimulations(ctx context.Context, st Store, evalID string) ([]result.Sim
 	sims := make([]result.Simulation, 0, len(recs))
 	for _, rec := range recs {
 		var s result.Simulation
-		if err := json.Unmarshal(rec.Data, &s); err != nil {
+		if brief {
+			var b briefSimulation
+			err = json.Unmarshal(rec.Data, &b)
+			s = b.Simulation
+		} else {
+			err = json.Unmarshal(rec.Data, &s)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("simulation %s of %s is unreadable: %w", rec.ID, evalID, err)
 		}
 		sims = append(sims, s)
 	}
 	return sims, nil
 }
+
+// briefSimulation decodes a stored simulation without its messages and
+// model calls: its fields of those names, shallower than the embedded
+// Simulation's, take their values and keep nothing.
+type briefSimulation struct {
+	result.Simulation
+	Messages skipJSON `json:"messages"`
+	LLMCalls skipJSON `json:"llm_calls"`
+}
+
+// skipJSON is a JSON value read past and not kept.
+type skipJSON struct{}
+
+// UnmarshalJSON keeps nothing.
+func (skipJSON) UnmarshalJSON([]byte) error { return nil }
 
 func sortSimulations(sims []result.Simulation, taskOrder []string) {
 	pos := make(map[string]int, len(taskOrder))
@@ -440,6 +482,12 @@ func sortSimulations(sims []result.Simulation, taskOrder []string) {
 // evaluation that did not complete are recomputed from the simulations it
 // kept, since its stored summary predates them.
 func Load(ctx context.Context, st Store, id string) (*result.Evaluation, error) {
+	return load(ctx, st, id, false)
+}
+
+// load is Load; brief reads the simulations without their conversations
+// (for LoadBrief, which scores them and drops them).
+func load(ctx context.Context, st Store, id string, brief bool) (*result.Evaluation, error) {
 	rec, err := st.GetEvaluation(ctx, id)
 	if err != nil {
 		return nil, err
@@ -455,7 +503,7 @@ func Load(ctx context.Context, st Store, id string) (*result.Evaluation, error) 
 	eval.SimulationRows = nil // the simulations themselves follow
 	order := eval.Config.TaskIDs
 	if eval.Status == result.StatusCompleted {
-		sims, err := loadSimulations(ctx, st, rec.ID)
+		sims, err := loadSimulations(ctx, st, rec.ID, brief)
 		if err != nil {
 			return nil, err
 		}
@@ -463,7 +511,7 @@ func Load(ctx context.Context, st Store, id string) (*result.Evaluation, error) 
 		eval.Simulations = sims
 		return &eval, nil
 	}
-	sims, lat, err := loadWithLatencies(ctx, st, rec.ID)
+	sims, lat, err := loadWithLatencies(ctx, st, rec.ID, brief)
 	if err != nil {
 		return nil, err
 	}
@@ -489,7 +537,7 @@ func LoadBrief(ctx context.Context, st Store, id string) (*result.Evaluation, er
 		return nil, fmt.Errorf("%s: %w", rec.ID, ErrEvalSetRun)
 	}
 	if result.Status(rec.Status) != result.StatusCompleted {
-		eval, err := Load(ctx, st, rec.ID)
+		eval, err := load(ctx, st, rec.ID, true)
 		if err != nil {
 			return nil, err
 		}

@@ -256,6 +256,41 @@ func (db *DB) SimulationIDs(ctx context.Context, evalID string) (map[string]bool
 	return out, nil
 }
 
+// AllRequests returns the per-request metrics stored with every simulation
+// of evaluation evalID, by simulation id, read in one transaction: what
+// calling Requests for each simulation returns, without a transaction (and,
+// with short locks, an open of the file) per simulation. Simulations
+// stored without metrics are absent. A missing evaluation returns an error
+// wrapping ErrNotFound.
+func (db *DB) AllRequests(ctx context.Context, evalID string) (map[string]json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	err := db.view(ctx, func(tx *bbolt.Tx) error {
+		if err := evalExists(tx, evalID); err != nil {
+			return err
+		}
+		rb := nested(tx, bucketRequests, evalID)
+		if rb == nil {
+			return nil
+		}
+		c := rb.Cursor()
+		n := 0
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if err := checkCtx(ctx, n); err != nil {
+				return err
+			}
+			n++
+			if v != nil {
+				out[string(k)] = bytes.Clone(v) // v is only valid inside the transaction
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // Requests returns the per-request metrics stored with simulation simID of
 // evaluation evalID: the JSON given as Simulation.Requests, compacted, or nil
 // if none was given. A missing evaluation or simulation returns an error

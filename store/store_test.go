@@ -400,6 +400,17 @@ func TestSimulationsRoundTrip(t *testing.T) {
 		}
 	}
 
+	all, err := db.AllRequests(ctx, evalID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 || !jsonEq(all["task-2#0"], sims[0].Requests) || !jsonEq(all["task-10#1"], sims[1].Requests) {
+		t.Errorf("AllRequests = %q, want the two simulations' metrics as Requests returns them", all)
+	}
+	if _, err := db.AllRequests(ctx, NewID()); !errors.Is(err, ErrNotFound) {
+		t.Errorf("AllRequests of a missing evaluation: %v, want ErrNotFound", err)
+	}
+
 	ids, err := db.SimulationIDs(ctx, evalID)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/scoring/metric"
+	"github.com/proctor-eval/proctor/server/ui"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -49,21 +50,22 @@ Exit codes: 0 no regression, 1 the database could not be read, 2 bad arguments,
 4 regression beyond the tolerance.`,
 		Example: `  proctor compare 01970d1c 01970e2a
   proctor compare 01970d1c 01970e2a --format markdown > comparison.md
+  proctor compare 01970d1c 01970e2a --format html > comparison.html
   proctor compare 01970d1c 01970e2a --fail-on-regression 0.05`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error { return compareRuns(cmd, f, args[0], args[1]) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
-	fl.StringVar(&f.format, "format", "table", "output format: table, markdown or json")
+	fl.StringVar(&f.format, "format", "table", "output format: table, markdown, json or html (one self-contained page)")
 	fl.Float64Var(&f.tolerance, "fail-on-regression", 0, "exit 4 when B's pass^1 is below A's by more than this (absolute) and significantly")
 	fl.Float64Var(&f.alpha, "alpha", report.DefaultAlpha, "significance level of --fail-on-regression (1: gate on the drop alone)")
 	return cmd
 }
 
 func (f *compareFlags) validate(cmd *cobra.Command) error {
-	if !slices.Contains([]string{"table", "markdown", "json"}, f.format) {
-		return usageErr("--format %q: want table, markdown or json", f.format)
+	if !slices.Contains([]string{"table", "markdown", "json", formatHTML}, f.format) {
+		return usageErr("--format %q: want table, markdown, json or html", f.format)
 	}
 	if cmd.Flags().Changed("fail-on-regression") && (f.tolerance < 0 || f.tolerance > 1) {
 		return usageErr("--fail-on-regression %v: want an absolute drop in pass^1 between 0 and 1 (0.05 is 5 points)", f.tolerance)
@@ -95,6 +97,8 @@ func compareRuns(cmd *cobra.Command, f *compareFlags, a, b string) error {
 	cur, errB := loadEvaluation(ctx, db, b, true)
 	setA, setB := errors.Is(errA, evaluation.ErrEvalSetRun), errors.Is(errB, evaluation.ErrEvalSetRun)
 	switch {
+	case setA && setB && f.format == formatHTML:
+		return usageErr("--format html compares evaluations of simulations; compare eval-set runs as a table, markdown or json")
 	case setA && setB:
 		return compareEvalSetRuns(ctx, cmd, db, f, gate, a, b)
 	case setA || setB:
@@ -111,7 +115,11 @@ func compareRuns(cmd *cobra.Command, f *compareFlags, a, b string) error {
 	if err != nil {
 		return failErr(err)
 	}
-	if err := report.WriteEvaluationComparison(cmd.OutOrStdout(), report.Format(f.format), c); err != nil {
+	write := func() error { return report.WriteEvaluationComparison(cmd.OutOrStdout(), report.Format(f.format), c) }
+	if f.format == formatHTML {
+		write = func() error { return ui.WriteComparison(cmd.OutOrStdout(), c) }
+	}
+	if err := write(); err != nil {
 		return failErr(err)
 	}
 	if c.HasRegressions() {

@@ -40,12 +40,17 @@ func TestCompareExitCodes(t *testing.T) {
 		{"unknown id", []string{good, "ffffffff"}, exitUsage, []string{"ffffffff"}},
 		{"bad tolerance", []string{good, sorry, "--fail-on-regression", "5"}, exitUsage, []string{"--fail-on-regression"}},
 		{"alpha without a gate", []string{good, sorry, "--alpha", "0.1"}, exitUsage, []string{"--alpha needs"}},
-		{"bad format", []string{good, sorry, "--format", "html"}, exitUsage, []string{"--format"}},
+		{"html", []string{good, sorry, "--format", "html", "--fail-on-regression", "0.1"}, exitRegression,
+			[]string{good, sorry, `id="cmp-tasks"`, "mock-01", "regressed", "sign-flip", "self-contained report"}},
+		{"bad format", []string{good, sorry, "--format", "htm"}, exitUsage, []string{"--format"}},
 		{"one id", []string{good}, exitUsage, []string{"2 arg"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := mustCLI(t, tt.code, append([]string{"compare", "--db", db}, tt.args...)...)
+			if tt.name == "html" {
+				checkSelfContained(t, r.stdout)
+			}
 			for _, w := range tt.want {
 				if !strings.Contains(r.stdout+r.stderr, w) {
 					t.Errorf("output has no %q:\nstdout:\n%s\nstderr:\n%s", w, r.stdout, r.stderr)
@@ -111,9 +116,27 @@ func TestCompareEvalSetRuns(t *testing.T) {
 	if !strings.Contains(r.stdout, "baseline") || !strings.Contains(r.stdout, "0 regressed") {
 		t.Errorf("eval-set comparison:\n%s", r.stdout)
 	}
+	if r := mustCLI(t, exitUsage, "compare", "--db", db, a, b, "--format", "html"); !strings.Contains(r.stderr, "eval-set runs as a table") {
+		t.Errorf("html of eval-set runs:\n%s", r.stderr)
+	}
 	sim := evalID(t, "--db", db, "--agent", "builtin", "--task-ids", "mock-01")
 	r = mustCLI(t, exitUsage, "compare", "--db", db, a, sim)
 	if !strings.Contains(r.stderr, "not of the same kind") {
 		t.Errorf("mixing kinds:\n%s", r.stderr)
+	}
+}
+
+// checkSelfContained fails unless page is one HTML file that needs nothing
+// else: its stylesheet inlined, no script, no link to another page or
+// resource.
+func checkSelfContained(t *testing.T, page string) {
+	t.Helper()
+	if !strings.HasPrefix(page, "<!doctype html>") || !strings.Contains(page, "<style>") {
+		t.Errorf("not a self-contained HTML page (doctype, inlined style):\n%s", clip(page))
+	}
+	for _, bad := range []string{"<script", "<link", "<form", `src="http`, `href="http`, `href="/`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q: it must need nothing beyond itself", bad)
+		}
 	}
 }

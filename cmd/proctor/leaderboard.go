@@ -1,16 +1,14 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/server/ui"
 )
 
 func newLeaderboardCmd() *cobra.Command {
@@ -30,14 +28,15 @@ agent that does nothing scores on the same tasks) is shown as a reference row.
 Only evaluations of one split are ranked together: --split, or by default the domain's
 default split ("base"; the mock domain has no splits).`,
 		Example: `  proctor leaderboard --domain mock
-  proctor leaderboard --domain airline --split test --latest --format markdown`,
+  proctor leaderboard --domain airline --split test --latest --format markdown
+  proctor leaderboard --domain mock --format html > leaderboard.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if domain == "" {
 				return usageErr("--domain is required (see 'proctor domains')")
 			}
-			if !slices.Contains([]string{"table", "markdown", "json"}, format) {
-				return usageErr("--format %q: want table, markdown or json", format)
+			if !slices.Contains([]string{"table", "markdown", "json", formatHTML}, format) {
+				return usageErr("--format %q: want table, markdown, json or html", format)
 			}
 			db, _, err := openDBForReading(dbPath)
 			if err != nil {
@@ -46,12 +45,16 @@ default split ("base"; the mock domain has no splits).`,
 			var evals []*result.Evaluation
 			if db != nil {
 				defer db.Close()
-				if evals, err = completedEvaluations(cmd.Context(), db, domain, split); err != nil {
+				if evals, err = evaluation.Completed(cmd.Context(), db, domain, split); err != nil {
 					return failErr(err)
 				}
 			}
 			lb := report.NewLeaderboard(evals, report.LeaderboardOptions{Domain: domain, Split: split, Latest: latest})
-			if err := report.WriteLeaderboard(cmd.OutOrStdout(), report.Format(format), lb); err != nil {
+			write := func() error { return report.WriteLeaderboard(cmd.OutOrStdout(), report.Format(format), lb) }
+			if format == formatHTML {
+				write = func() error { return ui.WriteLeaderboard(cmd.OutOrStdout(), lb) }
+			}
+			if err := write(); err != nil {
 				return failErr(err)
 			}
 			return nil
@@ -59,44 +62,9 @@ default split ("base"; the mock domain has no splits).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
-	fl.StringVar(&format, "format", "table", "output format: table, markdown or json")
+	fl.StringVar(&format, "format", "table", "output format: table, markdown, json or html (one self-contained page)")
 	fl.StringVar(&domain, "domain", "", "domain whose evaluations to rank (required)")
 	fl.StringVar(&split, "split", "", `task split: base, train, test... (default: the domain's default split, "base")`)
 	fl.BoolVar(&latest, "latest", false, "rank each agent's latest evaluation instead of its best")
 	return cmd
-}
-
-// completedEvaluations reads the completed evaluations of a domain and
-// split, without their simulations (each is its own small record).
-func completedEvaluations(ctx context.Context, db *store.DB, domain, split string) ([]*result.Evaluation, error) {
-	recs, err := db.ListEvaluations(ctx, store.ListFilter{Domain: domain, Kind: store.KindSimulations,
-		Status: string(result.StatusCompleted), Limit: -1})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*result.Evaluation, 0, len(recs))
-	for _, rec := range recs {
-		var e result.Evaluation
-		if err := json.Unmarshal(rec.Data, &e); err != nil {
-			return nil, fmt.Errorf("evaluation %s is unreadable: %w", rec.ID, err)
-		}
-		if !sameSplit(e.Config.Split, split) {
-			continue
-		}
-		e.Status, e.Simulations, e.SimulationRows = result.Status(rec.Status), nil, nil
-		out = append(out, &e)
-	}
-	return out, nil
-}
-
-// sameSplit says whether an evaluation of split got belongs to the
-// leaderboard of split want: "" and "base" both name the default split.
-func sameSplit(got, want string) bool {
-	norm := func(s string) string {
-		if s == "" {
-			return "base"
-		}
-		return s
-	}
-	return norm(got) == norm(want)
 }

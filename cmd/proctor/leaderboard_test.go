@@ -31,5 +31,11 @@ func TestLeaderboard(t *testing.T) {
 		t.Errorf("another split:\n%s", none.stdout)
 	}
 	mustCLI(t, exitUsage, "leaderboard", "--db", db)
-	mustCLI(t, exitUsage, "leaderboard", "--db", db, "--domain", "mock", "--format", "html")
+	mustCLI(t, exitUsage, "leaderboard", "--db", db, "--domain", "mock", "--format", "htm")
+	page := mustCLI(t, exitOK, "leaderboard", "--db", db, "--domain", "mock", "--format", "html").stdout
+	checkSelfContained(t, page)
+	g, s, b := strings.Index(page, good), strings.Index(page, sorry), strings.LastIndex(page, "do-nothing baseline")
+	if g < 0 || s < 0 || b < 0 || g > s || s > b {
+		t.Errorf("--format html: want %s, then %s, then the baseline row:\n%s", good, sorry, clip(page))
+	}
 }

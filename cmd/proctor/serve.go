@@ -117,7 +117,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			if len(ids) > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: %d A2A task(s) left unfinished by a previous stop now end as their evaluations did (failed ones name their resume request)\n", len(ids))
 			}
-			viewer, err := serveUI(db, cmd.ErrOrStderr())
+			viewer, err := serveUI(db, reg, cmd.ErrOrStderr())
 			if err != nil {
 				return failErr(err)
 			}

@@ -184,16 +184,24 @@ func dbDiffer(eval *result.Evaluation, tau2Data string) report.DBDiffFunc {
 	if err != nil {
 		return nil
 	}
-	dom, err := domainOf(cat, eval)
-	if err != nil {
-		return func(*result.Simulation) ([]domains.RecordDiff, bool, error) { return nil, false, err }
-	}
-	return func(sim *result.Simulation) ([]domains.RecordDiff, bool, error) {
-		task, ok := dom.Task(sim.TaskID)
-		if !ok {
-			return nil, false, fmt.Errorf("domain %s no longer has task %s", eval.Domain, sim.TaskID)
+	return catalogDiffer(cat)(eval)
+}
+
+// catalogDiffer is dbDiffer over the domains of cat: the viewer's
+// ui.Options.DBDiff.
+func catalogDiffer(cat *catalog.Catalog) func(eval *result.Evaluation) report.DBDiffFunc {
+	return func(eval *result.Evaluation) report.DBDiffFunc {
+		dom, err := domainOf(cat, eval)
+		if err != nil {
+			return func(*result.Simulation) ([]domains.RecordDiff, bool, error) { return nil, false, err }
 		}
-		return scoring.DBDiff(dom, task, sim.Messages, maxShownRecords)
+		return func(sim *result.Simulation) ([]domains.RecordDiff, bool, error) {
+			task, ok := dom.Task(sim.TaskID)
+			if !ok {
+				return nil, false, fmt.Errorf("domain %s no longer has task %s", eval.Domain, sim.TaskID)
+			}
+			return scoring.DBDiff(dom, task, sim.Messages, maxShownRecords)
+		}
 	}
 }
 

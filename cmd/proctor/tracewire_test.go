@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,5 +96,35 @@ func TestTraceWireEvalSet(t *testing.T) {
 	ecpRun := mustCLI(t, exitUsage, "run", "--agent", "ecp+ws://127.0.0.1:1/agent", "--db", tempDB(t), "--trace-wire", dir)
 	if !strings.Contains(ecpRun.stderr, "ECP agent") {
 		t.Errorf("--trace-wire with an ECP agent: %s", ecpRun.stderr)
+	}
+}
+
+// TestTraceWireView: proctor view --trace-wire shows a simulation's
+// recorded exchanges with a real a2a-go agent beside its conversation,
+// with the credentials still redacted.
+func TestTraceWireView(t *testing.T) {
+	const secret = "s3cret-token-value"
+	srv := guardedAgent(t, secret)
+	dir := t.TempDir()
+	db := tempDB(t)
+	t.Setenv(envBearerToken, secret)
+	res := mustCLI(t, exitOK, "run", "--agent", srv.URL, "--db", db, "--task-ids", "mock-01",
+		"--header", "X-Team=blue", "--format", "json", "--progress", "none", "--trace-wire", dir)
+	id := str(t, decodeObject(t, res.stdout), "id")
+	url := startCLI(t, `http://127\.0\.0\.1:\d+/`, "view", "--db", db, "--port", "0", "--trace-wire", dir)
+	code, body := fetch(t, url+"eval/"+id+"/sim?id=mock-01%230", "")
+	if code != http.StatusOK {
+		t.Fatalf("simulation page: status %d\n%s", code, clip(body))
+	}
+	for _, want := range []string{`id="wire-trace"`, "POST", a2aclient.Redacted, "Authorization: " + a2aclient.Redacted, "SendMessage"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the simulation page's wire trace lacks %q", want)
+		}
+	}
+	if strings.Contains(body, secret) || strings.Contains(body, "blue") {
+		t.Error("a credential is on the page")
+	}
+	if strings.Contains(body, `id="wire-note"`) {
+		t.Errorf("the wire trace has a note: %s", body[strings.Index(body, `id="wire-note"`):][:300])
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proctor-eval/proctor/domains/catalog"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/scoring/metric"
@@ -30,7 +31,7 @@ import (
 const defaultViewPort = 8765
 
 func newViewCmd() *cobra.Command {
-	var dbPath, host string
+	var dbPath, host, tau2Data, traceWire string
 	var port int
 	var open bool
 	cmd := &cobra.Command{
@@ -39,13 +40,23 @@ func newViewCmd() *cobra.Command {
 		Long: `view serves a web viewer of the results database on this machine: evaluations
 (filter by domain, agent and status), one evaluation's scores and plots, each
 conversation with its reward breakdown, eval-set runs and conformance reports.
-Everything is served from the binary: it works offline.`,
+Everything is served from the binary: it works offline.
+
+A simulation whose DB check failed lists the records that differ, replayed on the
+evaluated domain (tau2 domains need their data: --tau2-data). With --trace-wire
+naming where runs recorded their wire traces, a simulation's page shows its
+exchanges with the agent beside the conversation.`,
 		Example: `  proctor view
-  proctor view --db results.db --port 9000 --open`,
+  proctor view --db results.db --port 9000 --open
+  proctor view --trace-wire traces/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if port < 0 || port > 65535 {
 				return usageErr("--port %d: want 0 to 65535 (0 picks a free port)", port)
+			}
+			cat, err := newCatalog(tau2Data)
+			if err != nil {
+				return err
 			}
 			// The database is opened once here, to report at once a file
 			// that is not one, then for each page: between pages view holds
@@ -59,7 +70,7 @@ Everything is served from the binary: it works offline.`,
 				_ = db.Close()
 			}
 			h, err := ui.New(nil, ui.Options{StaleRunning: func() bool { active, err := store.WritersActiveAt(path); return !active && err == nil }, Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
-				Open: func() (*store.DB, error) { return openForPage(path) }})
+				Open: func() (*store.DB, error) { return openForPage(path) }, DBDiff: catalogDiffer(cat), WireTrace: viewWireTrace(traceWire)})
 			if err != nil {
 				return failErr(err)
 			}
@@ -84,7 +95,19 @@ Everything is served from the binary: it works offline.`,
 	fl.StringVar(&host, "host", "127.0.0.1", "address to listen on (the viewer has no authentication: keep it on loopback)")
 	fl.IntVar(&port, "port", defaultViewPort, "port to listen on (0 picks a free one)")
 	fl.BoolVar(&open, "open", false, "open the viewer in the default web browser")
+	addTau2Flag(cmd, &tau2Data)
+	fl.StringVar(&traceWire, traceWireFlag, "", "where the runs' wire traces are, as given to proctor run --"+traceWireFlag+" (a directory of <id>"+traceWireSuffix+", or FILE with {id}): a simulation's page shows its exchanges with the agent beside its conversation")
 	return cmd
+}
+
+// viewWireTrace is the viewer's ui.Options.WireTrace for --trace-wire
+// spec: the trace file of an evaluation, named as run named it; nil
+// without the flag.
+func viewWireTrace(spec string) func(evalID string) string {
+	if spec == "" {
+		return nil
+	}
+	return func(evalID string) string { return traceWirePath(spec, evalID) }
 }
 
 // viewLockTimeout is how long a page waits for a proctor writing the
@@ -137,8 +160,8 @@ func openBrowser(stderr io.Writer, url string) {
 }
 
 // serveUI is the viewer `proctor serve` mounts at /ui/.
-func serveUI(db *store.DB, stderr io.Writer) (http.Handler, error) {
-	return ui.New(db, ui.Options{Base: server.PathUI, Logger: slog.New(slog.NewTextHandler(stderr, nil))})
+func serveUI(db *store.DB, cat *catalog.Catalog, stderr io.Writer) (http.Handler, error) {
+	return ui.New(db, ui.Options{Base: server.PathUI, Logger: slog.New(slog.NewTextHandler(stderr, nil)), DBDiff: catalogDiffer(cat)})
 }
 
 // formatHTML is --format html: one self-contained HTML file drawn with the

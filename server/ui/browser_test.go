@@ -120,7 +120,7 @@ func TestBrowserPages(t *testing.T) {
 	ctx := browser(t)
 	out := screenshotDir(t)
 	s := seed(t)
-	h, err := New(s.db, Options{})
+	h, err := New(s.db, s.options(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +140,15 @@ func TestBrowserPages(t *testing.T) {
 			"#sim-id": {failingSim}, "#reward": {"0.000"}, "#conversation": {"book_flight", "I want to book <script>", "toggle_airplane_mode", "requested by the user", "private thought"},
 			"#breakdown": {"final database differs", "expectedhash0123", expectedFlight, actualFlight, missingInfo, "judge votes 1/3", "The agent confirms <script>"},
 		}},
+		{"simulation-db-records", s.mockSim, map[string][]string{
+			"#db-records": {"tasks", "T-1022", "missing", "Order catering", "next_task_number", "1023", "1022"},
+			"#wire-trace": {"SendMessage", "503", "agent unavailable", "Authorization: [redacted]", "<script>alert"}}},
 		{"evalsets", "/evalsets", map[string][]string{"#evalset-runs": {shortID(s.runID), "math"}}},
 		{"evalset", s.evalSetPath, map[string][]string{"#run-id": {s.runID}, "#cases": {"divide", "response_match_score 0.200"}}},
 		{"conformances", "/conformance", map[string][]string{"#conformance-runs": {shortID(s.confID), "non-conformant"}}},
 		{"conformance", s.confPath, map[string][]string{"#level": {"non-conformant"}, "#failures": {"card-well-known", "Serve the card at"}}},
+		{"leaderboard", "/leaderboard", map[string][]string{
+			"#lb-airline": {betterAgentName, "Hostile <script>", "1.000", "0.667", "do-nothing baseline"}, "nav a.active": {"Leaderboard"}}},
 		{"compare", "/compare?a=" + url.QueryEscape(s.betterID) + "&b=" + url.QueryEscape(s.evalID), map[string][]string{
 			"#cmp-tasks": {failingTask, "regressed", "3/3", "1/3"}, "#cmp-regressions": {failingTask}, "#cmp-delta": {"-0.333"}}},
 	}

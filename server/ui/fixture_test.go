@@ -11,7 +11,9 @@ import (
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/llm"
+	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/scoring"
 	"github.com/proctor-eval/proctor/store"
@@ -24,6 +26,7 @@ const xss = `<script>alert("pwned")</script><img src=x onerror=alert(1)>`
 // Fixture values the tests look for on the pages.
 const (
 	fixtureAgentName = "Hostile " + xss
+	betterAgentName  = "Better agent"
 	failingTask      = "task-fail"
 	failingSim       = failingTask + "#1"
 	passingSim       = "task-pass#0"
@@ -248,6 +251,49 @@ func putEvalSetRun(tb testing.TB, db *store.DB, run *result.EvalSetRun, cases []
 		}
 		if err := db.PutSimulation(ctx, run.ID, store.Simulation{ID: c.ID, TaskID: c.EvalSetID + "/" + c.EvalID, Data: data}); err != nil {
 			tb.Fatal(err)
+		}
+	}
+}
+
+// mockDBTask is the mock domain's task the DB-check fixture fails: the
+// agent never created the task it asks for.
+const mockDBTask = "mock-02"
+
+// fixtureMockEval returns a completed mock-domain evaluation whose one
+// simulation of mockDBTask failed its DB check: the agent said it was done
+// and called no tool.
+func fixtureMockEval(id string) *result.Evaluation {
+	sim := result.Simulation{ID: result.SimulationID(mockDBTask, 0), TaskID: mockDBTask, TerminationReason: result.TermUserStop,
+		ContextID: "ctx-" + id,
+		Messages: []result.Message{{Role: result.RoleUser, Content: "Please create a task: order catering.", Turn: 0},
+			{Role: result.RoleAssistant, Content: "Done!", Turn: 1}},
+		RewardInfo: result.RewardInfo{RewardBasis: []domains.Basis{domains.BasisDB}, RewardBreakdown: map[domains.Basis]float64{domains.BasisDB: 0},
+			DBCheck: &result.DBCheck{DBMatch: false, ExpectedHash: "mockexpected", ActualHash: "mockactual"}}}
+	eval := &result.Evaluation{ID: id, Status: result.StatusCompleted, Domain: "mock", Agent: result.AgentInfo{URL: "http://127.0.0.1:9/mock"},
+		Config: result.Config{Domain: "mock", NumTrials: 1}, CreatedAt: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC),
+		Simulations: []result.Simulation{sim}}
+	eval.Summary = scoring.Summarize(eval.Simulations, nil)
+	return eval
+}
+
+// mockDiffer is Options.DBDiff over the real mock domain, as proctor view
+// passes it over its catalog.
+func mockDiffer(tb testing.TB) func(*result.Evaluation) report.DBDiffFunc {
+	tb.Helper()
+	d, err := mock.New()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return func(eval *result.Evaluation) report.DBDiffFunc {
+		if eval.Domain != "mock" {
+			return nil
+		}
+		return func(sim *result.Simulation) ([]domains.RecordDiff, bool, error) {
+			task, ok := d.Task(sim.TaskID)
+			if !ok {
+				return nil, false, fmt.Errorf("mock has no task %s", sim.TaskID)
+			}
+			return scoring.DBDiff(d, task, sim.Messages, 50)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/store"
 )
 
 // maxActualCalls bounds the calls of a tool shown beside an expected
@@ -90,6 +91,28 @@ type simView struct {
 	Anchor    string
 	Items     []chatItem
 	Breakdown breakdown
+	// Records lists how the final database differs from the expected one
+	// when the DB check failed and the domain is at hand (Options.DBDiff).
+	Records *recordsView
+	// Wire is the conversation's wire trace (Options.WireTrace).
+	Wire *wireView
+}
+
+// recordsView is the differing records of a failed DB check.
+type recordsView struct {
+	Rows []recordRow
+	// Truncated says more records differ than are listed; Note says why
+	// none are listed.
+	Truncated bool
+	Note      string
+}
+
+// recordRow is one record or field that differs: its table (the first
+// key of its path) and key (the rest), and each side's value.
+type recordRow struct {
+	Side, Table, Key, Kind string
+	Expected, Actual       string
+	HasExpected, HasActual bool
 }
 
 func (h *Handler) simulation(w http.ResponseWriter, r *http.Request) {
@@ -126,7 +149,54 @@ func (h *Handler) simulation(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusInternalServerError, "simulation %s of %s is unreadable: %v", srec.ID, rec.ID, err)
 		return
 	}
-	h.render(w, r, "simulation", "Simulation "+sim.ID, "evaluations", newSimView(rec.ID, rec.Domain, &sim))
+	v := newSimView(rec.ID, rec.Domain, &sim)
+	if c := sim.RewardInfo.DBCheck; c != nil && !c.DBMatch && h.opts.DBDiff != nil {
+		v.Records = h.records(rec, &sim)
+	}
+	if h.opts.WireTrace != nil {
+		if path := h.opts.WireTrace(rec.ID); path != "" {
+			v.Wire = loadWireTrace(path, sim.ContextID)
+		}
+	}
+	h.render(w, r, "simulation", "Simulation "+sim.ID, "evaluations", v)
+}
+
+// records lists the records sim's final database differs in (Options.DBDiff).
+func (h *Handler) records(rec store.Evaluation, sim *result.Simulation) *recordsView {
+	var eval result.Evaluation
+	if err := json.Unmarshal(rec.Data, &eval); err != nil {
+		return &recordsView{Note: "records not compared: the evaluation is unreadable: " + err.Error()}
+	}
+	eval.ID, eval.Domain = rec.ID, rec.Domain
+	diff := h.opts.DBDiff(&eval)
+	if diff == nil {
+		return &recordsView{Note: "the domain is not available here: records not compared (give proctor view --tau2-data)"}
+	}
+	recs, truncated, err := diff(sim)
+	return newRecordsView(recs, truncated, err)
+}
+
+// newRecordsView shows the result of a report.DBDiffFunc.
+func newRecordsView(recs []domains.RecordDiff, truncated bool, err error) *recordsView {
+	v := &recordsView{Truncated: truncated}
+	switch {
+	case err != nil:
+		v.Note = "records not compared: " + err.Error()
+	case len(recs) == 0:
+		v.Note = "replaying the conversation gives the expected records: the recorded state came from elsewhere (a tool that is not deterministic?)"
+	}
+	for _, d := range recs {
+		table, key, _ := strings.Cut(d.Path, "/")
+		row := recordRow{Side: d.Side, Table: table, Key: key, Kind: string(d.Kind), HasExpected: d.Expected != nil, HasActual: d.Actual != nil}
+		if row.HasExpected {
+			row.Expected = prettyJSON(d.Expected)
+		}
+		if row.HasActual {
+			row.Actual = prettyJSON(d.Actual)
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	return v
 }
 
 // errMissingSim is the answer to a simulation page without ?id.

@@ -2,11 +2,12 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/proctor-eval/proctor/conformance"
+	"github.com/proctor-eval/proctor/evaluation"
+	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -71,31 +72,15 @@ func RequestLatencies(sims []result.Simulation) []float64 {
 // StoredLatencies reads the latencies of the requests of eval's
 // simulations from db, where they are stored apart from the simulations.
 func StoredLatencies(ctx context.Context, db *store.DB, eval *result.Evaluation) ([]float64, error) {
+	all, err := db.AllRequests(ctx, eval.ID)
+	if err != nil {
+		return nil, err
+	}
 	var out []float64
 	for _, s := range eval.Simulations {
-		raw, err := db.Requests(ctx, eval.ID, s.ID)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, latenciesOf(raw)...)
+		out = append(out, evaluation.Latencies(all[s.ID])...)
 	}
 	return out, nil
-}
-
-// latenciesOf decodes the latencies of stored request metrics; metrics
-// that do not decode leave the histogram, not the page.
-func latenciesOf(raw json.RawMessage) []float64 {
-	var reqs []struct {
-		LatencyMS float64 `json:"latency_ms"`
-	}
-	if json.Unmarshal(raw, &reqs) != nil {
-		return nil
-	}
-	out := make([]float64, len(reqs))
-	for i, q := range reqs {
-		out[i] = q.LatencyMS
-	}
-	return out
 }
 
 func writeStandalone(w io.Writer, name, title string, body any) error {
@@ -107,4 +92,18 @@ func writeStandalone(w io.Writer, name, title string, body any) error {
 		return fmt.Errorf("html: %w", err)
 	}
 	return nil
+}
+
+// WriteComparison writes the comparison of two evaluations (proctor
+// compare --format html) as one self-contained HTML file: the viewer's
+// compare page without its form and links.
+func WriteComparison(w io.Writer, cmp report.EvaluationComparison) error {
+	return writeStandalone(w, "compare", "Compare "+cmp.Base.ID+" and "+cmp.Current.ID, compareView{A: cmp.Base.ID, B: cmp.Current.ID, Cmp: &cmp})
+}
+
+// WriteLeaderboard writes a leaderboard (proctor leaderboard --format
+// html) as one self-contained HTML file: the viewer's leaderboard page
+// without its form and links.
+func WriteLeaderboard(w io.Writer, lb report.Leaderboard) error {
+	return writeStandalone(w, "leaderboard", "Leaderboard "+lb.Domain, leaderboardView{Domain: lb.Domain, Split: lb.Split, Latest: lb.Latest, Boards: []report.Leaderboard{lb}})
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/proctor-eval/proctor/report"
+	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -43,6 +45,16 @@ type Options struct {
 	// open it meanwhile. It returns a nil DB when there is no database
 	// yet, and an error wrapping store.ErrLocked when a writer holds it.
 	Open func() (*store.DB, error)
+	// DBDiff, when set, explains the failed DB check of eval's
+	// simulations record by record (scoring.DBDiff on the evaluated
+	// domain, as proctor show does); the simulation page then lists the
+	// records that differ. Without it the page shows the hashes only.
+	DBDiff func(eval *result.Evaluation) report.DBDiffFunc
+	// WireTrace, when set, names the wire trace file of evaluation
+	// evalID (proctor run --trace-wire), "" for none: the simulation page
+	// then shows its conversation's exchanges with the agent beside it.
+	// The file is read bounded and strictly; it need not exist.
+	WireTrace func(evalID string) string
 }
 
 // Handler serves the viewer's pages from a results database.
@@ -83,6 +95,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /conformance", h.conformanceRuns)
 	h.mux.HandleFunc("GET /conformance/{id}", h.conformanceRun)
 	h.mux.HandleFunc("GET /compare", h.compare)
+	h.mux.HandleFunc("GET /leaderboard", h.leaderboard)
 	h.mux.HandleFunc("GET /static/style.css", h.stylesheet)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusNotFound, "no such page: %s", r.URL.Path)

@@ -8,10 +8,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/report"
+	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/scoring"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -25,6 +29,14 @@ type seeded struct {
 	evalSetPath, confPath    string
 	otherDomainID, runningID string
 	betterID                 string // evalID's domain and tasks, every trial passed
+	mockSim                  string // a mock-domain simulation page whose DB check failed
+	wireDir                  string // the wire trace of mockSim's evaluation, as proctor run --trace-wire DIR leaves it
+}
+
+// options are the handler's options over s: the mock domain to list a
+// failed DB check's records, and the wire traces in s.wireDir.
+func (s seeded) options(t testing.TB) Options {
+	return Options{DBDiff: mockDiffer(t), WireTrace: func(id string) string { return filepath.Join(s.wireDir, id+".wire.jsonl") }}
 }
 
 func seed(t testing.TB) seeded {
@@ -35,6 +47,13 @@ func seed(t testing.TB) seeded {
 	other.Domain = "retail"
 	putEval(t, db, other)
 	s.otherDomainID = other.ID
+	mockEval := fixtureMockEval(store.NewID())
+	putEval(t, db, mockEval)
+	s.mockSim = "/eval/" + mockEval.ID + "/sim?id=" + url.QueryEscape(mockEval.Simulations[0].ID)
+	s.wireDir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(s.wireDir, mockEval.ID+".wire.jsonl"), []byte(fixtureWireTrace(t, mockEval.Simulations[0].ContextID)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	running := fixtureEval(store.NewID(), 1, 1)
 	running.Status = "running"
 	putEval(t, db, running)
@@ -44,6 +63,7 @@ func seed(t testing.TB) seeded {
 		better.Simulations[i].Reward, better.Simulations[i].RewardInfo.Reward = 1, 1
 	}
 	better.Summary = scoring.Summarize(better.Simulations, nil)
+	better.Agent = result.AgentInfo{URL: "http://127.0.0.1:9/better", Name: betterAgentName}
 	putEval(t, db, better)
 	s.betterID = better.ID
 	eval := fixtureEval(store.NewID(), 3, 4)
@@ -77,7 +97,7 @@ func escapedXSS() string { return html.EscapeString(`<script>alert(`) }
 
 func TestPages(t *testing.T) {
 	s := seed(t)
-	h, err := New(s.db, Options{})
+	h, err := New(s.db, s.options(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,6 +127,10 @@ func TestPages(t *testing.T) {
 		{"eval-set run via evaluation", "/eval/" + s.runID, 302, nil, nil},
 		{"simulation failing", s.failSim, 200, []string{failingSim, "book_flight", expectedFlight, actualFlight, missingInfo, judgeReasoning, "votes 1/3",
 			"expectedhash0123", "actualhash4567", "private thought", "requested by the user", "toggle_airplane_mode", escapedXSS()}, nil},
+		{"simulation's differing records", s.mockSim, 200, []string{`id="db-records"`, "<code>tasks</code>", "<code>T-1022</code>", "missing", "Order catering",
+			"<code>next_task_number</code>", "1023", "1022", `id="wire-trace"`, "SendMessage", "agent unavailable", "Authorization: " + a2aclient.Redacted, escapedXSS()},
+			[]string{"raw-secret-value", "/other", `id="wire-note"`}},
+		{"simulation without a domain to diff", s.failSim, 200, []string{"the domain is not available here", "no A2A context id"}, nil},
 		{"simulation passing", s.passSim, 200, []string{passingSim, "1.000"}, nil},
 		{"simulation missing", s.eval + "/sim?id=nope%231", 404, []string{"not found"}, nil},
 		{"simulation without id", s.eval + "/sim", 400, []string{"?id="}, nil},
@@ -122,6 +146,10 @@ func TestPages(t *testing.T) {
 		{"compare other domains", "/compare?a=" + s.evalID + "&b=" + s.otherDomainID, 400, []string{"different domains"}, nil},
 		{"compare an eval-set run", "/compare?a=" + s.evalID + "&b=" + s.runID, 400, []string{"eval-set run"}, nil},
 		{"compare hostile id", "/compare?a=" + s.evalID + "&b=" + url.QueryEscape(xss), 404, []string{escapedXSS()}, nil},
+		{"leaderboard", "/leaderboard", 200, []string{`id="lb-airline"`, `id="lb-retail"`, betterAgentName, s.betterID, s.evalID, "do-nothing baseline", escapedXSS()}, nil},
+		{"leaderboard of a domain", "/leaderboard?domain=retail", 200, []string{`id="lb-retail"`, s.otherDomainID}, []string{`id="lb-airline"`}},
+		{"leaderboard of an empty split", "/leaderboard?domain=airline&split=test", 200, []string{"No completed evaluation of airline"}, []string{s.evalID}},
+		{"leaderboard without results", "/leaderboard?domain=telecom", 200, []string{"No completed evaluation of telecom"}, nil},
 		{"stylesheet", "/static/style.css", 200, []string{".bubble"}, nil},
 		{"unknown page", "/nope", 404, []string{"no such page"}, nil},
 	}
@@ -189,7 +217,7 @@ func TestNoDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, want := range map[string]int{"/": 200, "/evalsets": 200, "/conformance": 200, "/eval/x": 404, "/eval/x/sim?id=y": 404, "/evalset/x": 404, "/conformance/x": 404} {
+	for path, want := range map[string]int{"/": 200, "/evalsets": 200, "/conformance": 200, "/eval/x": 404, "/eval/x/sim?id=y": 404, "/evalset/x": 404, "/conformance/x": 404, "/leaderboard": 200} {
 		if code, body, _ := get(t, h, path); code != want {
 			t.Errorf("GET %s without a database: status %d, want %d\n%.500s", path, code, want, body)
 		}
@@ -233,6 +261,37 @@ func TestStandalone(t *testing.T) {
 	buf.Reset()
 	if err := WriteEvalSetRun(&buf, run); err != nil || !strings.Contains(buf.String(), "divide") {
 		t.Errorf("WriteEvalSetRun: %v", err)
+	}
+	better := fixtureEval(store.NewID(), 3, 2)
+	for i := range better.Simulations {
+		better.Simulations[i].Reward = 1
+	}
+	better.Summary = scoring.Summarize(better.Simulations, nil)
+	better.Agent = result.AgentInfo{URL: "http://127.0.0.1:9/better", Name: betterAgentName}
+	cmp, err := report.CompareEvaluations(better, eval, report.CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb := report.NewLeaderboard([]*result.Evaluation{eval, better}, report.LeaderboardOptions{Domain: "airline"})
+	for name, write := range map[string]func(io.Writer) error{
+		"WriteComparison":  func(w io.Writer) error { return WriteComparison(w, cmp) },
+		"WriteLeaderboard": func(w io.Writer) error { return WriteLeaderboard(w, lb) },
+	} {
+		buf.Reset()
+		if err := write(&buf); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		page := buf.String()
+		for _, want := range []string{"<style>", better.ID, eval.ID, escapedXSS()} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s: the file lacks %q", name, want)
+			}
+		}
+		for _, bad := range []string{"<form", `href="/`, `href="http`, `rel="stylesheet"`, "<script"} {
+			if strings.Contains(page, bad) {
+				t.Errorf("%s: the self-contained file has %q", name, bad)
+			}
+		}
 	}
 }
 
