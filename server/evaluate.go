@@ -28,6 +28,12 @@ func (e *executor) runEvaluation(ctx context.Context, ec *a2asrv.ExecutorContext
 		yield(rejectedTask(ec, err), nil)
 		return
 	}
+	if n, err := e.svc.Simulations(p.EvaluationRequest); err == nil {
+		if err := e.gate.simulationsError(n); err != nil {
+			yield(rejectedTask(ec, err), nil)
+			return
+		}
+	}
 	e.startLongTask(ctx, ec, longTaskSpec{
 		accepted: "Evaluation accepted; starting.",
 		slot:     "evaluation slot",

@@ -20,6 +20,7 @@ type executor struct {
 	queue         *queue
 	progressEvery time.Duration
 	cancelWait    time.Duration
+	gate          *tenantGate
 
 	// chat answers free text when a chat model is configured.
 	chat *adka2a.Executor

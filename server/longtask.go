@@ -77,6 +77,12 @@ func rejected(inv *skills.InvalidRequestError) taskEnd {
 // Cancel stops the steps through the task's context and reports the task
 // canceled; when the server stops, the task says nothing more.
 func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext, spec longTaskSpec, yield func(a2a.Event, error) bool) {
+	ticket, err := e.gate.admit(tenantOf(ctx))
+	if err != nil {
+		yield(rejectedTask(ec, err), nil)
+		return
+	}
+	defer ticket.done()
 	task := a2a.NewSubmittedTask(ec, ec.Message)
 	task.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Message: statusMessage(ec, spec.accepted, nil)}
 	if !yield(task, nil) {
@@ -85,11 +91,15 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 	t := e.track(ctx, ec, spec.canceled, yield)
 	defer e.untrack(t)
 
+	if !ticket.wait(t.ctx, func() { t.working(e.gate.runningText(tenantOf(ctx)), map[string]any{"queued": true}) }) {
+		return // canceled while queued: Cancel reports it
+	}
 	release, ok := t.waitForSlot(e.queue, spec.slot)
 	if !ok {
 		return
 	}
 	defer release()
+	ticket.started()
 
 	end := spec.steps(t)
 	if t.active.wasCanceled() || ctx.Err() != nil {
