@@ -85,7 +85,7 @@ func (ai auditInterceptor) After(ctx context.Context, _ *a2asrv.CallContext, res
 	}
 	call.done = true
 	objects := call.objects
-	if t, ok := resp.Payload.(*a2a.Task); ok {
+	if t, ok := resp.Payload.(*a2a.Task); ok && t != nil {
 		objects = appendID(objects, string(t.ID))
 	}
 	ai.s.audit(ctx, call.action, objects, outcomeOf(resp))
@@ -127,7 +127,7 @@ func outcomeOf(resp *a2asrv.Response) auditOutcome {
 		return auditRefused(resp.Err.Error())
 	}
 	t, ok := resp.Payload.(*a2a.Task)
-	if !ok {
+	if !ok || t == nil {
 		return auditOutcome{outcome: store.AuditAccepted}
 	}
 	switch t.Status.State {

@@ -2,7 +2,7 @@ package server
 
 import (
 	"context"
-		"encoding/json"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"

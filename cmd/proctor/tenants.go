@@ -44,6 +44,9 @@ func parseTenants(flags []string, env string, admins []string) ([]server.Tenant,
 	var tenants []server.Tenant
 	var bare []string
 	for _, src := range order {
+		if strings.TrimSpace(entries[src]) == "" {
+			return nil, emptyEntry(src)
+		}
 		name, token, err := splitTokenEntry(entries[src])
 		if err != nil {
 			return nil, usageErr("%s: %v", src, err)
@@ -63,13 +66,21 @@ func parseTenants(flags []string, env string, admins []string) ([]server.Tenant,
 	return markAdmins(tenants, admins)
 }
 
+// emptyEntry refuses an empty token entry: a variable such as "," or " "
+// would otherwise start the server with no authentication at all, the
+// opposite of what whoever set it wanted.
+func emptyEntry(src tokenSource) error {
+	const refusal = "refusing to serve without the authentication it was meant to require"
+	if src.where == envAuthTokens {
+		return usageErr("%s: entry %d is empty (the value is a comma-separated list of NAME=TOKEN or TOKEN); %s", envAuthTokens, src.index, refusal)
+	}
+	return usageErr("--auth-token: a token is empty; %s", refusal)
+}
+
 // splitTokenEntry reads NAME=TOKEN, or a bare TOKEN (name ""). Neither
 // may be empty or spaces.
 func splitTokenEntry(entry string) (name, token string, err error) {
 	entry = strings.TrimSpace(entry)
-	if entry == "" {
-		return "", "", errors.New("empty; give NAME=TOKEN or TOKEN (refusing to serve without the authentication it was meant to require)")
-	}
 	name, token, named := strings.Cut(entry, "=")
 	if !named {
 		return "", entry, nil

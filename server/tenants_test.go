@@ -1,0 +1,429 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+
+	"github.com/proctor-eval/proctor/domains/catalog"
+	"github.com/proctor-eval/proctor/server"
+	"github.com/proctor-eval/proctor/server/ui"
+	"github.com/proctor-eval/proctor/skills"
+	"github.com/proctor-eval/proctor/store"
+)
+
+// The tenants of the tests: two, and an admin.
+const (
+	aliceToken = "alice-T0KEN-value"
+	bobToken   = "bob-T0KEN-value"
+	rootToken  = "root-T0KEN-value"
+)
+
+// tenantFixture is a server with tenants alice, bob and root (admin) over
+// a database, and its web viewer.
+type tenantFixture struct {
+	srv    *server.Server
+	db     *store.DB
+	dbPath string
+}
+
+func startTenants(t *testing.T, limits server.TenantLimits) *tenantFixture {
+	t.Helper()
+	reg, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbPath := filepath.Join(t.TempDir(), "p.db")
+	db, err := store.Open(dbPath, store.WithNoSync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	viewer, err := ui.New(db, ui.Options{Base: server.PathUI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{
+		Host: "127.0.0.1",
+		Tenants: []server.Tenant{{Name: "alice", Tokens: []string{aliceToken}}, {Name: "bob", Tokens: []string{bobToken}},
+			{Name: "root", Tokens: []string{rootToken}, Admin: true}},
+		TenantLimits: limits,
+		TaskStore:    db.TaskStore(store.WithTenantTasks(), store.WithAnonymousTaskList()),
+		Audit:        db, UI: viewer,
+	}, &skills.Service{Domains: reg, Store: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; _ = db.Close() })
+	return &tenantFixture{srv: srv, db: db, dbPath: dbPath}
+}
+
+// call sends one HTTP request with token and returns the status and body.
+func (f *tenantFixture) call(t *testing.T, method, path, token, body string) (int, string) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, f.srv.URL()+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if !strings.Contains(path, "v0.3") {
+		req.Header.Set("A2A-Version", "1.0")
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// rpc sends a JSON-RPC 1.0 call.
+func (f *tenantFixture) rpc(t *testing.T, token, method string, params any) string {
+	t.Helper()
+	js, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	_, body := f.call(t, "POST", server.PathJSONRPC, token, string(js))
+	return body
+}
+
+// skill sends a blocking SendMessage asking for a skill.
+func (f *tenantFixture) skill(t *testing.T, token, skill string, params any) string {
+	t.Helper()
+	return f.rpc(t, token, "SendMessage", map[string]any{"message": map[string]any{
+		"messageId": fmt.Sprintf("m-%d", time.Now().UnixNano()), "role": "ROLE_USER",
+		"parts": []any{map[string]any{"data": map[string]any{"skill": skill, "params": params}}}}})
+}
+
+var (
+	taskIDRE = regexp.MustCompile(`"task":{"id":"([0-9a-f-]{36})"`)
+	evalIDRE = regexp.MustCompile(`"evaluation_id":"([0-9a-f-]{36})"`)
+)
+
+func firstMatch(t *testing.T, re *regexp.Regexp, s string) string {
+	t.Helper()
+	m := re.FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("no %s in %s", re, clipText(s))
+	}
+	return m[1]
+}
+
+func clipText(s string) string {
+	if len(s) > 800 {
+		return s[:800] + "…"
+	}
+	return s
+}
+
+// masked is an answer with id replaced by ID, to compare the answer about
+// another tenant's object with the answer about one that does not exist.
+func masked(answer, id string) string { return strings.ReplaceAll(answer, id, "ID") }
+
+// absentID is an id of the same form as id that names nothing.
+func absentID(id string) string { return id[:len(id)-12] + "000000000000" }
+
+// TestTenantsSeeOnlyTheirOwn: alice's evaluation and task are visible to
+// alice and to the admin, and to bob exactly as if they did not exist, on
+// every binding and protocol version, through get_results, resume, the
+// task methods and the web viewer.
+func TestTenantsSeeOnlyTheirOwn(t *testing.T) {
+	f := startTenants(t, server.TenantLimits{})
+	answer := f.skill(t, aliceToken, "run_evaluation", map[string]any{"agent_url": "builtin", "task_ids": []string{"mock-01"}})
+	if !strings.Contains(answer, "TASK_STATE_COMPLETED") {
+		t.Fatalf("alice's evaluation did not complete: %s", clipText(answer))
+	}
+	taskID, evalID := firstMatch(t, taskIDRE, answer), firstMatch(t, evalIDRE, answer)
+
+	conn, err := grpc.NewClient(f.srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	grpcGet := func(token, id string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token, "a2a-version", "1.0")
+		task, err := a2apb.NewA2AServiceClient(conn).GetTask(ctx, &a2apb.GetTaskRequest{Id: id})
+		if err != nil {
+			return fmt.Sprintf("%s: %s", status.Code(err), status.Convert(err).Message())
+		}
+		return "task " + task.GetId()
+	}
+
+	// Each probe asks about an id, and says whether the answer shows it.
+	type probe struct {
+		name string
+		ask  func(token, id string) string
+		// shows reports whether an answer about id shows the object.
+		shows func(answer, id string) bool
+	}
+	contains := func(answer, id string) bool { return strings.Contains(answer, id) }
+	notFound := func(answer, _ string) bool {
+		return !strings.Contains(answer, "not found") && !strings.Contains(answer, "NotFound") && !strings.Contains(answer, "NOT_FOUND")
+	}
+	probes := []probe{
+		{"GetTask JSON-RPC 1.0", func(tok, id string) string { return f.rpc(t, tok, "GetTask", map[string]any{"id": id}) }, notFound},
+		{"GetTask REST 1.0", func(tok, id string) string {
+			code, b := f.call(t, "GET", server.PathREST+"/tasks/"+id, tok, "")
+			return fmt.Sprint(code, " ", b)
+		}, notFound},
+		{"tasks/get JSON-RPC 0.3", func(tok, id string) string {
+			js := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":%q}}`, id)
+			_, b := f.call(t, "POST", server.PathJSONRPC03, tok, js)
+			return b
+		}, notFound},
+		{"GetTask REST 0.3", func(tok, id string) string {
+			code, b := f.call(t, "GET", server.PathREST03+"/v1/tasks/"+id, tok, "")
+			return fmt.Sprint(code, " ", b)
+		}, notFound},
+		{"GetTask gRPC", grpcGet, func(a, _ string) bool { return strings.HasPrefix(a, "task ") }},
+		{"CancelTask JSON-RPC 1.0", func(tok, id string) string { return f.rpc(t, tok, "CancelTask", map[string]any{"id": id}) }, notFound},
+		{"SubscribeToTask REST 1.0", func(tok, id string) string {
+			code, b := f.call(t, "GET", server.PathREST+"/tasks/"+id+":subscribe", tok, "")
+			return fmt.Sprint(code, " ", b)
+		}, notFound},
+		{"ListTasks JSON-RPC 1.0", func(tok, id string) string { return f.rpc(t, tok, "ListTasks", map[string]any{}) }, contains},
+		{"get_results by id", func(tok, id string) string {
+			return f.skill(t, tok, "get_results", map[string]any{"id": id, "include_transcripts": false})
+		}, func(a, id string) bool { return strings.Contains(a, "status **completed**") }},
+		{"get_results by short id", func(tok, id string) string {
+			return f.skill(t, tok, "get_results", map[string]any{"id": id[len(id)-8:], "include_transcripts": false})
+		}, func(a, id string) bool { return strings.Contains(a, "status **completed**") }},
+		{"get_results list", func(tok, id string) string { return f.skill(t, tok, "get_results", map[string]any{}) }, contains},
+		{"resume", func(tok, id string) string {
+			return f.skill(t, tok, "run_evaluation", map[string]any{"agent_url": "builtin", "resume": id})
+		}, func(a, _ string) bool { return strings.Contains(a, "already completed") }},
+		{"web viewer evaluation page", func(tok, id string) string {
+			code, b := f.call(t, "GET", server.PathUI+"eval/"+id, tok, "")
+			return fmt.Sprint(code, " ", b)
+		}, func(a, _ string) bool { return strings.HasPrefix(a, "200 ") }},
+		{"web viewer list", func(tok, id string) string {
+			_, b := f.call(t, "GET", server.PathUI, tok, "")
+			return b
+		}, func(a, id string) bool { return strings.Contains(a, id[len(id)-8:]) }},
+	}
+	taskProbes := map[string]bool{"GetTask JSON-RPC 1.0": true, "GetTask REST 1.0": true, "tasks/get JSON-RPC 0.3": true,
+		"GetTask REST 0.3": true, "GetTask gRPC": true, "CancelTask JSON-RPC 1.0": true, "SubscribeToTask REST 1.0": true, "ListTasks JSON-RPC 1.0": true}
+
+	type seen map[string]bool
+	want := map[string]seen{}
+	got := map[string]seen{}
+	for _, caller := range []struct{ name, token string }{{"alice", aliceToken}, {"bob", bobToken}, {"root", rootToken}} {
+		got[caller.name], want[caller.name] = seen{}, seen{}
+		for _, p := range probes {
+			id := evalID
+			if taskProbes[p.name] {
+				id = taskID
+			}
+			a := p.ask(caller.token, id)
+			got[caller.name][p.name] = p.shows(a, id)
+			want[caller.name][p.name] = caller.name != "bob"
+			if caller.name != "bob" || p.name == "ListTasks JSON-RPC 1.0" || p.name == "get_results list" || p.name == "web viewer list" {
+				continue
+			}
+			// Bob's answer is the answer about an id that does not exist.
+			absent := absentID(id)
+			if p.name == "get_results by short id" {
+				absent = id[:len(id)-8] + "00000000"
+			}
+			if diff := cmp.Diff(maskedProbe(p.ask(caller.token, absent), absent), maskedProbe(a, id)); diff != "" {
+				t.Errorf("%s: bob's answer about alice's object differs from one about no object (-absent +alice's):\n%s", p.name, diff)
+			}
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("who sees alice's evaluation and task (-want +got):\n%s", diff)
+	}
+}
+
+// maskedProbe is masked with the short id and the request-dependent parts
+// of an answer (fresh task and message ids, timestamps) replaced too.
+func maskedProbe(answer, id string) string {
+	answer = masked(answer, id)
+	answer = masked(answer, id[len(id)-8:])
+	answer = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`).ReplaceAllString(answer, "UUID")
+	answer = regexp.MustCompile(`"m-\d+"`).ReplaceAllString(answer, `"MSG"`)
+	return regexp.MustCompile(`\d{4}-\d\d-\d\dT[0-9:.]+Z`).ReplaceAllString(answer, "TIME")
+}
+
+// TestTenantLimits: each limit refuses with an error naming it and its
+// flag; the rate limit answers as each binding says "too many".
+func TestTenantLimits(t *testing.T) {
+	t.Run("simulations per request", func(t *testing.T) {
+		f := startTenants(t, server.TenantLimits{MaxSimulations: 2})
+		a := f.skill(t, aliceToken, "run_evaluation", map[string]any{"agent_url": "builtin", "task_ids": []string{"mock-01", "mock-02"}, "num_trials": 2})
+		if !strings.Contains(a, "TASK_STATE_REJECTED") || !strings.Contains(a, "runs 4 simulations") || !strings.Contains(a, server.FlagTenantMaxSimulations) {
+			t.Errorf("4 simulations over a limit of 2: %s", clipText(a))
+		}
+		if a := f.skill(t, aliceToken, "run_evaluation", map[string]any{"agent_url": "builtin", "task_ids": []string{"mock-01"}, "num_trials": 2}); !strings.Contains(a, "TASK_STATE_COMPLETED") {
+			t.Errorf("2 simulations within a limit of 2: %s", clipText(a))
+		}
+	})
+	t.Run("rate", func(t *testing.T) {
+		f := startTenants(t, server.TenantLimits{RequestsPerSecond: 0.001, Burst: 1})
+		conn, err := grpc.NewClient(f.srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		grpcList := func(token string) error {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token, "a2a-version", "1.0")
+			_, err := a2apb.NewA2AServiceClient(conn).ListTasks(ctx, &a2apb.ListTasksRequest{})
+			return err
+		}
+		// alice's one request of the burst, then each binding refuses.
+		if b := f.rpc(t, aliceToken, "ListTasks", map[string]any{}); strings.Contains(b, "error") {
+			t.Fatalf("first request: %s", b)
+		}
+		b := f.rpc(t, aliceToken, "ListTasks", map[string]any{})
+		var rpcErr struct {
+			Error struct {
+				Code    int
+				Message string
+			}
+		}
+		_ = json.Unmarshal([]byte(b), &rpcErr)
+		if rpcErr.Error.Code != server.ErrCodeRateLimited || !strings.Contains(rpcErr.Error.Message, server.FlagTenantRate) {
+			t.Errorf("JSON-RPC over the rate: %s", b)
+		}
+		if code, b := f.call(t, "GET", server.PathREST+"/tasks", aliceToken, ""); code != http.StatusTooManyRequests || !strings.Contains(b, server.FlagTenantRate) {
+			t.Errorf("REST over the rate: %d %s", code, b)
+		}
+		if err := grpcList(aliceToken); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "rate limit") {
+			t.Errorf("gRPC over the rate: %v", err)
+		}
+		// bob has his own bucket.
+		if err := grpcList(bobToken); err != nil {
+			t.Errorf("bob's first request: %v", err)
+		}
+	})
+	t.Run("queued", func(t *testing.T) {
+		f := startTenants(t, server.TenantLimits{MaxRunning: 1, MaxQueued: 1})
+		// A slow conformance check holds alice's one slot... use a hanging
+		// agent: a listener that accepts and never answers.
+		hang := hangingAgent(t)
+		start := func() string {
+			return f.rpc(t, aliceToken, "SendMessage", map[string]any{
+				"configuration": map[string]any{"returnImmediately": true},
+				"message": map[string]any{"messageId": fmt.Sprintf("m-%d", time.Now().UnixNano()), "role": "ROLE_USER",
+					"parts": []any{map[string]any{"data": map[string]any{"skill": "check_conformance", "params": map[string]any{"agent_url": hang, "protocol": "1.0"}}}}}})
+		}
+		first, second := start(), start()
+		for _, a := range []string{first, second} {
+			if !strings.Contains(a, "TASK_STATE_WORKING") {
+				t.Fatalf("want working: %s", clipText(a))
+			}
+		}
+		third := start()
+		if !strings.Contains(third, "TASK_STATE_REJECTED") || !strings.Contains(third, server.FlagTenantMaxQueued) {
+			t.Errorf("a third task over 1 running and 1 queued: %s", clipText(third))
+		}
+		// bob is not held up by alice's queue.
+		if a := f.skill(t, bobToken, "list_domains", map[string]any{}); !strings.Contains(a, "mock") {
+			t.Errorf("bob: %s", clipText(a))
+		}
+		for _, a := range []string{first, second} {
+			f.rpc(t, aliceToken, "CancelTask", map[string]any{"id": firstMatch(t, taskIDRE, a)})
+		}
+	})
+}
+
+// hangingAgent is a loopback address that accepts connections and never
+// answers, until the test ends.
+func hangingAgent(t *testing.T) string {
+	t.Helper()
+	release := make(chan struct{})
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { close(release); _ = srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// TestAuditAndNoTokensStored: a sequence of calls leaves one audit entry
+// each, naming the tenant, action, ids and outcome; no token is anywhere
+// in the database file.
+func TestAuditAndNoTokensStored(t *testing.T) {
+	f := startTenants(t, server.TenantLimits{})
+	answer := f.skill(t, aliceToken, "run_evaluation", map[string]any{"agent_url": "builtin", "task_ids": []string{"mock-01"}})
+	taskID, evalID := firstMatch(t, taskIDRE, answer), firstMatch(t, evalIDRE, answer)
+	f.rpc(t, bobToken, "GetTask", map[string]any{"id": taskID})
+	f.skill(t, bobToken, "get_results", map[string]any{"id": evalID})
+	f.rpc(t, rootToken, "GetTask", map[string]any{"id": taskID})
+
+	entries, err := f.db.ListAudit(context.Background(), store.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		Tenant, Action string
+		Outcome        store.AuditOutcome
+		Names          bool // names the object asked about
+	}
+	var got []line
+	for _, e := range entries {
+		names := false
+		for _, o := range e.Objects {
+			names = names || o == taskID || o == evalID
+		}
+		got = append(got, line{e.Tenant, e.Action, e.Outcome, names})
+	}
+	want := []line{
+		{"alice", "SendMessage/run_evaluation", store.AuditAccepted, true},
+		{"bob", "GetTask", store.AuditRefused, true},
+		{"bob", "SendMessage/get_results", store.AuditRefused, true},
+		{"root", "GetTask", store.AuditAccepted, true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("audit log (-want +got):\n%s", diff)
+	}
+	if bobs, _ := f.db.ListAudit(context.Background(), store.AuditFilter{Tenant: "bob"}); len(bobs) != 2 {
+		t.Errorf("bob's entries: %d, want 2", len(bobs))
+	}
+	raw, err := os.ReadFile(f.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []string{aliceToken, bobToken, rootToken} {
+		if strings.Contains(string(raw), tok) {
+			t.Errorf("token %q is in the database file", tok)
+		}
+	}
+}
