@@ -35,6 +35,7 @@ func (e *executor) runEvaluation(ctx context.Context, ec *a2asrv.ExecutorContext
 		}
 	}
 	e.startLongTask(ctx, ec, longTaskSpec{
+		skill:    SkillRunEvaluation,
 		accepted: "Evaluation accepted; starting.",
 		slot:     "evaluation slot",
 		canceled: "Canceled before the evaluation started.",

@@ -9,11 +9,14 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/proctor-eval/proctor/skills"
+	"github.com/proctor-eval/proctor/store"
 )
 
 // longTaskSpec is what a long-running skill brings to startLongTask: the
 // texts that name it, and its own steps.
 type longTaskSpec struct {
+	// skill is the skill the task runs, for the audit log.
+	skill Skill
 	// accepted is the status text of the working task sent at once.
 	accepted string
 	// slot names what the task waits for while queued ("evaluation slot").
@@ -105,6 +108,7 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 	if t.active.wasCanceled() || ctx.Err() != nil {
 		return // Cancel reports a canceled task; a dying server says nothing
 	}
+	e.auditEnd(ctx, ec, spec.skill, end)
 	t.finish(end)
 }
 
@@ -224,4 +228,26 @@ func reportProgress[P any](t *longTask, start P, show func(P) (string, map[strin
 			t.cancel()
 		}
 	}
+}
+
+// auditEnd writes the audit entry of a long task's end: its skill, task
+// and the ids it made, and how it ended.
+func (e *executor) auditEnd(ctx context.Context, ec *a2asrv.ExecutorContext, skill Skill, end taskEnd) {
+	if e.audit == nil || end.state == a2a.TaskStateUnspecified {
+		return
+	}
+	objects := []string{string(ec.TaskID)}
+	for _, key := range []string{"evaluation_id", "eval_set_run_id", "conformance_id"} {
+		if id, ok := end.data[key].(string); ok {
+			objects = appendID(objects, id)
+		}
+	}
+	out := auditOutcome{outcome: store.AuditAccepted}
+	switch end.state {
+	case a2a.TaskStateRejected:
+		out = auditRefused(end.text)
+	case a2a.TaskStateFailed:
+		out = auditOutcome{store.AuditFailed, end.text}
+	}
+	e.audit(ctx, string(skill)+" ended", objects, out)
 }

@@ -165,6 +165,7 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	s.executor = &executor{
 		svc: svc, queue: newQueue(cfg.MaxConcurrent), progressEvery: cfg.ProgressEvery,
 		cancelWait: cfg.CancelWait, running: map[a2a.TaskID]*activeRun{}, gate: s.gate,
+		audit: s.audit,
 	}
 	if cfg.ChatModel != nil {
 		if s.executor.chat, err = newChatExecutor(cfg.ChatModel, svc, s.executor.queue); err != nil {

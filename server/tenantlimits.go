@@ -51,7 +51,8 @@ const (
 const ErrCodeRateLimited = -32029
 
 // tenantGate applies TenantLimits: a rate limiter and a count of long
-// tasks per tenant.
+// tasks per tenant. A nil *tenantGate admits everything (an executor
+// built without a server, in tests).
 type tenantGate struct {
 	limits TenantLimits
 
@@ -120,6 +121,9 @@ type tenantTicket struct {
 // admit counts a new long task of tenant as queued, or refuses it when
 // the tenant has MaxQueued waiting already.
 func (g *tenantGate) admit(tenant string) (*tenantTicket, error) {
+	if g == nil { // an executor without limits
+		return &tenantTicket{}, nil
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	st := g.state(tenant)
@@ -134,7 +138,7 @@ func (g *tenantGate) admit(tenant string) (*tenantTicket, error) {
 // wait waits for one of the tenant's MaxRunning slots; it reports whether
 // it got one before ctx ended. onWait is told once when it has to wait.
 func (tk *tenantTicket) wait(ctx context.Context, onWait func()) bool {
-	if tk.st.slots == nil {
+	if tk.st == nil || tk.st.slots == nil {
 		return true
 	}
 	select {
@@ -155,6 +159,9 @@ func (tk *tenantTicket) wait(ctx context.Context, onWait func()) bool {
 
 // started marks the task running: it no longer counts as queued.
 func (tk *tenantTicket) started() {
+	if tk.g == nil {
+		return
+	}
 	tk.g.mu.Lock()
 	defer tk.g.mu.Unlock()
 	if tk.queued {
@@ -181,7 +188,7 @@ func (g *tenantGate) runningText(tenant string) string {
 // simulationsError refuses a run_evaluation request with more than
 // MaxSimulations simulations; nil when within it.
 func (g *tenantGate) simulationsError(n int) error {
-	if g.limits.MaxSimulations <= 0 || n <= g.limits.MaxSimulations {
+	if g == nil || g.limits.MaxSimulations <= 0 || n <= g.limits.MaxSimulations {
 		return nil
 	}
 	return fmt.Errorf("simulation limit: the request runs %d simulations (tasks x trials), above this server's %d per request (%s); ask for fewer with num_tasks, task_ids or num_trials, or split it into several requests",

@@ -49,7 +49,7 @@ func newTokenTable(cfg Config) (tokenTable, error) {
 	names := map[string]bool{}
 	tokens := map[[sha256.Size]byte]string{}
 	for _, t := range tenants {
-		if err := checkTenantName(t.Name); err != nil {
+		if err := CheckTenantName(t.Name); err != nil {
 			return nil, err
 		}
 		if names[t.Name] {
@@ -74,9 +74,9 @@ func newTokenTable(cfg Config) (tokenTable, error) {
 	return table, nil
 }
 
-// checkTenantName refuses a tenant name that is empty, long, or holds
+// CheckTenantName refuses a tenant name that is empty, long, or holds
 // characters that would be unclear in logs and the audit log.
-func checkTenantName(name string) error {
+func CheckTenantName(name string) error {
 	if name == "" {
 		return errors.New("server: a tenant name is empty")
 	}

@@ -394,25 +394,32 @@ func TestAuditAndNoTokensStored(t *testing.T) {
 	}
 	type line struct {
 		Tenant, Action string
+		Objects        []string // "task", "evaluation"
 		Outcome        store.AuditOutcome
-		Names          bool // names the object asked about
 	}
+	label := map[string]string{taskID: "task", evalID: "evaluation"}
 	var got []line
 	for _, e := range entries {
-		names := false
+		l := line{Tenant: e.Tenant, Action: e.Action, Outcome: e.Outcome}
 		for _, o := range e.Objects {
-			names = names || o == taskID || o == evalID
+			l.Objects = append(l.Objects, label[o])
 		}
-		got = append(got, line{e.Tenant, e.Action, e.Outcome, names})
+		got = append(got, l)
 	}
 	want := []line{
-		{"alice", "SendMessage/run_evaluation", store.AuditAccepted, true},
-		{"bob", "GetTask", store.AuditRefused, true},
-		{"bob", "SendMessage/get_results", store.AuditRefused, true},
-		{"root", "GetTask", store.AuditAccepted, true},
+		{"alice", "run_evaluation ended", []string{"task", "evaluation"}, store.AuditAccepted},
+		{"alice", "SendMessage/run_evaluation", []string{"task"}, store.AuditAccepted},
+		{"bob", "GetTask", []string{"task"}, store.AuditRefused},
+		{"bob", "SendMessage/get_results", []string{"evaluation", ""}, store.AuditRefused},
+		{"root", "GetTask", []string{"task"}, store.AuditAccepted},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("audit log (-want +got):\n%s", diff)
+	}
+	for _, e := range entries {
+		if e.Outcome == store.AuditRefused && !strings.Contains(e.Reason, "not found") {
+			t.Errorf("%s refused for %q, want not found", e.Action, e.Reason)
+		}
 	}
 	if bobs, _ := f.db.ListAudit(context.Background(), store.AuditFilter{Tenant: "bob"}); len(bobs) != 2 {
 		t.Errorf("bob's entries: %d, want 2", len(bobs))

@@ -54,6 +54,11 @@ type AuditEntry struct {
 // AppendAudit adds e to the audit log, dropping the oldest entry once the
 // log holds MaxAuditEntries.
 func (db *DB) AppendAudit(ctx context.Context, e AuditEntry) error {
+	return db.appendAudit(ctx, e, MaxAuditEntries)
+}
+
+// appendAudit is AppendAudit keeping at most keep entries.
+func (db *DB) appendAudit(ctx context.Context, e AuditEntry, keep uint64) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC().Round(0)
 	}
@@ -72,8 +77,8 @@ func (db *DB) AppendAudit(ctx context.Context, e AuditEntry) error {
 		if err != nil {
 			return fmt.Errorf("store: encode audit entry: %w", err)
 		}
-		if seq > MaxAuditEntries {
-			if err := b.Delete(auditKey(seq - MaxAuditEntries)); err != nil {
+		if seq > keep {
+			if err := b.Delete(auditKey(seq - keep)); err != nil {
 				return fmt.Errorf("store: audit: drop oldest: %w", err)
 			}
 		}

@@ -102,6 +102,9 @@ func checkTenants(tenants []server.Tenant) error {
 	names := map[string]bool{}
 	tokens := map[string]string{}
 	for _, t := range tenants {
+		if err := server.CheckTenantName(t.Name); err != nil {
+			return usageErr("--auth-token: %v", err)
+		}
 		if names[t.Name] {
 			return usageErr("tenant %q is given twice: each tenant has one NAME=TOKEN (bare tokens are tenant %q's)", t.Name, server.DefaultTenant)
 		}
