@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,6 +26,9 @@ import (
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 
 	"github.com/proctor-eval/proctor/domains/catalog"
+	"github.com/proctor-eval/proctor/internal/agenttest"
+	"github.com/proctor-eval/proctor/internal/llmtest"
+	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/server"
 	"github.com/proctor-eval/proctor/server/ui"
 	"github.com/proctor-eval/proctor/skills"
@@ -45,7 +50,7 @@ type tenantFixture struct {
 	dbPath string
 }
 
-func startTenants(t *testing.T, limits server.TenantLimits) *tenantFixture {
+func startTenants(t *testing.T, limits server.TenantLimits, tweak ...func(*server.Config)) *tenantFixture {
 	t.Helper()
 	reg, err := catalog.Builtin()
 	if err != nil {
@@ -60,14 +65,18 @@ func startTenants(t *testing.T, limits server.TenantLimits) *tenantFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{
+	cfg := server.Config{
 		Host: "127.0.0.1",
 		Tenants: []server.Tenant{{Name: "alice", Tokens: []string{aliceToken}}, {Name: "bob", Tokens: []string{bobToken}},
 			{Name: "root", Tokens: []string{rootToken}, Admin: true}},
 		TenantLimits: limits,
 		TaskStore:    db.TaskStore(store.WithTenantTasks(), store.WithAnonymousTaskList()),
 		Audit:        db, UI: viewer,
-	}, &skills.Service{Domains: reg, Store: db})
+	}
+	for _, fn := range tweak {
+		fn(&cfg)
+	}
+	srv, err := server.New(cfg, &skills.Service{Domains: reg, Store: db})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,117 +158,214 @@ func masked(answer, id string) string { return strings.ReplaceAll(answer, id, "I
 // absentID is an id of the same form as id that names nothing.
 func absentID(id string) string { return id[:len(id)-12] + "000000000000" }
 
-// TestTenantsSeeOnlyTheirOwn: alice's evaluation and task are visible to
-// alice and to the admin, and to bob exactly as if they did not exist, on
-// every binding and protocol version, through get_results, resume, the
-// task methods and the web viewer.
-func TestTenantsSeeOnlyTheirOwn(t *testing.T) {
-	f := startTenants(t, server.TenantLimits{})
+// aliceObjects are what alice made: the task of an evaluation, the
+// evaluation, a conformance run and an eval-set run.
+type aliceObjects struct{ task, evaluation, conformance, evalSet string }
+
+// makeAliceObjects has alice run an evaluation, a conformance check and
+// an eval set.
+func makeAliceObjects(t *testing.T, f *tenantFixture) aliceObjects {
+	t.Helper()
 	answer := f.skill(t, aliceToken, "run_evaluation", map[string]any{"agent_url": "builtin", "task_ids": []string{"mock-01"}})
 	if !strings.Contains(answer, "TASK_STATE_COMPLETED") {
 		t.Fatalf("alice's evaluation did not complete: %s", clipText(answer))
 	}
-	taskID, evalID := firstMatch(t, taskIDRE, answer), firstMatch(t, evalIDRE, answer)
+	o := aliceObjects{task: firstMatch(t, taskIDRE, answer), evaluation: firstMatch(t, evalIDRE, answer)}
+	conf := f.skill(t, aliceToken, "check_conformance", map[string]any{"agent_url": closedLoopback(t), "protocol": "1.0"})
+	o.conformance = firstMatch(t, regexp.MustCompile(`"conformance_id":"([0-9a-f-]{36})"`), conf)
+	agent := agenttest.Start(t, agenttest.Sorry)
+	set := f.skill(t, aliceToken, "run_evalset", map[string]any{"agent_url": agent.URL, "eval_set": map[string]any{
+		"evalSetId": "hello", "evalCases": []any{map[string]any{"evalId": "hi",
+			"conversation": []any{map[string]any{"userContent": map[string]any{"role": "user", "content": "hello"}}}}}}})
+	o.evalSet = firstMatch(t, regexp.MustCompile(`"eval_set_run_id":"([0-9a-f-]{36})"`), set)
+	return o
+}
 
+// closedLoopback is a loopback URL nothing listens on.
+func closedLoopback(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return "http://" + addr
+}
+
+// tenantProbe asks, as a caller, about one of alice's objects.
+type tenantProbe struct {
+	name string
+	// of picks the object asked about.
+	of  func(aliceObjects) string
+	ask func(token, id string) string
+	// shows reports whether an answer about id shows the object.
+	shows func(answer, id string) bool
+	// listing probes have no "absent object" twin to compare with.
+	listing bool
+}
+
+// notFoundAnswer reports whether an answer does not say "not found".
+func notFoundAnswer(answer, _ string) bool {
+	for _, s := range []string{"not found", "NotFound", "NOT_FOUND", "404 "} {
+		if strings.Contains(answer, s) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsID(answer, id string) bool { return strings.Contains(answer, id) }
+
+func byTask(o aliceObjects) string        { return o.task }
+func byEvaluation(o aliceObjects) string  { return o.evaluation }
+func byConformance(o aliceObjects) string { return o.conformance }
+func byEvalSet(o aliceObjects) string     { return o.evalSet }
+
+// taskProbes ask about a task on every binding and protocol version.
+func taskProbes(t *testing.T, f *tenantFixture, conn *grpc.ClientConn) []tenantProbe {
+	httpAnswer := func(method, path string) func(tok, id string) string {
+		return func(tok, id string) string {
+			code, b := f.call(t, method, strings.ReplaceAll(path, "ID", id), tok, "")
+			return fmt.Sprint(code, " ", b)
+		}
+	}
+	rpc03 := func(method string) func(tok, id string) string {
+		return func(tok, id string) string {
+			_, b := f.call(t, "POST", server.PathJSONRPC03, tok, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{"id":%q}}`, method, id))
+			return b
+		}
+	}
+	rpc10 := func(method string) func(tok, id string) string {
+		return func(tok, id string) string { return f.rpc(t, tok, method, map[string]any{"id": id}) }
+	}
+	grpcCall := func(call func(context.Context, a2apb.A2AServiceClient, string) (string, error)) func(tok, id string) string {
+		return func(tok, id string) string {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+tok, "a2a-version", "1.0")
+			out, err := call(ctx, a2apb.NewA2AServiceClient(conn), id)
+			if err != nil {
+				return fmt.Sprintf("%s: %s", status.Code(err), status.Convert(err).Message())
+			}
+			return out
+		}
+	}
+	return []tenantProbe{
+		{name: "GetTask JSON-RPC 1.0", of: byTask, ask: rpc10("GetTask"), shows: notFoundAnswer},
+		{name: "GetTask REST 1.0", of: byTask, ask: httpAnswer("GET", server.PathREST+"/tasks/ID"), shows: notFoundAnswer},
+		{name: "tasks/get JSON-RPC 0.3", of: byTask, ask: rpc03("tasks/get"), shows: notFoundAnswer},
+		{name: "GetTask REST 0.3", of: byTask, ask: httpAnswer("GET", server.PathREST03+"/v1/tasks/ID"), shows: notFoundAnswer},
+		{name: "GetTask gRPC", of: byTask, ask: grpcCall(func(ctx context.Context, c a2apb.A2AServiceClient, id string) (string, error) {
+			task, err := c.GetTask(ctx, &a2apb.GetTaskRequest{Id: id})
+			return "task " + task.GetId(), err
+		}), shows: func(a, _ string) bool { return strings.HasPrefix(a, "task ") }},
+		{name: "CancelTask JSON-RPC 1.0", of: byTask, ask: rpc10("CancelTask"), shows: notFoundAnswer},
+		{name: "CancelTask REST 1.0", of: byTask, ask: httpAnswer("POST", server.PathREST+"/tasks/ID:cancel"), shows: notFoundAnswer},
+		{name: "tasks/cancel JSON-RPC 0.3", of: byTask, ask: rpc03("tasks/cancel"), shows: notFoundAnswer},
+		{name: "CancelTask REST 0.3", of: byTask, ask: httpAnswer("POST", server.PathREST03+"/v1/tasks/ID:cancel"), shows: notFoundAnswer},
+		{name: "CancelTask gRPC", of: byTask, ask: grpcCall(func(ctx context.Context, c a2apb.A2AServiceClient, id string) (string, error) {
+			_, err := c.CancelTask(ctx, &a2apb.CancelTaskRequest{Id: id})
+			return "canceled", err
+		}), shows: notFoundAnswer},
+		{name: "SubscribeToTask JSON-RPC 1.0", of: byTask, ask: rpc10("SubscribeToTask"), shows: notFoundAnswer},
+		{name: "SubscribeToTask REST 1.0", of: byTask, ask: httpAnswer("GET", server.PathREST+"/tasks/ID:subscribe"), shows: notFoundAnswer},
+		{name: "tasks/resubscribe JSON-RPC 0.3", of: byTask, ask: rpc03("tasks/resubscribe"), shows: notFoundAnswer},
+		{name: "SubscribeToTask gRPC", of: byTask, ask: grpcCall(func(ctx context.Context, c a2apb.A2AServiceClient, id string) (string, error) {
+			stream, err := c.SubscribeToTask(ctx, &a2apb.SubscribeToTaskRequest{Id: id})
+			if err != nil {
+				return "", err
+			}
+			_, err = stream.Recv()
+			return "subscribed", err
+		}), shows: notFoundAnswer},
+		{name: "ListTasks JSON-RPC 1.0", of: byTask, ask: func(tok, _ string) string { return f.rpc(t, tok, "ListTasks", map[string]any{}) },
+			shows: containsID, listing: true},
+		{name: "ListTasks REST 1.0", of: byTask, ask: httpAnswer("GET", server.PathREST+"/tasks"), shows: containsID, listing: true},
+		{name: "ListTasks gRPC", of: byTask, ask: grpcCall(func(ctx context.Context, c a2apb.A2AServiceClient, _ string) (string, error) {
+			resp, err := c.ListTasks(ctx, &a2apb.ListTasksRequest{})
+			var ids []string
+			for _, task := range resp.GetTasks() {
+				ids = append(ids, task.GetId())
+			}
+			return strings.Join(ids, " "), err
+		}), shows: containsID, listing: true},
+	}
+}
+
+// recordProbes ask about alice's stored records through the skills and
+// the web viewer.
+func recordProbes(t *testing.T, f *tenantFixture) []tenantProbe {
+	completed := func(a, _ string) bool { return strings.Contains(a, "status **completed**") }
+	page := func(path string) func(tok, id string) string {
+		return func(tok, id string) string {
+			code, b := f.call(t, "GET", strings.ReplaceAll(path, "ID", id), tok, "")
+			return fmt.Sprint(code, " ", b)
+		}
+	}
+	ok200 := func(a, _ string) bool { return strings.HasPrefix(a, "200 ") }
+	shortIn := func(a, id string) bool { return strings.Contains(a, id[len(id)-8:]) }
+	return []tenantProbe{
+		{name: "get_results by id", of: byEvaluation, ask: func(tok, id string) string {
+			return f.skill(t, tok, "get_results", map[string]any{"id": id, "include_transcripts": false})
+		}, shows: completed},
+		{name: "get_results by short id", of: byEvaluation, ask: func(tok, id string) string {
+			return f.skill(t, tok, "get_results", map[string]any{"id": id[len(id)-8:], "include_transcripts": false})
+		}, shows: completed},
+		{name: "get_results list", of: byEvaluation, ask: func(tok, _ string) string { return f.skill(t, tok, "get_results", map[string]any{}) },
+			shows: containsID, listing: true},
+		{name: "get_results of an eval-set run", of: byEvalSet, ask: func(tok, id string) string {
+			return f.skill(t, tok, "get_results", map[string]any{"id": id})
+		}, shows: func(a, _ string) bool { return !strings.Contains(a, "TASK_STATE_REJECTED") }},
+		{name: "resume", of: byEvaluation, ask: func(tok, id string) string {
+			return f.skill(t, tok, "run_evaluation", map[string]any{"agent_url": "builtin", "resume": id})
+		}, shows: func(a, _ string) bool { return strings.Contains(a, "already completed") }},
+		{name: "viewer: evaluation page", of: byEvaluation, ask: page(server.PathUI + "eval/ID"), shows: ok200},
+		{name: "viewer: simulation page", of: byEvaluation, ask: page(server.PathUI + "eval/ID/sim?id=mock-01%230"), shows: ok200},
+		{name: "viewer: evaluations", of: byEvaluation, ask: page(server.PathUI), shows: shortIn, listing: true},
+		{name: "viewer: conformance page", of: byConformance, ask: page(server.PathUI + "conformance/ID"), shows: ok200},
+		{name: "viewer: conformance runs", of: byConformance, ask: page(server.PathUI + "conformance"), shows: shortIn, listing: true},
+		{name: "viewer: eval-set run page", of: byEvalSet, ask: page(server.PathUI + "evalset/ID"), shows: ok200},
+		{name: "viewer: eval-set runs", of: byEvalSet, ask: page(server.PathUI + "evalsets"), shows: shortIn, listing: true},
+	}
+}
+
+// TestTenantsSeeOnlyTheirOwn: alice's task, evaluation, conformance run
+// and eval-set run are visible to alice and to the admin, and to bob
+// exactly as if they did not exist, on every binding and protocol
+// version, through get_results, resume, the task methods and the web
+// viewer.
+func TestTenantsSeeOnlyTheirOwn(t *testing.T) {
+	f := startTenants(t, server.TenantLimits{})
+	objects := makeAliceObjects(t, f)
 	conn, err := grpc.NewClient(f.srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	grpcGet := func(token, id string) string {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token, "a2a-version", "1.0")
-		task, err := a2apb.NewA2AServiceClient(conn).GetTask(ctx, &a2apb.GetTaskRequest{Id: id})
-		if err != nil {
-			return fmt.Sprintf("%s: %s", status.Code(err), status.Convert(err).Message())
-		}
-		return "task " + task.GetId()
-	}
-
-	// Each probe asks about an id, and says whether the answer shows it.
-	type probe struct {
-		name string
-		ask  func(token, id string) string
-		// shows reports whether an answer about id shows the object.
-		shows func(answer, id string) bool
-	}
-	contains := func(answer, id string) bool { return strings.Contains(answer, id) }
-	notFound := func(answer, _ string) bool {
-		return !strings.Contains(answer, "not found") && !strings.Contains(answer, "NotFound") && !strings.Contains(answer, "NOT_FOUND")
-	}
-	probes := []probe{
-		{"GetTask JSON-RPC 1.0", func(tok, id string) string { return f.rpc(t, tok, "GetTask", map[string]any{"id": id}) }, notFound},
-		{"GetTask REST 1.0", func(tok, id string) string {
-			code, b := f.call(t, "GET", server.PathREST+"/tasks/"+id, tok, "")
-			return fmt.Sprint(code, " ", b)
-		}, notFound},
-		{"tasks/get JSON-RPC 0.3", func(tok, id string) string {
-			js := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":%q}}`, id)
-			_, b := f.call(t, "POST", server.PathJSONRPC03, tok, js)
-			return b
-		}, notFound},
-		{"GetTask REST 0.3", func(tok, id string) string {
-			code, b := f.call(t, "GET", server.PathREST03+"/v1/tasks/"+id, tok, "")
-			return fmt.Sprint(code, " ", b)
-		}, notFound},
-		{"GetTask gRPC", grpcGet, func(a, _ string) bool { return strings.HasPrefix(a, "task ") }},
-		{"CancelTask JSON-RPC 1.0", func(tok, id string) string { return f.rpc(t, tok, "CancelTask", map[string]any{"id": id}) }, notFound},
-		{"SubscribeToTask REST 1.0", func(tok, id string) string {
-			code, b := f.call(t, "GET", server.PathREST+"/tasks/"+id+":subscribe", tok, "")
-			return fmt.Sprint(code, " ", b)
-		}, notFound},
-		{"ListTasks JSON-RPC 1.0", func(tok, id string) string { return f.rpc(t, tok, "ListTasks", map[string]any{}) }, contains},
-		{"get_results by id", func(tok, id string) string {
-			return f.skill(t, tok, "get_results", map[string]any{"id": id, "include_transcripts": false})
-		}, func(a, id string) bool { return strings.Contains(a, "status **completed**") }},
-		{"get_results by short id", func(tok, id string) string {
-			return f.skill(t, tok, "get_results", map[string]any{"id": id[len(id)-8:], "include_transcripts": false})
-		}, func(a, id string) bool { return strings.Contains(a, "status **completed**") }},
-		{"get_results list", func(tok, id string) string { return f.skill(t, tok, "get_results", map[string]any{}) }, contains},
-		{"resume", func(tok, id string) string {
-			return f.skill(t, tok, "run_evaluation", map[string]any{"agent_url": "builtin", "resume": id})
-		}, func(a, _ string) bool { return strings.Contains(a, "already completed") }},
-		{"web viewer evaluation page", func(tok, id string) string {
-			code, b := f.call(t, "GET", server.PathUI+"eval/"+id, tok, "")
-			return fmt.Sprint(code, " ", b)
-		}, func(a, _ string) bool { return strings.HasPrefix(a, "200 ") }},
-		{"web viewer list", func(tok, id string) string {
-			_, b := f.call(t, "GET", server.PathUI, tok, "")
-			return b
-		}, func(a, id string) bool { return strings.Contains(a, id[len(id)-8:]) }},
-	}
-	taskProbes := map[string]bool{"GetTask JSON-RPC 1.0": true, "GetTask REST 1.0": true, "tasks/get JSON-RPC 0.3": true,
-		"GetTask REST 0.3": true, "GetTask gRPC": true, "CancelTask JSON-RPC 1.0": true, "SubscribeToTask REST 1.0": true, "ListTasks JSON-RPC 1.0": true}
+	probes := append(taskProbes(t, f, conn), recordProbes(t, f)...)
 
 	type seen map[string]bool
-	want := map[string]seen{}
-	got := map[string]seen{}
+	want, got := map[string]seen{}, map[string]seen{}
 	for _, caller := range []struct{ name, token string }{{"alice", aliceToken}, {"bob", bobToken}, {"root", rootToken}} {
 		got[caller.name], want[caller.name] = seen{}, seen{}
 		for _, p := range probes {
-			id := evalID
-			if taskProbes[p.name] {
-				id = taskID
-			}
+			id := p.of(objects)
 			a := p.ask(caller.token, id)
 			got[caller.name][p.name] = p.shows(a, id)
 			want[caller.name][p.name] = caller.name != "bob"
-			if caller.name != "bob" || p.name == "ListTasks JSON-RPC 1.0" || p.name == "get_results list" || p.name == "web viewer list" {
+			if caller.name != "bob" || p.listing {
 				continue
 			}
 			// Bob's answer is the answer about an id that does not exist.
 			absent := absentID(id)
-			if p.name == "get_results by short id" {
-				absent = id[:len(id)-8] + "00000000"
-			}
 			if diff := cmp.Diff(maskedProbe(p.ask(caller.token, absent), absent), maskedProbe(a, id)); diff != "" {
 				t.Errorf("%s: bob's answer about alice's object differs from one about no object (-absent +alice's):\n%s", p.name, diff)
 			}
 		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("who sees alice's evaluation and task (-want +got):\n%s", diff)
+		t.Errorf("who sees alice's objects (-want +got):\n%s", diff)
 	}
 }
 
@@ -432,5 +538,81 @@ func TestAuditAndNoTokensStored(t *testing.T) {
 		if strings.Contains(string(raw), tok) {
 			t.Errorf("token %q is in the database file", tok)
 		}
+	}
+}
+
+// TestTenantsInTheViewerAndTheChat: a viewer session carries its token's
+// tenant (bob's cookie finds none of alice's pages, alice's finds them),
+// and the chat front door's tools read with the caller's rights.
+func TestTenantsInTheViewerAndTheChat(t *testing.T) {
+	fake := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		if last.Role == "tool" {
+			return llmtest.Reply{Text: "RESULTS " + last.ToolResult}
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "get_results", Args: map[string]any{"limit": 10}}}}
+	})
+	m, err := llm.New(context.Background(), "openai:gpt-4.1", llm.Config{APIKey: "sk-chat-test", BaseURL: fake.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := startTenants(t, server.TenantLimits{}, func(c *server.Config) { c.ChatModel = m })
+	objects := makeAliceObjects(t, f)
+
+	signIn := func(token string) *http.Client {
+		jar, err := cookiejar.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &http.Client{Jar: jar}
+		resp, err := c.PostForm(f.srv.URL()+server.PathUILogin, url.Values{"token": {token}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != server.PathUI {
+			t.Fatalf("sign-in: %d at %s", resp.StatusCode, resp.Request.URL)
+		}
+		return c
+	}
+	page := func(c *http.Client, path string) string {
+		resp, err := c.Get(f.srv.URL() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Sprint(resp.StatusCode, " ", string(b))
+	}
+	chat := func(token string) string {
+		return f.rpc(t, token, "SendMessage", map[string]any{"message": map[string]any{
+			"messageId": fmt.Sprintf("m-%d", time.Now().UnixNano()), "role": "ROLE_USER",
+			"parts": []any{map[string]any{"text": "What are my results?"}}}})
+	}
+	type view struct{ EvalPage, EvalSetPage, ConformancePage, ChatNamesIt bool }
+	got := map[string]view{}
+	for name, token := range map[string]string{"alice": aliceToken, "bob": bobToken, "root": rootToken} {
+		c := signIn(token)
+		evalPage := page(c, server.PathUI+"eval/"+objects.evaluation)
+		if name == "bob" {
+			absent := absentID(objects.evaluation)
+			if diff := cmp.Diff(maskedProbe(page(c, server.PathUI+"eval/"+absent), absent), maskedProbe(evalPage, objects.evaluation)); diff != "" {
+				t.Errorf("bob's viewer: alice's evaluation differs from none (-none +alice's):\n%s", diff)
+			}
+		}
+		reply := chat(token)
+		if !strings.Contains(reply, "RESULTS") {
+			t.Fatalf("%s's chat: %s", name, clipText(reply))
+		}
+		got[name] = view{
+			EvalPage:        strings.HasPrefix(evalPage, "200 "),
+			EvalSetPage:     strings.HasPrefix(page(c, server.PathUI+"evalset/"+objects.evalSet), "200 "),
+			ConformancePage: strings.HasPrefix(page(c, server.PathUI+"conformance/"+objects.conformance), "200 "),
+			ChatNamesIt:     strings.Contains(reply, objects.evaluation),
+		}
+	}
+	all := view{true, true, true, true}
+	if diff := cmp.Diff(map[string]view{"alice": all, "bob": {}, "root": all}, got); diff != "" {
+		t.Errorf("what each tenant's session and chat see (-want +got):\n%s", diff)
 	}
 }
