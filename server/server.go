@@ -168,7 +168,7 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 		audit: s.audit,
 	}
 	if cfg.ChatModel != nil {
-		if s.executor.chat, err = newChatExecutor(cfg.ChatModel, svc, s.executor.queue); err != nil {
+		if s.executor.chat, err = newChatExecutor(cfg.ChatModel, svc, s.executor.queue, s.gate); err != nil {
 			s.closeListeners()
 			return nil, err
 		}

@@ -179,6 +179,27 @@ func (tk *tenantTicket) done() {
 	}
 }
 
+// acquire takes a slot of ctx's tenant, then one of q, for a long task
+// that has no A2A task of its own to report its place in line (the chat
+// front door's evaluations); it returns their release.
+func (g *tenantGate) acquire(ctx context.Context, q *queue) (func(), error) {
+	ticket, err := g.admit(tenantOf(ctx))
+	if err != nil {
+		return nil, err
+	}
+	if !ticket.wait(ctx, func() {}) {
+		ticket.done()
+		return nil, ctx.Err()
+	}
+	release, err := q.acquire(ctx, nil)
+	if err != nil {
+		ticket.done()
+		return nil, err
+	}
+	ticket.started()
+	return func() { release(); ticket.done() }, nil
+}
+
 // runningText is the status of a task waiting for its tenant's slot.
 func (g *tenantGate) runningText(tenant string) string {
 	return fmt.Sprintf("Queued: tenant %q has %d tasks running, the most this server runs at once per tenant (%s); this one starts when one of them ends.",

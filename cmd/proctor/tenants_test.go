@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +143,65 @@ func TestAuditCommand(t *testing.T) {
 		if r := mustCLI(t, exitUsage, "audit", "--db", path, bad); !strings.Contains(r.stderr, strings.Split(strings.TrimPrefix(bad, "--"), "=")[0]) {
 			t.Errorf("%s: %s", bad, r.stderr)
 		}
+	}
+}
+
+// TestServeWithTenants: proctor serve with tenants from the environment,
+// an admin from a flag and a limit: each tenant's requests act for it, the
+// limit names its flag, and proctor audit lists what happened.
+func TestServeWithTenants(t *testing.T) {
+	db := tempDB(t)
+	t.Setenv(envAuthTokens, "alice=alice-S3CRET,bob=bob-S3CRET")
+	url := startCLI(t, `http://127\.0\.0\.1:\d+`, "serve", "--host", "127.0.0.1", "--port", "0", "--grpc-port", "-1", "--db", db,
+		"--admin-tenant", "bob", "--tenant-max-simulations", "1")
+	send := func(token, skill string, params map[string]any) string {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": map[string]any{
+			"message": map[string]any{"messageId": fmt.Sprintf("m-%d", time.Now().UnixNano()), "role": "ROLE_USER",
+				"parts": []any{map[string]any{"data": map[string]any{"skill": skill, "params": params}}}}}})
+		req, err := http.NewRequest("POST", url+server.PathJSONRPC, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("A2A-Version", "1.0")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if a := send("alice-S3CRET", "run_evaluation", map[string]any{"agent_url": "builtin", "task_ids": []string{"mock-01", "mock-02"}}); !strings.Contains(a, "per request (--tenant-max-simulations)") {
+		t.Errorf("2 simulations over a limit of 1: %s", a)
+	}
+	a := send("alice-S3CRET", "run_evaluation", map[string]any{"agent_url": "builtin", "task_ids": []string{"mock-01"}})
+	m := regexp.MustCompile(`"evaluation_id":"([0-9a-f-]{36})"`).FindStringSubmatch(a)
+	if m == nil {
+		t.Fatalf("alice's evaluation: %.400s", a)
+	}
+	if a := send("bob-S3CRET", "get_results", map[string]any{"id": m[1]}); !strings.Contains(a, "status **completed**") {
+		t.Errorf("bob, an admin, does not see alice's evaluation: %.400s", a)
+	}
+	r := mustCLI(t, exitOK, "audit", "--db", db, "--tenant", "alice", "--format", "json")
+	var entries []store.AuditEntry
+	if err := json.Unmarshal([]byte(r.stdout), &entries); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	var outcomes []string
+	for _, e := range entries {
+		outcomes = append(outcomes, e.Action+" "+string(e.Outcome))
+	}
+	want := []string{"SendMessage/run_evaluation refused", "run_evaluation ended accepted", "SendMessage/run_evaluation accepted"}
+	if diff := cmp.Diff(want, outcomes); diff != "" {
+		t.Errorf("alice's audit entries (-want +got):\n%s", diff)
+	}
+	raw, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte("S3CRET")) {
+		t.Error("a token is in the database file")
 	}
 }
