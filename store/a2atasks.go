@@ -275,7 +275,10 @@ func (s *TaskStore) Get(ctx context.Context, taskID a2a.TaskID) (*taskstore.Stor
 		return nil, taskNotFound(truncate([]byte(id), 64))
 	}
 	key := []byte(id)
-	var rec storedA2ATask
+	var (
+		rec  storedA2ATask
+		user string
+	)
 	err := s.db.view(ctx, func(tx *bbolt.Tx) error {
 		v, found, err := lookupTask(tx.Bucket(bucketA2ATasks), key)
 		if err != nil {
@@ -284,13 +287,17 @@ func (s *TaskStore) Get(ctx context.Context, taskID a2a.TaskID) (*taskstore.Stor
 		if !found {
 			return taskNotFound(id)
 		}
+		if user, err = s.user(ctx); err != nil {
+			return err
+		}
+		// Another user's task is not found, and found as fast as a task
+		// that does not exist: its owner is read before the task is.
+		if taskOwner(v) != user && !isAdmin(ctx) {
+			return taskNotFound(id)
+		}
 		rec, err = decodeTask(key, v)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	user, err := s.user(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -171,3 +171,34 @@ func TestAuditLog(t *testing.T) {
 		t.Errorf("audit entries (-want +got):\n%s", diff)
 	}
 }
+
+// TestOthersTaskCostsWhatAMissingOneCosts: getting another tenant's task
+// reads its owner and stops: its cost does not depend on the task's size
+// and is within a small constant of a missing task's, where the owner's
+// get decodes the whole task.
+func TestOthersTaskCostsWhatAMissingOneCosts(t *testing.T) {
+	db := openTemp(t)
+	s := db.TaskStore(WithTenantTasks())
+	alice := WithTenant(context.Background(), Tenant{Name: "alice"})
+	bob := WithTenant(context.Background(), Tenant{Name: "bob"})
+	task := &a2a.Task{ID: "big", ContextID: "c"}
+	for i := range 500 {
+		task.History = append(task.History, &a2a.Message{ID: fmt.Sprint(i), Role: a2a.MessageRoleUser, Parts: a2a.ContentParts{a2a.NewTextPart(strings.Repeat("x", 200))}})
+	}
+	if _, err := s.Create(alice, task); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create(alice, &a2a.Task{ID: "small", ContextID: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	allocs := func(ctx context.Context, id a2a.TaskID) float64 {
+		return testing.AllocsPerRun(5, func() { _, _ = s.Get(ctx, id) })
+	}
+	big, small, missing, own := allocs(bob, "big"), allocs(bob, "small"), allocs(bob, "nope"), allocs(alice, "big")
+	t.Logf("allocations per Get: bob of alice's large task %.0f, of her small one %.0f, of a missing one %.0f; alice of her large one %.0f",
+		big, small, missing, own)
+	if big != small || big > missing+50 || own < 10*big {
+		t.Errorf("bob's get of alice's large task costs %.0f allocations, of her small one %.0f, of a missing one %.0f; alice's own %.0f",
+			big, small, missing, own)
+	}
+}
