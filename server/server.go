@@ -23,6 +23,7 @@ import (
 
 	"github.com/proctor-eval/proctor/internal/a2afix"
 	"github.com/proctor-eval/proctor/skills"
+	"github.com/proctor-eval/proctor/store"
 )
 
 // Defaults of Config.
@@ -72,8 +73,8 @@ type Config struct {
 	MaxConcurrent int
 	// MaxRequestBytes bounds a request body.
 	MaxRequestBytes int64
-	// TaskStore keeps the A2A tasks (default: in memory, listed to every
-	// caller).
+	// TaskStore keeps the A2A tasks (default: in memory, each tenant's
+	// to itself, admins included; without tenants listed to every caller).
 	TaskStore taskstore.Store
 	// ProgressEvery is the longest time between two status updates of a
 	// running evaluation.
@@ -201,10 +202,13 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 }
 
 // anonymousTaskUser names the owner of a task in the default store: the
-// caller's user name, or "anonymous". As with `proctor serve`'s store,
-// callers are not told apart (a token grants the service, not an
-// identity), so ListTasks is open to whoever may call at all.
+// caller's tenant, else its user name, else "anonymous" (without tenants
+// callers are not told apart, so ListTasks is open to whoever may call at
+// all). The default store has no admins: they see their own tasks only.
 func anonymousTaskUser(ctx context.Context) (string, error) {
+	if t, ok := store.TenantFrom(ctx); ok {
+		return "tenant:" + t.Name, nil
+	}
 	if callCtx, ok := a2asrv.CallContextFrom(ctx); ok && callCtx.User != nil && callCtx.User.Name != "" {
 		return callCtx.User.Name, nil
 	}

@@ -616,3 +616,19 @@ func TestTenantsInTheViewerAndTheChat(t *testing.T) {
 		t.Errorf("what each tenant's session and chat see (-want +got):\n%s", diff)
 	}
 }
+
+// TestTenantsWithTheDefaultTaskStore: without a TaskStore, the in-memory
+// one keeps each tenant's tasks to itself too.
+func TestTenantsWithTheDefaultTaskStore(t *testing.T) {
+	f := startTenants(t, server.TenantLimits{}, func(c *server.Config) { c.TaskStore = nil })
+	answer := f.skill(t, aliceToken, "run_evaluation", map[string]any{"agent_url": "builtin", "task_ids": []string{"mock-01"}})
+	task := firstMatch(t, taskIDRE, answer)
+	got := map[string]bool{}
+	for name, token := range map[string]string{"alice": aliceToken, "bob": bobToken} {
+		got[name] = notFoundAnswer(f.rpc(t, token, "GetTask", map[string]any{"id": task}), task) &&
+			strings.Contains(f.rpc(t, token, "ListTasks", map[string]any{}), task)
+	}
+	if diff := cmp.Diff(map[string]bool{"alice": true, "bob": false}, got); diff != "" {
+		t.Errorf("who sees alice's task (-want +got):\n%s", diff)
+	}
+}
