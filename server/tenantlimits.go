@@ -63,6 +63,10 @@ type tenantGate struct {
 // tenantState is one tenant's limiter and long tasks.
 type tenantState struct {
 	limiter *rate.Limiter // nil without a rate
+	// refusalAudited is when a refusal over the rate was last audited:
+	// at most one a second is, so that a caller hammering the server
+	// cannot push others' entries out of the audit log.
+	refusalAudited time.Time
 	slots   chan struct{} // running long tasks; nil without MaxRunning
 	queued  int
 }
@@ -89,19 +93,25 @@ func (g *tenantGate) state(tenant string) *tenantState {
 
 // allow takes one request from tenant's rate; when it is spent, it says
 // how long until the next request is allowed.
-func (g *tenantGate) allow(tenant string) (bool, time.Duration) {
+// The refusal is to be audited only when audit is true.
+func (g *tenantGate) allow(tenant string) (ok bool, wait time.Duration, audit bool) {
 	if g.limits.RequestsPerSecond <= 0 {
-		return true, 0
+		return true, 0, false
 	}
 	g.mu.Lock()
-	lim := g.state(tenant).limiter
-	g.mu.Unlock()
-	r := lim.Reserve()
+	defer g.mu.Unlock()
+	st := g.state(tenant)
+	r := st.limiter.Reserve()
 	if d := r.Delay(); d > 0 {
 		r.Cancel()
-		return false, d
+		now := time.Now()
+		audit = now.Sub(st.refusalAudited) >= time.Second
+		if audit {
+			st.refusalAudited = now
+		}
+		return false, d, audit
 	}
-	return true, 0
+	return true, 0, false
 }
 
 // rateError is the message of a request over its tenant's rate.
@@ -222,13 +232,15 @@ func (g *tenantGate) simulationsError(n int) error {
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tenant := tenantOf(r.Context())
-		ok, wait := s.gate.allow(tenant)
+		ok, wait, audit := s.gate.allow(tenant)
 		if ok {
 			next.ServeHTTP(w, r)
 			return
 		}
 		msg := s.gate.rateError(tenant, wait)
-		s.audit(r.Context(), "HTTP "+r.Method+" "+r.URL.Path, nil, auditRefused(msg))
+		if audit {
+			s.audit(r.Context(), "HTTP "+r.Method+" "+r.URL.Path, nil, auditRefused(msg))
+		}
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
 		w.Header().Set("Content-Type", "application/json")
 		if strings.HasSuffix(r.URL.Path, "jsonrpc") {
@@ -250,9 +262,11 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 // RESOURCE_EXHAUSTED.
 func (s *Server) grpcRate(ctx context.Context, method string) error {
 	tenant := tenantOf(ctx)
-	if ok, wait := s.gate.allow(tenant); !ok {
+	if ok, wait, audit := s.gate.allow(tenant); !ok {
 		msg := s.gate.rateError(tenant, wait)
-		s.audit(ctx, "gRPC "+method, nil, auditRefused(msg))
+		if audit {
+			s.audit(ctx, "gRPC "+method, nil, auditRefused(msg))
+		}
 		return status.Error(codes.ResourceExhausted, msg)
 	}
 	return nil

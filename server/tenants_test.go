@@ -410,6 +410,7 @@ func TestTenantLimits(t *testing.T) {
 		if b := f.rpc(t, aliceToken, "ListTasks", map[string]any{}); strings.Contains(b, "error") {
 			t.Fatalf("first request: %s", b)
 		}
+		begin := time.Now() // alice's refusals start
 		b := f.rpc(t, aliceToken, "ListTasks", map[string]any{})
 		var rpcErr struct {
 			Error struct {
@@ -430,6 +431,25 @@ func TestTenantLimits(t *testing.T) {
 		// bob has his own bucket.
 		if err := grpcList(bobToken); err != nil {
 			t.Errorf("bob's first request: %v", err)
+		}
+		// Refusals are audited at most once a second per tenant: hammering
+		// cannot push others' entries out of the log.
+		for range 20 {
+			f.rpc(t, aliceToken, "ListTasks", map[string]any{})
+		}
+		elapsed := time.Since(begin)
+		entries, err := f.db.ListAudit(context.Background(), store.AuditFilter{Tenant: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refusals := 0
+		for _, e := range entries {
+			if strings.HasPrefix(e.Reason, "rate limit") {
+				refusals++
+			}
+		}
+		if most := 1 + int(elapsed/time.Second); refusals < 1 || refusals > most {
+			t.Errorf("%d of 22 refusals over the rate audited in %s, want 1..%d", refusals, elapsed, most)
 		}
 	})
 	t.Run("queued", func(t *testing.T) {
