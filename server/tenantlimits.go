@@ -67,8 +67,8 @@ type tenantState struct {
 	// at most one a second is, so that a caller hammering the server
 	// cannot push others' entries out of the audit log.
 	refusalAudited time.Time
-	slots   chan struct{} // running long tasks; nil without MaxRunning
-	queued  int
+	slots          chan struct{} // running long tasks; nil without MaxRunning
+	queued         int
 }
 
 func newTenantGate(l TenantLimits) *tenantGate {
