@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -469,6 +470,10 @@ func TestTenantLimits(t *testing.T) {
 				t.Fatalf("want working: %s", clipText(a))
 			}
 		}
+		// The second waits for alice's one running slot and says so.
+		if !f.streamSays(t, aliceToken, firstMatch(t, taskIDRE, second), server.FlagTenantMaxRunning) {
+			t.Errorf("the second task's status never names %s", server.FlagTenantMaxRunning)
+		}
 		third := start()
 		if !strings.Contains(third, "TASK_STATE_REJECTED") || !strings.Contains(third, server.FlagTenantMaxQueued) {
 			t.Errorf("a third task over 1 running and 1 queued: %s", clipText(third))
@@ -481,6 +486,33 @@ func TestTenantLimits(t *testing.T) {
 			f.rpc(t, aliceToken, "CancelTask", map[string]any{"id": firstMatch(t, taskIDRE, a)})
 		}
 	})
+}
+
+// streamSays subscribes to a task (REST 1.0) and reports whether an event
+// holds want before the stream ends or 30 seconds pass.
+func (f *tenantFixture) streamSays(t *testing.T, token, taskID, want string) bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", f.srv.URL()+server.PathREST+"/tasks/"+taskID+":subscribe", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("A2A-Version", "1.0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), want) {
+			return true
+		}
+	}
+	return false
 }
 
 // hangingAgent is a loopback address that accepts connections and never
