@@ -116,8 +116,8 @@ func keepOwner(ctx context.Context, b *bbolt.Bucket, e *Evaluation) error {
 		}
 		return nil
 	}
-	var h evalHeader
-	if json.Unmarshal(old, &h) != nil {
+	h, err := decodeEvalHeader([]byte(e.ID), old) // stops before the payload
+	if err != nil {
 		return nil // a damaged record is replaced, as before owners
 	}
 	if !sees(ctx, h.Tenant) {
