@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -197,7 +198,7 @@ func TestOthersTaskCostsWhatAMissingOneCosts(t *testing.T) {
 	big, small, missing, own := allocs(bob, "big"), allocs(bob, "small"), allocs(bob, "nope"), allocs(alice, "big")
 	t.Logf("allocations per Get: bob of alice's large task %.0f, of her small one %.0f, of a missing one %.0f; alice of her large one %.0f",
 		big, small, missing, own)
-	if big != small || big > missing+50 || own < 10*big {
+	if math.Abs(big-small) > 5 || big > missing+50 || own < 10*big { // -race adds an allocation here and there
 		t.Errorf("bob's get of alice's large task costs %.0f allocations, of her small one %.0f, of a missing one %.0f; alice's own %.0f",
 			big, small, missing, own)
 	}
