@@ -2,17 +2,19 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+
+	"github.com/proctor-eval/proctor/store"
 )
 
 // BearerScheme names the card's security scheme when tokens are required.
@@ -47,9 +49,14 @@ func (s *Server) limit(next http.Handler) http.Handler {
 // closed after the answer.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(s.cfg.AuthTokens) == 0 || s.tokenOK(r.Header.Get("Authorization")) {
+		if len(s.tokens) == 0 {
 			markAuthenticated(r.Context())
 			next.ServeHTTP(w, r)
+			return
+		}
+		if tenant, ok := s.tokenOK(r.Header.Get("Authorization")); ok {
+			markAuthenticated(r.Context())
+			next.ServeHTTP(w, r.WithContext(store.WithTenant(r.Context(), tenant)))
 			return
 		}
 		// A refused caller's connection is not kept: it holds no slot.
@@ -71,47 +78,55 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	})
 }
 
-// tokenOK reports whether an Authorization header holds one of the
-// tokens.
-func (s *Server) tokenOK(header string) bool {
+// tokenOK returns the tenant of the token an Authorization header holds,
+// if it holds one of the tokens.
+func (s *Server) tokenOK(header string) (store.Tenant, bool) {
 	// RFC 7235: the scheme is case-insensitive ("bearer" is "Bearer"), and
 	// one or more spaces separate it from the credentials.
 	scheme, token, ok := strings.Cut(header, " ")
 	token = strings.TrimLeft(token, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return false
+		return store.Tenant{}, false
 	}
-	for _, t := range s.cfg.AuthTokens {
-		if subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1 {
-			return true
-		}
-	}
-	return false
+	return s.tokens.lookup(token)
 }
 
-// grpcAuth requires one of the tokens in a gRPC call's metadata. The
-// connection of a call that has one is authenticated (connLimits).
-func (s *Server) grpcAuth(ctx context.Context) error {
-	if !s.grpcTokenOK(ctx) {
-		return status.Error(codes.Unauthenticated, "a valid bearer token is required")
+// grpcAuth requires one of the tokens in a gRPC call's metadata, and
+// returns the call's context acting for its tenant. The connection of a
+// call that has one is authenticated (connLimits).
+func (s *Server) grpcAuth(ctx context.Context) (context.Context, error) {
+	ctx, ok := s.grpcTenant(ctx)
+	if !ok {
+		return ctx, status.Error(codes.Unauthenticated, "a valid bearer token is required")
 	}
 	if p, ok := peer.FromContext(ctx); ok {
 		s.conns.authenticateAddrs(p.LocalAddr, p.Addr)
 	}
-	return nil
+	return ctx, nil
 }
 
-// grpcTokenOK reports whether a gRPC call's metadata holds one of the
-// tokens, or the server requires none.
-func (s *Server) grpcTokenOK(ctx context.Context) bool {
-	if len(s.cfg.AuthTokens) == 0 {
-		return true
+// grpcTenant returns ctx acting for the tenant of the token in a gRPC
+// call's metadata, and whether it holds one of the tokens (or the server
+// requires none).
+func (s *Server) grpcTenant(ctx context.Context) (context.Context, bool) {
+	if len(s.tokens) == 0 {
+		return ctx, true
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
 	for _, v := range md.Get("authorization") {
-		if s.tokenOK(v) {
-			return true
+		if tenant, ok := s.tokenOK(v); ok {
+			return store.WithTenant(ctx, tenant), true
 		}
 	}
-	return false
+	return ctx, false
 }
+
+// tenantStream is a gRPC stream whose context acts for its caller's
+// tenant.
+type tenantStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+// Context returns the stream's context, with its tenant.
+func (s tenantStream) Context() context.Context { return s.ctx }

@@ -30,10 +30,11 @@ Report numbers exactly as the tools return them, with the evaluation id. Say "pa
 
 // newChatExecutor serves free-text requests with an ADK LLM agent whose
 // tools are the skills, through ADK's A2A executor. Evaluations it starts
-// wait their turn in the server's queue like structured ones.
-func newChatExecutor(m model.LLM, svc *skills.Service, q *queue) (*adka2a.Executor, error) {
+// wait their turn in the server's queue like structured ones, within
+// their tenant's limits.
+func newChatExecutor(m model.LLM, svc *skills.Service, q *queue, gate *tenantGate) (*adka2a.Executor, error) {
 	fts, err := svc.FunctionTools(func(ctx context.Context) (func(), error) {
-		return q.acquire(ctx, nil)
+		return gate.acquire(ctx, q)
 	})
 	if err != nil {
 		return nil, err

@@ -49,9 +49,13 @@ update cannot be stored (a full disk) ends failed at once, with the error
 and, for an evaluation, its resume request; RecoverTasks ends the tasks a
 killed server left unfinished as their evaluations did.
 
-With Config.AuthTokens every A2A endpoint requires one of the bearer
-tokens, and the card says so (BearerScheme); the card and PathHealth stay
-public.
+With Config.AuthTokens or Config.Tenants every A2A endpoint requires one of
+the bearer tokens, and the card says so (BearerScheme); the card and
+PathHealth stay public. A token acts for its Tenant: the request's context
+carries it (store.WithTenant; TenantOf names it), so that the store shows a
+tenant only what it created (an admin everything), Config.TenantLimits
+bound its requests and long tasks, and Config.Audit records what it asked
+for and how that ended.
 
 See the example of New for serving it.
 */

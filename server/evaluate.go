@@ -28,7 +28,14 @@ func (e *executor) runEvaluation(ctx context.Context, ec *a2asrv.ExecutorContext
 		yield(rejectedTask(ec, err), nil)
 		return
 	}
+	if n, err := e.svc.Simulations(p.EvaluationRequest); err == nil {
+		if err := e.gate.simulationsError(n); err != nil {
+			yield(rejectedTask(ec, err), nil)
+			return
+		}
+	}
 	e.startLongTask(ctx, ec, longTaskSpec{
+		skill:    SkillRunEvaluation,
 		accepted: "Evaluation accepted; starting.",
 		slot:     "evaluation slot",
 		canceled: "Canceled before the evaluation started.",

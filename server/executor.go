@@ -20,6 +20,9 @@ type executor struct {
 	queue         *queue
 	progressEvery time.Duration
 	cancelWait    time.Duration
+	gate          *tenantGate
+	// audit, when set, writes an audit entry (Server.audit).
+	audit func(ctx context.Context, action string, objects []string, out auditOutcome)
 
 	// chat answers free text when a chat model is configured.
 	chat *adka2a.Executor

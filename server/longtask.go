@@ -9,11 +9,14 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/proctor-eval/proctor/skills"
+	"github.com/proctor-eval/proctor/store"
 )
 
 // longTaskSpec is what a long-running skill brings to startLongTask: the
 // texts that name it, and its own steps.
 type longTaskSpec struct {
+	// skill is the skill the task runs, for the audit log.
+	skill Skill
 	// accepted is the status text of the working task sent at once.
 	accepted string
 	// slot names what the task waits for while queued ("evaluation slot").
@@ -77,6 +80,12 @@ func rejected(inv *skills.InvalidRequestError) taskEnd {
 // Cancel stops the steps through the task's context and reports the task
 // canceled; when the server stops, the task says nothing more.
 func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext, spec longTaskSpec, yield func(a2a.Event, error) bool) {
+	ticket, err := e.gate.admit(tenantOf(ctx))
+	if err != nil {
+		yield(rejectedTask(ec, err), nil)
+		return
+	}
+	defer ticket.done()
 	task := a2a.NewSubmittedTask(ec, ec.Message)
 	task.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Message: statusMessage(ec, spec.accepted, nil)}
 	if !yield(task, nil) {
@@ -85,16 +94,21 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 	t := e.track(ctx, ec, spec.canceled, yield)
 	defer e.untrack(t)
 
+	if !ticket.wait(t.ctx, func() { t.working(e.gate.runningText(tenantOf(ctx)), map[string]any{"queued": true}) }) {
+		return // canceled while queued: Cancel reports it
+	}
 	release, ok := t.waitForSlot(e.queue, spec.slot)
 	if !ok {
 		return
 	}
 	defer release()
+	ticket.started()
 
 	end := spec.steps(t)
 	if t.active.wasCanceled() || ctx.Err() != nil {
 		return // Cancel reports a canceled task; a dying server says nothing
 	}
+	e.auditEnd(ctx, ec, spec.skill, end)
 	t.finish(end)
 }
 
@@ -214,4 +228,26 @@ func reportProgress[P any](t *longTask, start P, show func(P) (string, map[strin
 			t.cancel()
 		}
 	}
+}
+
+// auditEnd writes the audit entry of a long task's end: its skill, task
+// and the ids it made, and how it ended.
+func (e *executor) auditEnd(ctx context.Context, ec *a2asrv.ExecutorContext, skill Skill, end taskEnd) {
+	if e.audit == nil || end.state == a2a.TaskStateUnspecified {
+		return
+	}
+	objects := []string{string(ec.TaskID)}
+	for _, key := range []string{"evaluation_id", "eval_set_run_id", "conformance_id"} {
+		if id, ok := end.data[key].(string); ok {
+			objects = appendID(objects, id)
+		}
+	}
+	out := auditOutcome{outcome: store.AuditAccepted}
+	switch end.state {
+	case a2a.TaskStateRejected:
+		out = auditRefused(end.text)
+	case a2a.TaskStateFailed:
+		out = auditOutcome{store.AuditFailed, end.text}
+	}
+	e.audit(ctx, string(skill)+" ended", objects, out)
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/proctor-eval/proctor/internal/a2afix"
 	"github.com/proctor-eval/proctor/skills"
+	"github.com/proctor-eval/proctor/store"
 )
 
 // Defaults of Config.
@@ -54,15 +55,26 @@ type Config struct {
 	// http://host:port.
 	CardURL string
 	// AuthTokens, when set, are the bearer tokens every A2A endpoint
-	// requires; the agent card and /healthz stay public.
+	// requires; the agent card and /healthz stay public. They are the
+	// tokens of tenant DefaultTenant (see Tenants).
 	AuthTokens []string
+	// Tenants, when set, name the callers: a request with one of a
+	// tenant's tokens acts for it, sees only what it created (an admin
+	// sees everything) and counts against its TenantLimits. Names and
+	// tokens must be unique. Give TaskStore a store.DB.TaskStore with
+	// store.WithTenantTasks, or admins see only their own A2A tasks.
+	Tenants []Tenant
+	// TenantLimits bound each tenant's requests and long tasks.
+	TenantLimits TenantLimits
+	// Audit, when set, gets an entry per A2A call and per refusal.
+	Audit AuditLog
 	// MaxConcurrent long-running tasks (evaluations, conformance checks)
 	// run at once; more wait in a FIFO queue.
 	MaxConcurrent int
 	// MaxRequestBytes bounds a request body.
 	MaxRequestBytes int64
-	// TaskStore keeps the A2A tasks (default: in memory, listed to every
-	// caller).
+	// TaskStore keeps the A2A tasks (default: in memory, each tenant's
+	// to itself, admins included; without tenants listed to every caller).
 	TaskStore taskstore.Store
 	// ProgressEvery is the longest time between two status updates of a
 	// running evaluation.
@@ -118,12 +130,19 @@ type Server struct {
 	executor *executor
 	conns    *connLimits
 	sessions *uiSessions // the web viewer's sign-in, with tokens and a UI
+	tokens   tokenTable  // every token, with its tenant; empty without
+	gate     *tenantGate // per-tenant limits
 }
 
 // New binds the server's listeners and builds its handlers; Serve serves.
 func New(cfg Config, svc *skills.Service) (*Server, error) {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, conns: newConnLimits(cfg.MaxConnections, cfg.MaxUnauthenticatedConnections)}
+	tokens, err := newTokenTable(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, conns: newConnLimits(cfg.MaxConnections, cfg.MaxUnauthenticatedConnections),
+		tokens: tokens, gate: newTenantGate(cfg.TenantLimits)}
 	grpcAddr, err := s.listen()
 	if err != nil {
 		return nil, err
@@ -133,23 +152,24 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 		cardURL = "http://" + advertised(s.httpLn.Addr(), cfg.Host)
 	}
 	s.card = Card(cardURL, grpcAddr)
-	if cfg.UI != nil && len(cfg.AuthTokens) > 0 {
-		if s.sessions, err = newUISessions(cfg.AuthTokens); err != nil {
+	if cfg.UI != nil && len(tokens) > 0 {
+		if s.sessions, err = newUISessions(tokens); err != nil {
 			s.closeListeners()
 			return nil, err
 		}
 	}
-	if len(cfg.AuthTokens) > 0 {
+	if len(tokens) > 0 {
 		requireBearer(s.card)
 	}
 	s.baseURL = strings.TrimRight(cardURL, "/")
 
 	s.executor = &executor{
 		svc: svc, queue: newQueue(cfg.MaxConcurrent), progressEvery: cfg.ProgressEvery,
-		cancelWait: cfg.CancelWait, running: map[a2a.TaskID]*activeRun{},
+		cancelWait: cfg.CancelWait, running: map[a2a.TaskID]*activeRun{}, gate: s.gate,
+		audit: s.audit,
 	}
 	if cfg.ChatModel != nil {
-		if s.executor.chat, err = newChatExecutor(cfg.ChatModel, svc, s.executor.queue); err != nil {
+		if s.executor.chat, err = newChatExecutor(cfg.ChatModel, svc, s.executor.queue, s.gate); err != nil {
 			s.closeListeners()
 			return nil, err
 		}
@@ -165,7 +185,8 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	// once instead of staying working (see unstoredTasks); a2afix.Store
 	// gives every saved status a timestamp, which ListTasks orders and
 	// filters by.
-	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(a2afix.Store(redactingStore{newUnstoredTasks(tasks)}))}
+	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(a2afix.Store(redactingStore{newUnstoredTasks(tasks)})),
+		a2asrv.WithCallInterceptors(auditInterceptor{s: s})}
 	// a2afix answers what a2a-go answers wrongly (see its doc); blocking
 	// SendMessage calls wait for the task to end, as the specification
 	// says: clients that poll ask to return immediately.
@@ -181,10 +202,13 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 }
 
 // anonymousTaskUser names the owner of a task in the default store: the
-// caller's user name, or "anonymous". As with `proctor serve`'s store,
-// callers are not told apart (a token grants the service, not an
-// identity), so ListTasks is open to whoever may call at all.
+// caller's tenant, else its user name, else "anonymous" (without tenants
+// callers are not told apart, so ListTasks is open to whoever may call at
+// all). The default store has no admins: they see their own tasks only.
 func anonymousTaskUser(ctx context.Context) (string, error) {
+	if t, ok := store.TenantFrom(ctx); ok {
+		return "tenant:" + t.Name, nil
+	}
 	if callCtx, ok := a2asrv.CallContextFrom(ctx); ok && callCtx.User != nil && callCtx.User.Name != "" {
 		return callCtx.User.Name, nil
 	}
@@ -248,7 +272,7 @@ func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 	// Bodies are bounded in size, then (once the caller is known) in
 	// nesting depth, before anything decodes them.
 	guard := func(binding int, h http.Handler) http.Handler {
-		return withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticate(limitDepth(binding, h))))))
+		return withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticate(s.rateLimit(limitDepth(binding, h)))))))
 	}
 	// Each interface serves one protocol version and refuses requests
 	// for another (a2afix.Version; no A2A-Version header means 0.3).
@@ -269,18 +293,26 @@ func (s *Server) grpcServer(handler a2asrv.RequestHandler) *grpc.Server {
 		grpc.MaxRecvMsgSize(int(s.cfg.MaxRequestBytes)),
 		grpc.ConnectionTimeout(s.cfg.HeaderTimeout),
 		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: s.cfg.IdleTimeout}),
-		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
-			if err := s.grpcAuth(ctx); err != nil {
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
+			ctx, err := s.grpcAuth(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.grpcRate(ctx, info.FullMethod); err != nil {
 				return nil, err
 			}
 			return next(ctx, req)
 		}, grpcLimitDepth, a2afix.GRPCUnary(a2a.Version)),
-		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, next grpc.StreamHandler) error {
-			if err := s.grpcAuth(ss.Context()); err != nil {
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, next grpc.StreamHandler) error {
+			ctx, err := s.grpcAuth(ss.Context())
+			if err != nil {
+				return err
+			}
+			if err := s.grpcRate(ctx, info.FullMethod); err != nil {
 				return err
 			}
 			// Requests nested too deeply are refused as they are received.
-			return next(srv, depthCheckedStream{ss})
+			return next(srv, depthCheckedStream{tenantStream{ss, ctx}})
 		}, a2afix.GRPCStream(a2a.Version)),
 	)
 	grpcv1.NewHandler(handler).RegisterWith(srv)

@@ -11,7 +11,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/proctor-eval/proctor/store"
 )
+
+// sha256Of is the SHA-256 of a token, as tokenTable keeps it.
+func sha256Of(token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return sum[:]
+}
 
 // A browser cannot send a bearer header, so the web viewer at PathUI also
 // accepts a session cookie, given in exchange for a token at PathUILogin.
@@ -31,12 +39,12 @@ const (
 // uiSessions signs and checks the viewer's session cookies.
 type uiSessions struct {
 	key    []byte
-	tokens []string
+	tokens tokenTable
 	now    func() time.Time
 }
 
 // newUISessions draws the signing key for tokens' sessions.
-func newUISessions(tokens []string) (*uiSessions, error) {
+func newUISessions(tokens tokenTable) (*uiSessions, error) {
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return nil, fmt.Errorf("server: session key: %w", err)
@@ -44,36 +52,34 @@ func newUISessions(tokens []string) (*uiSessions, error) {
 	return &uiSessions{key: key, tokens: tokens, now: time.Now}, nil
 }
 
-// sign is the cookie value of a session for token that ends at expiry.
-func (u *uiSessions) sign(token string, expiry int64) string {
+// sign is the cookie value of a session for the token whose SHA-256 is
+// sum, ending at expiry. The cookie names no tenant: the token it was
+// signed for, found again by valid, says which.
+func (u *uiSessions) sign(sum []byte, expiry int64) string {
 	exp := strconv.FormatInt(expiry, 10)
 	mac := hmac.New(sha256.New, u.key)
-	mac.Write([]byte(exp + "\x00" + token))
+	mac.Write([]byte(exp + "\x00"))
+	mac.Write(sum)
 	return exp + "." + hex.EncodeToString(mac.Sum(nil))
 }
 
-// valid reports whether value is an unexpired session of a configured
-// token.
-func (u *uiSessions) valid(value string) bool {
+// valid returns the tenant of value when it is an unexpired session of a
+// configured token. Every token's signature is compared, in constant time.
+func (u *uiSessions) valid(value string) (store.Tenant, bool) {
 	exp, _, ok := strings.Cut(value, ".")
 	expiry, err := strconv.ParseInt(exp, 10, 64)
 	if !ok || err != nil || u.now().Unix() >= expiry {
-		return false
+		return store.Tenant{}, false
 	}
-	found := 0
-	for _, t := range u.tokens {
-		found |= subtle.ConstantTimeCompare([]byte(u.sign(t, expiry)), []byte(value))
+	found := -1
+	for i := range u.tokens {
+		eq := subtle.ConstantTimeCompare([]byte(u.sign(u.tokens[i].sum[:], expiry)), []byte(value))
+		found = subtle.ConstantTimeSelect(eq, i, found)
 	}
-	return found == 1
-}
-
-// token reports whether t is one of the configured tokens.
-func (u *uiSessions) token(t string) bool {
-	found := 0
-	for _, c := range u.tokens {
-		found |= subtle.ConstantTimeCompare([]byte(c), []byte(t))
+	if found < 0 {
+		return store.Tenant{}, false
 	}
-	return t != "" && found == 1
+	return u.tokens[found].tenant, true
 }
 
 // authenticateUI lets a request through to the viewer with a bearer token
@@ -81,7 +87,7 @@ func (u *uiSessions) token(t string) bool {
 // other request without either gets the sign-in form (401).
 func (s *Server) authenticateUI(next http.Handler) http.Handler {
 	bearer := s.authenticate(next)
-	if len(s.cfg.AuthTokens) == 0 {
+	if len(s.tokens) == 0 {
 		return bearer
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -90,20 +96,26 @@ func (s *Server) authenticateUI(next http.Handler) http.Handler {
 			s.uiLogin(w, r)
 		case r.Header.Get("Authorization") != "":
 			bearer.ServeHTTP(w, r)
-		case s.uiSessionOK(r):
-			markAuthenticated(r.Context())
-			next.ServeHTTP(w, r)
 		default:
+			tenant, ok := s.uiSession(r)
+			if ok {
+				markAuthenticated(r.Context())
+				next.ServeHTTP(w, r.WithContext(store.WithTenant(r.Context(), tenant)))
+				return
+			}
 			w.Header().Set("Connection", "close")
 			writeLoginForm(w, http.StatusUnauthorized, "")
 		}
 	})
 }
 
-// uiSessionOK reports whether r carries a valid session cookie.
-func (s *Server) uiSessionOK(r *http.Request) bool {
+// uiSession returns the tenant of r's session cookie, if it is valid.
+func (s *Server) uiSession(r *http.Request) (store.Tenant, bool) {
 	c, err := r.Cookie(uiCookie)
-	return err == nil && s.sessions.valid(c.Value)
+	if err != nil {
+		return store.Tenant{}, false
+	}
+	return s.sessions.valid(c.Value)
 }
 
 // uiLogin shows the sign-in form (GET) or checks its token (POST): a good
@@ -120,17 +132,20 @@ func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := strings.TrimSpace(r.PostFormValue("token"))
-	if !s.sessions.token(token) {
+	tenant, ok := s.tokens.lookup(token)
+	if !ok {
+		s.audit(r.Context(), "UI sign-in", nil, auditRefused("not a token of this server"))
 		w.Header().Set("Connection", "close")
 		writeLoginForm(w, http.StatusUnauthorized, "That token is not one of this proctor's. Ask its operator for one.")
 		return
 	}
 	expiry := s.sessions.now().Add(UISessionTTL)
 	http.SetCookie(w, &http.Cookie{
-		Name: uiCookie, Value: s.sessions.sign(token, expiry.Unix()), Path: PathUI,
+		Name: uiCookie, Value: s.sessions.sign(sha256Of(token), expiry.Unix()), Path: PathUI,
 		Expires: expiry, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
 	})
 	markAuthenticated(r.Context())
+	s.audit(store.WithTenant(r.Context(), tenant), "UI sign-in", nil, auditOutcome{outcome: store.AuditAccepted})
 	http.Redirect(w, r, PathUI, http.StatusSeeOther)
 }
 

@@ -777,3 +777,20 @@ func (s *Service) Check(req EvaluationRequest) error {
 	_, _, err = s.llmParts(context.Background(), cfg, tasks)
 	return err
 }
+
+// Simulations is how many simulations a new evaluation request runs: its
+// tasks (after num_tasks and sharding) times its trials; 0 for a resume,
+// which runs what its evaluation was created with. Call it after Check.
+func (s *Service) Simulations(req EvaluationRequest) (int, error) {
+	if req.Resume != "" {
+		return 0, nil
+	}
+	r := req.withDefaults()
+	_, tasks, _, err := s.resolveTasks(result.Config{
+		Domain: r.Domain, Split: r.Split, TaskIDs: r.TaskIDs, NumTasks: r.NumTasks, ShardIndex: r.ShardIndex, NumShards: r.NumShards,
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(tasks) * max(r.NumTrials, 1), nil
+}

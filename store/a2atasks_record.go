@@ -73,6 +73,35 @@ type taskHeader struct {
 	} `json:"task"`
 }
 
+// taskOwner reads the owner of a stored task from the head of its record
+// (the fields before "task", in the order written), without reading the
+// task; "" when the record says none before its task (the full decode
+// then decides).
+func taskOwner(v []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(v))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil || key == "task" {
+			return ""
+		}
+		if key == "user" {
+			var user string
+			if dec.Decode(&user) != nil {
+				return ""
+			}
+			return user
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
 // storedA2ATask is a decoded record.
 type storedA2ATask struct {
 	taskRecordHead

@@ -21,19 +21,27 @@ type ConformanceRun struct {
 	// Level is the report's verdict (full, partial, minimal,
 	// non-conformant).
 	Level string `json:"level"`
+	// Tenant owns the run: PutConformance sets it on a new run from its
+	// context when empty, and keeps a stored run's (see Tenant).
+	Tenant string `json:"tenant,omitempty"`
 	// CreatedAt is set to now by PutConformance when zero.
 	CreatedAt time.Time `json:"created_at"`
 	// Data is the report. It must be valid JSON or empty.
 	Data json.RawMessage `json:"data"`
 }
 
-// PutConformance inserts run or replaces the run with the same ID.
+// PutConformance inserts run or replaces the run with the same ID. A
+// replaced run keeps its owner; a new one belongs to run.Tenant, or else
+// to ctx's tenant. A tenant may not replace a run it does not see.
 func (db *DB) PutConformance(ctx context.Context, run ConformanceRun) error {
 	if err := validateID(kindConformanceRun, run.ID); err != nil {
 		return err
 	}
 	if run.CreatedAt.IsZero() {
 		run.CreatedAt = time.Now().UTC().Round(0)
+	}
+	if run.Tenant == "" {
+		run.Tenant = tenantName(ctx)
 	}
 	run.Data = normRaw(run.Data)
 	if run.Data != nil && !json.Valid(run.Data) {
@@ -47,14 +55,35 @@ func (db *DB) PutConformance(ctx context.Context, run ConformanceRun) error {
 		return err
 	}
 	return db.update(ctx, func(tx *bbolt.Tx) error {
-		return tx.Bucket(bucketConformance).Put([]byte(run.ID), val)
+		b := tx.Bucket(bucketConformance)
+		if old := b.Get([]byte(run.ID)); old != nil {
+			prev, err := decodeConformance([]byte(run.ID), old)
+			if err == nil && !sees(ctx, prev.Tenant) {
+				return fmt.Errorf("%w: conformance run %q", ErrNotFound, run.ID)
+			}
+			if err == nil && prev.Tenant != run.Tenant {
+				return db.putConformance(b, run, prev.Tenant)
+			}
+		}
+		return b.Put([]byte(run.ID), val)
 	})
+}
+
+// putConformance stores run as owned by owner.
+func (db *DB) putConformance(b *bbolt.Bucket, run ConformanceRun, owner string) error {
+	run.Tenant = owner
+	val, err := encodeJSON(run)
+	if err != nil {
+		return fmt.Errorf("store: encode conformance run %q: %w", run.ID, err)
+	}
+	return b.Put([]byte(run.ID), val)
 }
 
 // GetConformance returns the run with the given id, or with the unique id
 // prefix or suffix of at least 8 characters (ErrAmbiguous when it matches
 // several).
-// A missing run returns an error wrapping ErrNotFound.
+// A missing run returns an error wrapping ErrNotFound, and so does one
+// ctx's tenant does not see.
 func (db *DB) GetConformance(ctx context.Context, id string) (ConformanceRun, error) {
 	if id == "" {
 		return ConformanceRun{}, fmt.Errorf("%w: empty conformance run id", ErrNotFound)
@@ -65,7 +94,7 @@ func (db *DB) GetConformance(ctx context.Context, id string) (ConformanceRun, er
 		if b == nil {
 			return fmt.Errorf("%w: conformance run %q", ErrNotFound, id)
 		}
-		k, v, err := resolveID(b, id, kindConformanceRun)
+		k, v, err := resolveID(b, id, kindConformanceRun, conformanceVisible(ctx))
 		if err != nil {
 			return err
 		}
@@ -76,6 +105,18 @@ func (db *DB) GetConformance(ctx context.Context, id string) (ConformanceRun, er
 		return ConformanceRun{}, err
 	}
 	return out, nil
+}
+
+// conformanceVisible is resolveID's filter of the runs ctx sees: nil,
+// every one, when it is not restricted.
+func conformanceVisible(ctx context.Context) func(k, v []byte) bool {
+	if !restricted(ctx) {
+		return nil
+	}
+	return func(k, v []byte) bool {
+		run, err := decodeConformance(k, v)
+		return err == nil && sees(ctx, run.Tenant)
+	}
 }
 
 func decodeConformance(key, v []byte) (ConformanceRun, error) {
@@ -101,13 +142,14 @@ type ConformanceFilter struct {
 	Before string
 }
 
-// ListConformance returns runs matching f, newest first. It returns an
+// ListConformance returns runs matching f that ctx's tenant sees, newest
+// first. It returns an
 // empty, non-nil slice when nothing matches (or, read-only, when the file
 // predates conformance runs).
 func (db *DB) ListConformance(ctx context.Context, f ConformanceFilter) ([]ConformanceRun, error) {
 	return listNewestFirst(ctx, db, bucketConformance, page{before: f.Before, limit: f.Limit}, func(k, v []byte) (ConformanceRun, bool, error) {
 		run, err := decodeConformance(k, v)
-		if err != nil || !f.matches(run) {
+		if err != nil || !f.matches(run) || !sees(ctx, run.Tenant) {
 			return ConformanceRun{}, false, err
 		}
 		return run, true, nil

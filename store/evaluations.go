@@ -29,6 +29,10 @@ type Evaluation struct {
 	// failed, canceled, ...); ListFilter and MarkInterrupted compare it
 	// verbatim.
 	Status string `json:"status"`
+	// Tenant owns the evaluation (see Tenant): PutEvaluation sets it on a
+	// new record from its context, and keeps a stored record's. Empty for
+	// records without an owner, whom only admins see.
+	Tenant string `json:"tenant,omitempty"`
 	// CreatedAt is set by PutEvaluation when zero: to the stored record's
 	// CreatedAt if one exists, else to UpdatedAt.
 	CreatedAt time.Time `json:"created_at"`
@@ -53,6 +57,7 @@ type evalHeader struct {
 	Domain    string    `json:"domain"`
 	AgentURL  string    `json:"agent_url"`
 	Status    string    `json:"status"`
+	Tenant    string    `json:"tenant"`
 	CreatedAt time.Time `json:"created_at"`
 }
 
@@ -67,7 +72,9 @@ func NewID() string {
 
 // PutEvaluation inserts e or replaces the evaluation with the same ID. It
 // sets UpdatedAt to now if zero, and CreatedAt if zero (see Evaluation). It
-// does not touch the evaluation's simulations.
+// does not touch the evaluation's simulations. A replaced record keeps its
+// owner; a new one belongs to e.Tenant, or else to ctx's tenant. A tenant
+// may not replace a record it does not see: that is ErrNotFound.
 func (db *DB) PutEvaluation(ctx context.Context, e Evaluation) error {
 	if err := validateID(kindEvaluation, e.ID); err != nil {
 		return err
@@ -81,16 +88,11 @@ func (db *DB) PutEvaluation(ctx context.Context, e Evaluation) error {
 	}
 	return db.update(ctx, func(tx *bbolt.Tx) error {
 		b := tx.Bucket(bucketEvaluations)
+		if err := keepOwner(ctx, b, &e); err != nil {
+			return err
+		}
 		if e.CreatedAt.IsZero() {
-			if old := b.Get([]byte(e.ID)); old != nil {
-				var h evalHeader
-				if json.Unmarshal(old, &h) == nil {
-					e.CreatedAt = h.CreatedAt
-				}
-			}
-			if e.CreatedAt.IsZero() {
-				e.CreatedAt = e.UpdatedAt
-			}
+			e.CreatedAt = e.UpdatedAt
 		}
 		val, err := encodeJSON(e)
 		if err != nil {
@@ -103,12 +105,38 @@ func (db *DB) PutEvaluation(ctx context.Context, e Evaluation) error {
 	})
 }
 
+// keepOwner gives e the owner and, when e has none, the creation time of
+// the stored record it replaces, or for a new record ctx's tenant when e
+// names no owner. A stored record ctx does not see is ErrNotFound.
+func keepOwner(ctx context.Context, b *bbolt.Bucket, e *Evaluation) error {
+	old := b.Get([]byte(e.ID))
+	if old == nil {
+		if e.Tenant == "" {
+			e.Tenant = tenantName(ctx)
+		}
+		return nil
+	}
+	h, err := decodeEvalHeader([]byte(e.ID), old) // stops before the payload
+	if err != nil {
+		return nil // a damaged record is replaced, as before owners
+	}
+	if !sees(ctx, h.Tenant) {
+		return fmt.Errorf("%w: evaluation %q", ErrNotFound, e.ID)
+	}
+	e.Tenant = h.Tenant
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = h.CreatedAt
+	}
+	return nil
+}
+
 // GetEvaluation returns the evaluation with the given id. id may also be a
 // short id: a prefix or a suffix of at least 8 characters that matches
 // exactly one evaluation (ids begin with their creation time, so the last 8
 // characters, which are random, are the short id to show); an ambiguous
 // one returns an error wrapping ErrAmbiguous that lists candidates.
-// A missing evaluation returns an error wrapping ErrNotFound.
+// A missing evaluation returns an error wrapping ErrNotFound, and so does
+// one ctx's tenant does not see (short ids match only those it sees).
 func (db *DB) GetEvaluation(ctx context.Context, id string) (Evaluation, error) {
 	if id == "" {
 		return Evaluation{}, fmt.Errorf("%w: empty evaluation id", ErrNotFound)
@@ -119,7 +147,7 @@ func (db *DB) GetEvaluation(ctx context.Context, id string) (Evaluation, error) 
 		if b == nil {
 			return fmt.Errorf("%w: evaluation %q", ErrNotFound, id)
 		}
-		k, v, err := resolveID(b, id, kindEvaluation)
+		k, v, err := resolveID(b, id, kindEvaluation, evalVisible(ctx))
 		if err != nil {
 			return err
 		}
@@ -130,6 +158,18 @@ func (db *DB) GetEvaluation(ctx context.Context, id string) (Evaluation, error) 
 		return Evaluation{}, err
 	}
 	return out, nil
+}
+
+// evalVisible is resolveID's filter of the evaluations ctx sees: nil,
+// every one, when it is not restricted.
+func evalVisible(ctx context.Context) func(k, v []byte) bool {
+	if !restricted(ctx) {
+		return nil
+	}
+	return func(k, v []byte) bool {
+		h, err := decodeEvalHeader(k, v)
+		return err == nil && sees(ctx, h.Tenant)
+	}
 }
 
 // decodeEvaluation decodes a stored evaluation. The key is authoritative for
@@ -185,6 +225,8 @@ func decodeEvalHeader(key, v []byte) (evalHeader, error) {
 			dst, seen = &h.AgentURL, seen+1
 		case "status":
 			dst, seen = &h.Status, seen+1
+		case "tenant": // written before "data" when set
+			dst = &h.Tenant
 		case "created_at":
 			dst, seen = &h.CreatedAt, seen+1
 		case "data":
@@ -234,14 +276,14 @@ func (f ListFilter) matches(h evalHeader) bool {
 // ListEvaluations returns evaluations matching f, newest first (descending
 // id order, which is creation order for ids from NewID). It walks the keys
 // with a cursor from the newest (or from f.Before) and stops after f.Limit
-// matches, so a small page reads only what it needs. It returns an empty,
+// matches (only those ctx's tenant sees), so a small page reads only what it needs. It returns an empty,
 // non-nil slice when nothing matches.
 func (db *DB) ListEvaluations(ctx context.Context, f ListFilter) ([]Evaluation, error) {
-	filtering := f.Kind != "" || f.Domain != "" || f.AgentURL != "" || f.Status != ""
+	filtering := f.Kind != "" || f.Domain != "" || f.AgentURL != "" || f.Status != "" || restricted(ctx)
 	return listNewestFirst(ctx, db, bucketEvaluations, page{before: f.Before, limit: f.Limit}, func(k, v []byte) (Evaluation, bool, error) {
 		if filtering {
 			h, err := decodeEvalHeader(k, v)
-			if err != nil || !f.matches(h) {
+			if err != nil || !f.matches(h) || !sees(ctx, h.Tenant) {
 				return Evaluation{}, false, err
 			}
 		}

@@ -96,10 +96,14 @@ func truncate(b []byte, n int) string {
 // minute share their first 8 or more characters, while the last 12 are
 // random: 8 of them tell apart any two ids but once in 4 billion pairs.
 // kind names the record in errors: ErrNotFound, or ErrAmbiguous listing the
-// first few matches.
-func resolveID(b *bbolt.Bucket, id string, kind recordKind) (key, val []byte, err error) {
+// first few matches. visible, when not nil, limits the records considered
+// (those of a tenant): the others answer as if they did not exist.
+func resolveID(b *bbolt.Bucket, id string, kind recordKind, visible func(k, v []byte) bool) (key, val []byte, err error) {
 	short := []byte(id)
-	if v := b.Get(short); v != nil {
+	if visible == nil {
+		visible = func(_, v []byte) bool { return v != nil }
+	}
+	if v := b.Get(short); v != nil && visible(short, v) {
 		return short, v, nil
 	}
 	if len(id) < minPrefixLen {
@@ -121,12 +125,12 @@ func resolveID(b *bbolt.Bucket, id string, kind recordKind) (key, val []byte, er
 	}
 	c := b.Cursor()
 	for k, v := c.Seek(short); k != nil && bytes.HasPrefix(k, short); k, v = c.Next() {
-		if v != nil {
+		if v != nil && visible(k, v) {
 			match(k, v)
 		}
 	}
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if v != nil && bytes.HasSuffix(k, short) && !bytes.HasPrefix(k, short) {
+		if v != nil && bytes.HasSuffix(k, short) && !bytes.HasPrefix(k, short) && visible(k, v) {
 			match(k, v)
 		}
 	}

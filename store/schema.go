@@ -20,8 +20,9 @@ const SchemaVersion = 1
 //	requests     evaluation id -> nested bucket: simulation id -> JSON (Simulation.Requests)
 //	a2a_tasks    A2A task id -> JSON {version, user, updated_at, task} (see a2atasks.go)
 //	conformance  conformance run id -> JSON of ConformanceRun (see conformance.go)
+//	audit        8-byte big-endian sequence number -> JSON of AuditEntry (see audit.go)
 //
-// a2a_tasks and conformance were added without bumping SchemaVersion: the change is purely
+// a2a_tasks, conformance and audit were added without bumping SchemaVersion: the change is purely
 // additive. A read-write Open creates a missing bucket (checkSchema reports
 // it as needing initialization), readers treat a missing bucket as empty
 // (a read-only handle on an older file), and an older proctor opening a
@@ -35,9 +36,10 @@ var (
 	bucketRequests    = []byte("requests")
 	bucketA2ATasks    = []byte("a2a_tasks")
 	bucketConformance = []byte("conformance")
+	bucketAudit       = []byte("audit")
 	keySchemaVersion  = []byte("schema_version")
 
-	allBuckets = [][]byte{bucketMeta, bucketEvaluations, bucketSimulations, bucketRequests, bucketA2ATasks, bucketConformance}
+	allBuckets = [][]byte{bucketMeta, bucketEvaluations, bucketSimulations, bucketRequests, bucketA2ATasks, bucketConformance, bucketAudit}
 )
 
 // initSchema checks the schema version and, for a writable new database,

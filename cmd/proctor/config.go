@@ -63,6 +63,12 @@ type fileConfig struct {
 	ECPConfig      string            `yaml:"ecp_config"`
 	Tau2Data       string            `yaml:"tau2_data"`
 	TraceWire      string            `yaml:"trace_wire"`
+	// Per-tenant limits of proctor serve (see tenantFlags).
+	TenantMaxRunning     *int     `yaml:"tenant_max_running" validate:"omitempty,min=0"`
+	TenantMaxQueued      *int     `yaml:"tenant_max_queued" validate:"omitempty,min=0"`
+	TenantMaxSimulations *int     `yaml:"tenant_max_simulations" validate:"omitempty,min=0"`
+	TenantRate           *float64 `yaml:"tenant_rate" validate:"omitempty,min=0"`
+	TenantBurst          *int     `yaml:"tenant_burst" validate:"omitempty,min=0"`
 }
 
 // configKind says how a key's value becomes a flag's.
@@ -133,6 +139,11 @@ func configKeys() []configKey {
 		{name: "ecp_config", flags: same("ecp-config", cmdRun), kind: kindPath},
 		{name: "tau2_data", flags: same("tau2-data", cmdRun, cmdResults, cmdServe), env: "PROCTOR_TAU2_DATA", kind: kindPath},
 		{name: "trace_wire", flags: same("trace-wire", agentCommands...), kind: kindPath},
+		{name: "tenant_max_running", flags: same("tenant-max-running", cmdServe)},
+		{name: "tenant_max_queued", flags: same("tenant-max-queued", cmdServe)},
+		{name: "tenant_max_simulations", flags: same("tenant-max-simulations", cmdServe)},
+		{name: "tenant_rate", flags: same("tenant-rate", cmdServe)},
+		{name: "tenant_burst", flags: same("tenant-burst", cmdServe)},
 	}
 }
 

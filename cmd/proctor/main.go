@@ -101,7 +101,7 @@ Quick start (no API keys, nothing to start by hand):
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newRunCmd(), newRescoreCmd(), newResultsCmd(), newDomainsCmd(), newRefagentCmd(), newServeCmd(), newHealthcheckCmd())
 	root.AddCommand(newConformanceCmd(), newEvalSetCmd(), newViewCmd())
-	root.AddCommand(newShowCmd(), newCompareCmd(), newLeaderboardCmd())
+	root.AddCommand(newShowCmd(), newCompareCmd(), newLeaderboardCmd(), newAuditCmd())
 	root.AddCommand(newMergeCmd())
 	addTraceWireFlags(root)
 	addConfigFlags(root)

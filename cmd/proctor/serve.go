@@ -41,6 +41,7 @@ func newServeCmd() *cobra.Command {
 		chatModel             string
 		lf                    llmFlags
 		limits                connFlags
+		tf                    tenantFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -73,7 +74,11 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			if err := limits.validate(); err != nil {
 				return err
 			}
-			tokens, err := authTokens(tokens, os.Getenv(envAuthTokens))
+			tenants, err := parseTenants(tokens, os.Getenv(envAuthTokens), tf.admins)
+			if err != nil {
+				return err
+			}
+			tenantLimits, err := tf.limits()
 			if err != nil {
 				return err
 			}
@@ -122,13 +127,13 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				return failErr(err)
 			}
 			srv, err := server.New(server.Config{
-				Host: host, Port: port, GRPCPort: grpcPort, CardURL: cardURL, AuthTokens: tokens,
+				Host: host, Port: port, GRPCPort: grpcPort, CardURL: cardURL,
+				Tenants: tenants, TenantLimits: tenantLimits, Audit: db,
 				MaxConcurrent: maxConcurrent, MaxRequestBytes: maxRequest,
 				MaxStreamsPerTask: streamsPerTask, MaxStreamsPerCaller: streamsPerCaller, StreamWriteTimeout: streamWriteTimeout,
-				// Tasks survive restarts. Callers are not told apart (a token
-				// grants the service, not an identity), so listing is open to
-				// whoever may call at all.
-				TaskStore:     db.TaskStore(store.WithAnonymousTaskList()),
+				// Tasks survive restarts and belong to the tenant that made
+				// them; without tokens every caller is the same, anonymous one.
+				TaskStore:     db.TaskStore(store.WithTenantTasks(), store.WithAnonymousTaskList()),
 				ChatModel:     chat,
 				UI:            viewer,
 				HeaderTimeout: limits.header, BodyTimeout: limits.body, IdleTimeout: limits.idle,
@@ -138,8 +143,8 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				return failErr(err)
 			}
 			auth := "no authentication"
-			if len(tokens) > 0 {
-				auth = fmt.Sprintf("%d bearer token(s) required", len(tokens))
+			if n := countTokens(tenants); n > 0 {
+				auth = fmt.Sprintf("%d bearer token(s) required, %d tenant(s)", n, len(tenants))
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "proctor: serving at %s (card %s/.well-known/agent-card.json, gRPC %s, %s); Ctrl-C stops\n",
 				srv.URL(), srv.URL(), orOff(srv.GRPCAddr()), auth)
@@ -157,7 +162,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 	fl.IntVar(&port, "port", server.DefaultPort, "HTTP port (JSON-RPC, REST, card, health)")
 	fl.IntVar(&grpcPort, "grpc-port", server.DefaultPort+1, "gRPC port (0: any free port, -1: no gRPC)")
 	fl.StringVar(&cardURL, "card-url", "", "base URL the agent card advertises (default http://host:port)")
-	fl.StringArrayVar(&tokens, "auth-token", nil, "bearer token required on every A2A endpoint (repeatable; or "+envAuthTokens+")")
+	fl.StringArrayVar(&tokens, "auth-token", nil, "bearer token required on every A2A endpoint, as NAME=TOKEN to name its tenant (repeatable; or "+envAuthTokens+", comma-separated); a bare TOKEN belongs to tenant \""+server.DefaultTenant+"\"")
 	fl.IntVar(&maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "evaluations run at once; more wait in a FIFO queue")
 	fl.IntVar(&maxSimulations, "max-simulation-concurrency", server.DefaultMaxSimulationConcurrency(),
 		"simulations run at once across all evaluations; a request's concurrency above it is lowered to it (default sized for this machine: 64 per CPU, within the open-file limit)")
@@ -172,35 +177,10 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 	fl.StringVar(&chatModel, "model", "", "model that answers free-text requests (the chat front door), e.g. openai:gpt-4.1; without it free text gets help")
 	addLLMFlags(cmd, &lf, true)
 	limits.add(cmd)
+	tf.add(cmd)
 	fl.StringSliceVar(&ecpCommands, "ecp-allow-command", nil, "let requests launch ecp+stdio: agents with this command (the first word, exactly as written; repeatable); without it none are launched. Allowing an interpreter allows whatever it runs")
 	fl.BoolVar(&denyPrivate, "deny-private-targets", false, "refuse to evaluate agents on loopback, private, link-local and other non-public addresses (after DNS resolution); for servers untrusted callers can reach")
 	return cmd
-}
-
-// authTokens are the bearer tokens of --auth-token and of env (the value
-// of PROCTOR_AUTH_TOKENS, comma-separated). An empty token, or one of only
-// spaces, is an error rather than nothing: a variable such as "," or " "
-// would otherwise start the server with no authentication at all, the
-// opposite of what whoever set it wanted.
-func authTokens(flags []string, env string) ([]string, error) {
-	var tokens []string
-	for _, t := range flags {
-		if t = strings.TrimSpace(t); t == "" {
-			return nil, usageErr("--auth-token: a token is empty; refusing to serve without the authentication it was meant to require")
-		}
-		tokens = append(tokens, t)
-	}
-	if env == "" {
-		return tokens, nil
-	}
-	for i, t := range strings.Split(env, ",") {
-		if t = strings.TrimSpace(t); t == "" {
-			return nil, usageErr("%s: entry %d is empty (the value is a comma-separated list of tokens); refusing to serve without the authentication it was meant to require",
-				envAuthTokens, i+1)
-		}
-		tokens = append(tokens, t)
-	}
-	return tokens, nil
 }
 
 // service is the skills' implementation for proctor serve. With denyPrivate
