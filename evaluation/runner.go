@@ -26,6 +26,16 @@ type Store interface {
 	Requests(ctx context.Context, evalID, simID string) (json.RawMessage, error)
 }
 
+// Observer is told of every simulation a Runner records, as it records
+// it: with its requests' metrics (Simulation.Requests), its termination
+// and its model calls. It is called from one goroutine per evaluation, but
+// from many evaluations at once, so it must be safe for concurrent use; it
+// must not keep or change sim. The Prometheus metrics of `proctor serve`
+// are gathered this way.
+type Observer interface {
+	SimulationRecorded(domain string, sim *result.Simulation)
+}
+
 // Progress reports a finished simulation.
 type Progress struct {
 	Done   int
@@ -48,6 +58,9 @@ type Runner struct {
 	// while it holds one, whatever Concurrency says.
 	Slots      *Slots
 	OnProgress func(Progress)
+	// Observer, when set, sees every simulation recorded (not those a
+	// resume loads from the store).
+	Observer Observer
 
 	// recorded, when set, holds the simulations of an evaluation being
 	// scored again (Rescore), by simulation id: they are scored, not
@@ -72,6 +85,7 @@ type tally struct {
 	latencies []float64
 	total     int
 	passed    int
+	domain    string
 }
 
 // Run runs every simulation of eval that is not already stored (so a second
@@ -158,7 +172,7 @@ func (r *Runner) plan(ctx context.Context, eval *result.Evaluation, tasks []*dom
 			}
 		}
 	}
-	t := &tally{done: done, latencies: latencies, total: len(jobs) + len(done)}
+	t := &tally{done: done, latencies: latencies, total: len(jobs) + len(done), domain: eval.Domain}
 	for i := range done {
 		if done[i].Passed() {
 			t.passed++
@@ -224,6 +238,9 @@ func (r *Runner) execute(ctx context.Context, evalID string, jobs []job, t *tall
 
 // record adds a finished simulation to the tally and reports progress.
 func (r *Runner) record(t *tally, sim result.Simulation) {
+	if r.Observer != nil {
+		r.Observer.SimulationRecorded(t.domain, &sim)
+	}
 	for _, q := range sim.Requests {
 		t.latencies = append(t.latencies, q.LatencyMS)
 	}

@@ -49,6 +49,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(s.cfg.AuthTokens) == 0 || s.tokenOK(r.Header.Get("Authorization")) {
 			markAuthenticated(r.Context())
+			noteTenant(r.Context(), s.tenantOf(r.Header.Get("Authorization")))
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -74,6 +75,16 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 // tokenOK reports whether an Authorization header holds one of the
 // tokens.
 func (s *Server) tokenOK(header string) bool {
+	for _, t := range s.cfg.AuthTokens {
+		if s.tokenIs(header, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// tokenIs reports whether an Authorization header holds the token want.
+func (s *Server) tokenIs(header, want string) bool {
 	// RFC 7235: the scheme is case-insensitive ("bearer" is "Bearer"), and
 	// one or more spaces separate it from the credentials.
 	scheme, token, ok := strings.Cut(header, " ")
@@ -81,12 +92,7 @@ func (s *Server) tokenOK(header string) bool {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return false
 	}
-	for _, t := range s.cfg.AuthTokens {
-		if subtle.ConstantTimeCompare([]byte(t), []byte(token)) == 1 {
-			return true
-		}
-	}
-	return false
+	return subtle.ConstantTimeCompare([]byte(want), []byte(token)) == 1
 }
 
 // grpcAuth requires one of the tokens in a gRPC call's metadata. The
@@ -98,6 +104,7 @@ func (s *Server) grpcAuth(ctx context.Context) error {
 	if p, ok := peer.FromContext(ctx); ok {
 		s.conns.authenticateAddrs(p.LocalAddr, p.Addr)
 	}
+	noteTenant(ctx, s.grpcTenant(ctx))
 	return nil
 }
 

@@ -26,6 +26,7 @@ func (e *executor) checkConformance(ctx context.Context, ec *a2asrv.ExecutorCont
 		return
 	}
 	e.startLongTask(ctx, ec, longTaskSpec{
+		skill:    SkillCheckConformance,
 		accepted: "Checking the A2A conformance of " + req.AgentURL + ".",
 		slot:     "slot",
 		canceled: "Canceled: the conformance check stopped.",

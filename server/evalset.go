@@ -137,6 +137,7 @@ func (e *executor) runEvalSet(ctx context.Context, ec *a2asrv.ExecutorContext, p
 		return
 	}
 	e.startLongTask(ctx, ec, longTaskSpec{
+		skill:    SkillRunEvalSet,
 		accepted: "Eval-set run accepted; starting.",
 		slot:     "evaluation slot",
 		canceled: "Canceled before the eval-set run started.",

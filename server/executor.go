@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"iter"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +21,11 @@ type executor struct {
 	queue         *queue
 	progressEvery time.Duration
 	cancelWait    time.Duration
+
+	// metrics count the long tasks that end; log records evaluations'
+	// start and end.
+	metrics *metrics
+	log     *slog.Logger
 
 	// chat answers free text when a chat model is configured.
 	chat *adka2a.Executor

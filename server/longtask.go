@@ -14,6 +14,8 @@ import (
 // longTaskSpec is what a long-running skill brings to startLongTask: the
 // texts that name it, and its own steps.
 type longTaskSpec struct {
+	// skill names the task's skill in metrics.
+	skill Skill
 	// accepted is the status text of the working task sent at once.
 	accepted string
 	// slot names what the task waits for while queued ("evaluation slot").
@@ -84,6 +86,8 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 	}
 	t := e.track(ctx, ec, spec.canceled, yield)
 	defer e.untrack(t)
+	state := a2a.TaskStateCanceled // unless the steps end it otherwise
+	defer func() { e.metrics.taskFinished(spec.skill, state, ctx.Err() != nil) }()
 
 	release, ok := t.waitForSlot(e.queue, spec.slot)
 	if !ok {
@@ -94,6 +98,9 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 	end := spec.steps(t)
 	if t.active.wasCanceled() || ctx.Err() != nil {
 		return // Cancel reports a canceled task; a dying server says nothing
+	}
+	if end.state != "" {
+		state = end.state
 	}
 	t.finish(end)
 }

@@ -99,6 +99,9 @@ type Service struct {
 	// request's concurrency: a higher one is clamped to it (concurrency
 	// changes how fast an evaluation runs, never its results). 0: no bound.
 	MaxSimulationConcurrency int
+	// Observer, when set, sees every simulation the service's evaluations
+	// record (evaluation.Runner.Observer).
+	Observer evaluation.Observer
 
 	once      sync.Once
 	validate  *validator.Validate
@@ -306,6 +309,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 		Store:       s.evaluationStore(),
 		Concurrency: max(cfg.Concurrency, 1),
 		Slots:       s.simulationSlots(),
+		Observer:    s.Observer,
 	}
 	return run, nil
 }
