@@ -92,18 +92,29 @@ func TestRedactURL(t *testing.T) {
 // PromtoolCheck is promtoolCheck for the external tests.
 var PromtoolCheck = promtoolCheck
 
-// promtoolCheck lints an exposition with Debian's promtool (package
-// prometheus): skipped without it, failed with CI set.
-func promtoolCheck(t *testing.T, body []byte) {
+// NeedTool is needTool for the external tests.
+var NeedTool = needTool
+
+// needTool is the path of a program of Debian's prometheus package
+// (promtool, prometheus): the test is skipped without it, and fails with
+// CI set.
+func needTool(t *testing.T, name string) string {
 	t.Helper()
-	path, err := exec.LookPath("promtool")
+	path, err := exec.LookPath(name)
 	if err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but promtool is missing: .ci/run installs Debian's prometheus package (apt-get install -y prometheus)")
+			t.Fatalf("CI is set but %s is missing: .ci/run installs Debian's prometheus package (apt-get install -y prometheus)", name)
 		}
-		t.Skip("promtool not installed (apt-get install -y prometheus)")
+		t.Skipf("%s not installed (apt-get install -y prometheus)", name)
 	}
-	cmd := exec.Command(path, "check", "metrics")
+	return path
+}
+
+// promtoolCheck lints an exposition with Debian's promtool (package
+// prometheus).
+func promtoolCheck(t *testing.T, body []byte) {
+	t.Helper()
+	cmd := exec.Command(needTool(t, "promtool"), "check", "metrics")
 	cmd.Stdin = bytes.NewReader(body)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("promtool check metrics: %v\n%s", err, out)
