@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -119,4 +120,24 @@ func promtoolCheck(t *testing.T, body []byte) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("promtool check metrics: %v\n%s", err, out)
 	}
+}
+
+// FuzzRedactURL: whatever agent URL a request names, its log form keeps
+// no user info, query or fragment of it, and never panics.
+func FuzzRedactURL(f *testing.F) {
+	for _, s := range []string{"builtin", "http://u:p@h/x?k=v#f", "ecp+stdio:cmd --key v", "ecp+ws://h:1/p", "%zz", "http://[::1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got := redactURL(raw)
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme == "" || u.Opaque != "" {
+			return
+		}
+		for _, secret := range []string{u.User.String(), u.RawQuery, u.Fragment} {
+			if len(secret) > 3 && strings.Contains(got, secret) && !strings.Contains(u.Host+u.Path, secret) {
+				t.Fatalf("redactURL(%q) = %q keeps %q", raw, got, secret)
+			}
+		}
+	})
 }

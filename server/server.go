@@ -136,6 +136,9 @@ type Server struct {
 }
 
 // New binds the server's listeners and builds its handlers; Serve serves.
+// Unless svc already has an Observer, New has svc's evaluations report to
+// the server's metrics: it sets svc.Observer and times svc's writes
+// (svc.EvaluationStore).
 func New(cfg Config, svc *skills.Service) (*Server, error) {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, conns: newConnLimits(cfg.MaxConnections, cfg.MaxUnauthenticatedConnections)}
