@@ -31,6 +31,16 @@ type Store interface {
 	AllRequests(ctx context.Context, evalID string) (map[string]json.RawMessage, error)
 }
 
+// Observer is told of every simulation a Runner records, as it records
+// it: with its requests' metrics (Simulation.Requests), its termination
+// and its model calls. It is called from one goroutine per evaluation, but
+// from many evaluations at once, so it must be safe for concurrent use; it
+// must not keep or change sim. The Prometheus metrics of `proctor serve`
+// are gathered this way.
+type Observer interface {
+	SimulationRecorded(domain string, sim *result.Simulation)
+}
+
 // Progress reports a finished simulation.
 type Progress struct {
 	Done   int
@@ -58,6 +68,10 @@ type Runner struct {
 	// models' spans (see package tracing); nil records none.
 	TracerProvider trace.TracerProvider
 
+	// Observer, when set, sees every simulation recorded (not those a
+	// resume loads from the store).
+	Observer Observer
+
 	// recorded, when set, holds the simulations of an evaluation being
 	// scored again (Rescore), by simulation id: they are scored, not
 	// played.
@@ -83,6 +97,7 @@ type tally struct {
 	latencies []float64
 	total     int
 	passed    int
+	domain    string
 }
 
 // Run runs every simulation of eval that is not already stored (so a second
@@ -180,7 +195,7 @@ func (r *Runner) plan(ctx context.Context, eval *result.Evaluation, tasks []*dom
 			}
 		}
 	}
-	t := &tally{done: done, latencies: latencies, total: len(jobs) + len(done)}
+	t := &tally{done: done, latencies: latencies, total: len(jobs) + len(done), domain: eval.Domain}
 	for i := range done {
 		if done[i].Passed() {
 			t.passed++
@@ -246,6 +261,9 @@ func (r *Runner) execute(ctx context.Context, evalID string, jobs []job, t *tall
 
 // record adds a finished simulation to the tally and reports progress.
 func (r *Runner) record(t *tally, sim result.Simulation) {
+	if r.Observer != nil {
+		r.Observer.SimulationRecorded(t.domain, &sim)
+	}
 	for _, q := range sim.Requests {
 		t.latencies = append(t.latencies, q.LatencyMS)
 	}

@@ -56,6 +56,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		if tenant, ok := s.tokenOK(r.Header.Get("Authorization")); ok {
 			markAuthenticated(r.Context())
+			noteTenant(r.Context(), tenant.Name)
 			next.ServeHTTP(w, r.WithContext(store.WithTenant(r.Context(), tenant)))
 			return
 		}
@@ -102,6 +103,7 @@ func (s *Server) grpcAuth(ctx context.Context) (context.Context, error) {
 	if p, ok := peer.FromContext(ctx); ok {
 		s.conns.authenticateAddrs(p.LocalAddr, p.Addr)
 	}
+	noteTenant(ctx, tenantOf(ctx))
 	return ctx, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -52,6 +54,8 @@ func (e *executor) evaluate(t *longTask, p *runParams) taskEnd {
 	}
 	defer run.Close()
 	eval := run.Evaluation()
+	began := time.Now()
+	e.logEvaluation(t.ctx, LogEvaluationStart, eval, len(run.Tasks()))
 	hint, hintData := resumeHint(eval.ID)
 	t.onCancel(fmt.Sprintf("Canceled. Evaluation %s keeps its finished simulations; %s.", eval.ID, hint), hintData)
 	start := evaluation.Progress{Done: run.Resumed(), Total: len(run.Tasks()) * max(eval.Config.NumTrials, 1)}
@@ -65,7 +69,21 @@ func (e *executor) evaluate(t *longTask, p *runParams) taskEnd {
 	last, err := reportProgress(t, start, func(p evaluation.Progress) (string, map[string]any) {
 		return progressText(eval.ID, p), progressData(eval.ID, p)
 	}, run.Execute)
+	e.logEvaluation(t.ctx, LogEvaluationEnd, run.Evaluation(), len(run.Tasks()),
+		slog.Float64("duration_ms", float64(time.Since(began).Microseconds())/1000), slog.Bool("error", err != nil))
 	return evaluationEnd(run.Evaluation(), err, last, p.IncludeTranscripts)
+}
+
+// logEvaluation writes an evaluation's start or end record: its id,
+// domain, agent (its URL without credentials), size and status.
+func (e *executor) logEvaluation(ctx context.Context, msg string, eval *result.Evaluation, tasks int, more ...slog.Attr) {
+	if e.log == nil {
+		return
+	}
+	attrs := append([]slog.Attr{slog.String("evaluation_id", eval.ID), slog.String("domain", eval.Domain),
+		slog.String("agent_url", redactURL(eval.Config.Agent)), slog.Int("tasks", tasks),
+		slog.Int("trials", max(eval.Config.NumTrials, 1)), slog.String("status", string(eval.Status))}, more...)
+	e.log.LogAttrs(context.WithoutCancel(ctx), slog.LevelInfo, msg, attrs...)
 }
 
 // prepareEvaluation sets the evaluation up (or finds the one to resume).

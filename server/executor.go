@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"iter"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,11 @@ type executor struct {
 	gate          *tenantGate
 	// audit, when set, writes an audit entry (Server.audit).
 	audit func(ctx context.Context, action string, objects []string, out auditOutcome)
+
+	// metrics count the long tasks that end; log records evaluations'
+	// start and end.
+	metrics *metrics
+	log     *slog.Logger
 
 	// chat answers free text when a chat model is configured.
 	chat *adka2a.Executor

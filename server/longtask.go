@@ -15,7 +15,7 @@ import (
 // longTaskSpec is what a long-running skill brings to startLongTask: the
 // texts that name it, and its own steps.
 type longTaskSpec struct {
-	// skill is the skill the task runs, for the audit log.
+	// skill is the skill the task runs, for the audit log and metrics.
 	skill Skill
 	// accepted is the status text of the working task sent at once.
 	accepted string
@@ -93,6 +93,8 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 	}
 	t := e.track(ctx, ec, spec.canceled, yield)
 	defer e.untrack(t)
+	state := a2a.TaskStateCanceled // unless the steps end it otherwise
+	defer func() { e.metrics.taskFinished(spec.skill, state, ctx.Err() != nil) }()
 
 	if !ticket.wait(t.ctx, func() { t.working(e.gate.runningText(tenantOf(ctx)), map[string]any{"queued": true}) }) {
 		return // canceled while queued: Cancel reports it
@@ -109,6 +111,9 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 		return // Cancel reports a canceled task; a dying server says nothing
 	}
 	e.auditEnd(ctx, ec, spec.skill, end)
+	if end.state != "" {
+		state = end.state
+	}
 	t.finish(end)
 }
 

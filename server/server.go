@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -114,27 +115,44 @@ type Config struct {
 	// StreamWriteTimeout is how long a write to a caller may wait for it
 	// to read: a reader that stops reading is disconnected after it.
 	StreamWriteTimeout time.Duration
+	// MetricsAddr, when set, is the address (host:port) that serves the
+	// Prometheus metrics at PathMetrics, instead of the HTTP port: for a
+	// scrape from inside a cluster that callers cannot reach. Either way
+	// the metrics need no token: they hold counts by domain, status and
+	// model, no ids, no URLs, no caller's data and no secret.
+	MetricsAddr string
+	// Logger receives the request log (one record per A2A request) and
+	// the evaluations' start and end; nil logs nothing.
+	Logger *slog.Logger
 }
 
 // Server is proctor as an A2A server: the agent card, the skills behind
 // JSON-RPC, HTTP+JSON and gRPC, the queue of long-running tasks, and
 // authentication.
 type Server struct {
-	cfg      Config
-	httpLn   net.Listener
-	grpcLn   net.Listener
-	http     *http.Server
-	grpc     *grpc.Server
-	card     *a2a.AgentCard
-	baseURL  string
-	executor *executor
-	conns    *connLimits
-	sessions *uiSessions // the web viewer's sign-in, with tokens and a UI
-	tokens   tokenTable  // every token, with its tenant; empty without
-	gate     *tenantGate // per-tenant limits
+	cfg    Config
+	httpLn net.Listener
+	// metricsLn and metricsHTTP serve the metrics on Config.MetricsAddr.
+	metricsLn   net.Listener
+	metricsHTTP *http.Server
+	metrics     *metrics
+	log         *slog.Logger
+	grpcLn      net.Listener
+	http        *http.Server
+	grpc        *grpc.Server
+	card        *a2a.AgentCard
+	baseURL     string
+	executor    *executor
+	conns       *connLimits
+	sessions    *uiSessions // the web viewer's sign-in, with tokens and a UI
+	tokens      tokenTable  // every token, with its tenant; empty without
+	gate        *tenantGate // per-tenant limits
 }
 
 // New binds the server's listeners and builds its handlers; Serve serves.
+// Unless svc already has an Observer, New has svc's evaluations report to
+// the server's metrics: it sets svc.Observer and times svc's writes
+// (svc.EvaluationStore).
 func New(cfg Config, svc *skills.Service) (*Server, error) {
 	cfg = cfg.withDefaults()
 	tokens, err := newTokenTable(cfg)
@@ -163,10 +181,13 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	}
 	s.baseURL = strings.TrimRight(cardURL, "/")
 
+	q := newQueue(cfg.MaxConcurrent)
+	s.metrics, s.log = newMetrics(q), orDiscard(cfg.Logger)
+	observe(svc, s.metrics)
 	s.executor = &executor{
-		svc: svc, queue: newQueue(cfg.MaxConcurrent), progressEvery: cfg.ProgressEvery,
+		svc: svc, queue: q, progressEvery: cfg.ProgressEvery,
 		cancelWait: cfg.CancelWait, running: map[a2a.TaskID]*activeRun{}, gate: s.gate,
-		audit: s.audit,
+		audit: s.audit, metrics: s.metrics, log: s.log,
 	}
 	if cfg.ChatModel != nil {
 		if s.executor.chat, err = newChatExecutor(cfg.ChatModel, svc, s.executor.queue, s.gate); err != nil {
@@ -185,8 +206,8 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	// once instead of staying working (see unstoredTasks); a2afix.Store
 	// gives every saved status a timestamp, which ListTasks orders and
 	// filters by.
-	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(a2afix.Store(redactingStore{newUnstoredTasks(tasks)})),
-		a2asrv.WithCallInterceptors(auditInterceptor{s: s})}
+	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(a2afix.Store(redactingStore{newUnstoredTasks(timedTaskStore{tasks, s.metrics})})),
+		a2asrv.WithCallInterceptors(auditInterceptor{s: s}, methodRecorder{})}
 	// a2afix answers what a2a-go answers wrongly (see its doc); blocking
 	// SendMessage calls wait for the task to end, as the specification
 	// says: clients that poll ask to return immediately.
@@ -195,6 +216,11 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	// (bodyDeadline bounds bodies, slowReaders each write, instead).
 	s.http = &http.Server{Handler: s.routes(handler), ReadHeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout,
 		ConnContext: withConn}
+	if s.metricsLn != nil {
+		mux := http.NewServeMux()
+		mux.Handle(PathMetrics, s.metrics.handler())
+		s.metricsHTTP = &http.Server{Handler: mux, ReadHeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout}
+	}
 	if s.grpcLn != nil {
 		s.grpc = s.grpcServer(handler)
 	}
@@ -244,11 +270,17 @@ func (s *Server) listen() (grpcAddr string, err error) {
 	if s.httpLn, err = net.Listen("tcp", net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.cfg.Port))); err != nil {
 		return "", fmt.Errorf("listen: %w", err)
 	}
+	if s.cfg.MetricsAddr != "" {
+		if s.metricsLn, err = net.Listen("tcp", s.cfg.MetricsAddr); err != nil {
+			_ = s.httpLn.Close()
+			return "", fmt.Errorf("listen for metrics: %w", err)
+		}
+	}
 	if s.cfg.GRPCPort < 0 {
 		return "", nil
 	}
 	if s.grpcLn, err = net.Listen("tcp", net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.cfg.GRPCPort))); err != nil {
-		_ = s.httpLn.Close()
+		s.closeListeners()
 		return "", fmt.Errorf("listen for gRPC: %w", err)
 	}
 	return advertised(s.grpcLn.Addr(), s.cfg.Host), nil
@@ -260,6 +292,9 @@ func (s *Server) closeListeners() {
 	if s.grpcLn != nil {
 		_ = s.grpcLn.Close()
 	}
+	if s.metricsLn != nil {
+		_ = s.metricsLn.Close()
+	}
 }
 
 // routes serves the card and /healthz publicly, and the A2A handler on
@@ -269,17 +304,20 @@ func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(a2asrv.WellKnownAgentCardPath, cardHandler(s.card))
 	mux.HandleFunc(PathHealth, s.health)
+	if s.metricsLn == nil {
+		mux.Handle(PathMetrics, s.metrics.handler())
+	}
 	// Bodies are bounded in size, then (once the caller is known) in
 	// nesting depth, before anything decodes them.
-	guard := func(binding int, h http.Handler) http.Handler {
-		return withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticate(s.rateLimit(limitDepth(binding, h)))))))
+	guard := func(binding int, ep endpoint, h http.Handler) http.Handler {
+		return s.logRequests(ep, withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticate(s.rateLimit(limitDepth(binding, h))))))))
 	}
 	// Each interface serves one protocol version and refuses requests
 	// for another (a2afix.Version; no A2A-Version header means 0.3).
-	mux.Handle(PathJSONRPC, guard(bindingJSONRPC, a2afix.Version(a2a.Version, a2afix.JSONRPC(a2asrv.NewJSONRPCHandler(handler)))))
-	mux.Handle(PathREST+"/", guard(bindingREST, a2afix.Version(a2a.Version, http.StripPrefix(PathREST, a2afix.REST(a2asrv.NewRESTHandler(handler))))))
-	mux.Handle(PathJSONRPC03, guard(bindingJSONRPC, a2afix.Version(a2av0.Version, a2afix.JSONRPC(a2av0.NewJSONRPCHandler(handler)))))
-	mux.Handle(PathREST03+"/", guard(bindingREST03, a2afix.Version(a2av0.Version, http.StripPrefix(PathREST03, a2av0.NewRESTHandler(handler)))))
+	mux.Handle(PathJSONRPC, guard(bindingJSONRPC, endpoint{"jsonrpc", "1.0"}, a2afix.Version(a2a.Version, a2afix.JSONRPC(a2asrv.NewJSONRPCHandler(handler)))))
+	mux.Handle(PathREST+"/", guard(bindingREST, endpoint{"rest", "1.0"}, a2afix.Version(a2a.Version, http.StripPrefix(PathREST, a2afix.REST(a2asrv.NewRESTHandler(handler))))))
+	mux.Handle(PathJSONRPC03, guard(bindingJSONRPC, endpoint{"jsonrpc", "0.3"}, a2afix.Version(a2av0.Version, a2afix.JSONRPC(a2av0.NewJSONRPCHandler(handler)))))
+	mux.Handle(PathREST03+"/", guard(bindingREST03, endpoint{"rest", "0.3"}, a2afix.Version(a2av0.Version, http.StripPrefix(PathREST03, a2av0.NewRESTHandler(handler)))))
 	if s.cfg.UI != nil {
 		mux.Handle(PathUI, withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticateUI(s.cfg.UI))))))
 	}
@@ -293,7 +331,7 @@ func (s *Server) grpcServer(handler a2asrv.RequestHandler) *grpc.Server {
 		grpc.MaxRecvMsgSize(int(s.cfg.MaxRequestBytes)),
 		grpc.ConnectionTimeout(s.cfg.HeaderTimeout),
 		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: s.cfg.IdleTimeout}),
-		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
+		grpc.ChainUnaryInterceptor(s.logUnary, func(ctx context.Context, req any, info *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
 			ctx, err := s.grpcAuth(ctx)
 			if err != nil {
 				return nil, err
@@ -303,7 +341,7 @@ func (s *Server) grpcServer(handler a2asrv.RequestHandler) *grpc.Server {
 			}
 			return next(ctx, req)
 		}, grpcLimitDepth, a2afix.GRPCUnary(a2a.Version)),
-		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, next grpc.StreamHandler) error {
+		grpc.ChainStreamInterceptor(s.logStream, func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, next grpc.StreamHandler) error {
 			ctx, err := s.grpcAuth(ss.Context())
 			if err != nil {
 				return err
@@ -343,6 +381,15 @@ func advertised(addr net.Addr, host string) string {
 	return net.JoinHostPort(host, port)
 }
 
+// MetricsURL is where the server's Prometheus metrics are served.
+func (s *Server) MetricsURL() string {
+	if s.metricsLn == nil {
+		return s.URL() + PathMetrics
+	}
+	host, _, _ := net.SplitHostPort(s.cfg.MetricsAddr)
+	return "http://" + advertised(s.metricsLn.Addr(), host) + PathMetrics
+}
+
 // URL is the server's base URL, as its card advertises it.
 func (s *Server) URL() string {
 	return s.card.SupportedInterfaces[0].URL[:len(s.card.SupportedInterfaces[0].URL)-len(PathJSONRPC)]
@@ -363,7 +410,14 @@ func (s *Server) GRPCAddr() string {
 // running evaluations are interrupted (their finished simulations are kept
 // and they can be resumed).
 func (s *Server) Serve(ctx context.Context) error {
-	errs := make(chan error, 2)
+	errs := make(chan error, 3)
+	if s.metricsHTTP != nil {
+		go func() {
+			if err := s.metricsHTTP.Serve(s.metricsLn); !errors.Is(err, http.ErrServerClosed) {
+				errs <- err
+			}
+		}()
+	}
 	go func() {
 		ln := limitedListener{Listener: s.httpLn, limits: s.conns, refuse: refuseHTTP}
 		if err := s.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
@@ -386,6 +440,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = s.http.Shutdown(shutdown)
+	if s.metricsHTTP != nil {
+		_ = s.metricsHTTP.Shutdown(shutdown)
+	}
 	if s.grpc != nil {
 		s.grpc.Stop()
 	}

@@ -105,6 +105,9 @@ type Service struct {
 	// request's concurrency: a higher one is clamped to it (concurrency
 	// changes how fast an evaluation runs, never its results). 0: no bound.
 	MaxSimulationConcurrency int
+	// Observer, when set, sees every simulation the service's evaluations
+	// record (evaluation.Runner.Observer).
+	Observer evaluation.Observer
 
 	once      sync.Once
 	validate  *validator.Validate
@@ -317,6 +320,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 		Slots:       s.simulationSlots(),
 
 		TracerProvider: s.TracerProvider,
+		Observer:       s.Observer,
 	}
 	return run, nil
 }

@@ -42,6 +42,7 @@ func newServeCmd() *cobra.Command {
 		lf                    llmFlags
 		limits                connFlags
 		tf                    tenantFlags
+		obs                   observabilityFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -72,6 +73,10 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				return usageErr("--max-response-bytes %d: want at least 1024", maxResponse)
 			}
 			if err := limits.validate(); err != nil {
+				return err
+			}
+			logger, err := obs.logger(cmd.ErrOrStderr())
+			if err != nil {
 				return err
 			}
 			tenants, err := parseTenants(tokens, os.Getenv(envAuthTokens), tf.admins)
@@ -138,6 +143,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				UI:            viewer,
 				HeaderTimeout: limits.header, BodyTimeout: limits.body, IdleTimeout: limits.idle,
 				MaxConnections: limits.maxConns, MaxUnauthenticatedConnections: limits.maxUnauthenticated,
+				MetricsAddr: obs.metricsListen, Logger: logger,
 			}, withTracing(withModels(withSimulationLimit(service(reg, db, denyPrivate, maxResponse, ecpCommands, cmd.ErrOrStderr()), maxSimulations), models, lf), tp))
 			if err != nil {
 				return failErr(err)
@@ -146,8 +152,8 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			if n := countTokens(tenants); n > 0 {
 				auth = fmt.Sprintf("%d bearer token(s) required, %d tenant(s)", n, len(tenants))
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "proctor: serving at %s (card %s/.well-known/agent-card.json, gRPC %s, %s); Ctrl-C stops\n",
-				srv.URL(), srv.URL(), orOff(srv.GRPCAddr()), auth)
+			fmt.Fprintf(cmd.ErrOrStderr(), "proctor: serving at %s (card %s/.well-known/agent-card.json, gRPC %s, %s, metrics %s); Ctrl-C stops\n",
+				srv.URL(), srv.URL(), orOff(srv.GRPCAddr()), auth, srv.MetricsURL())
 			if dir := reg.Tau2Dir(); dir != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: domains %s (tau2-bench data from %s, loaded on first use)\n", strings.Join(reg.Names(), ", "), dir)
 			}
@@ -178,6 +184,7 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 	addLLMFlags(cmd, &lf, true)
 	limits.add(cmd)
 	tf.add(cmd)
+	obs.add(cmd)
 	fl.StringSliceVar(&ecpCommands, "ecp-allow-command", nil, "let requests launch ecp+stdio: agents with this command (the first word, exactly as written; repeatable); without it none are launched. Allowing an interpreter allows whatever it runs")
 	fl.BoolVar(&denyPrivate, "deny-private-targets", false, "refuse to evaluate agents on loopback, private, link-local and other non-public addresses (after DNS resolution); for servers untrusted callers can reach")
 	return cmd
