@@ -58,7 +58,7 @@ type observedEvaluation struct {
 func runObservedEvaluation(t *testing.T, cfg server.Config) observedEvaluation {
 	t.Helper()
 	logs := &syncBuffer{}
-	cfg.AuthTokens = []string{"another-token", metricsToken}
+	cfg.Tenants = []server.Tenant{{Name: "carol", Tokens: []string{"another-token"}}, {Name: "dave", Tokens: []string{metricsToken}}}
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	f := start(t, cfg)
 	c := client(t, f.srv.URL(), sdkclient.WithCallInterceptors(bearer(metricsToken)))
@@ -249,7 +249,7 @@ func TestRequestAndEvaluationLog(t *testing.T) {
 			t.Errorf("unexpected record %q", line)
 		}
 	}
-	for _, want := range []string{"SendMessage jsonrpc token-2 200", "GetTask jsonrpc token-2 200", " jsonrpc  401"} {
+	for _, want := range []string{"SendMessage jsonrpc dave 200", "GetTask jsonrpc dave 200", " jsonrpc  401"} {
 		if requests[want] == 0 {
 			t.Errorf("no request record %q in %v", want, requests)
 		}
