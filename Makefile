@@ -95,6 +95,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=$(FUZZTIME) ./internal/tau2model/
 	$(GO) test -run='^$$' -fuzz=FuzzParseTasks -fuzztime=$(FUZZTIME) ./domains/
 	$(GO) test -run='^$$' -fuzz=FuzzTOMLDatabase -fuzztime=$(FUZZTIME) ./domains/tau2/telecom/
+	$(GO) test -run='^$$' -fuzz=FuzzHash -fuzztime=$(FUZZTIME) ./domains/tau2/internal/dbhash/
+	$(GO) test -run='^$$' -fuzz=FuzzRedactURL -fuzztime=$(FUZZTIME) ./server/
 	$(GO) test -run='^$$' -fuzz=FuzzStep -fuzztime=$(FUZZTIME) ./refagent/
 	$(GO) test -run='^$$' -fuzz=FuzzProviderReply -fuzztime=$(FUZZTIME) ./llm/
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeReply -fuzztime=$(FUZZTIME) ./llm/openai/
