@@ -22,7 +22,9 @@ type Slots struct {
 }
 
 // NewSlots returns n slots (at least one).
-func NewSlots(n int) *Slots { return &Slots{sem: make(chan struct{}, max(n, 1)), drained: make(chan struct{})} }
+func NewSlots(n int) *Slots {
+	return &Slots{sem: make(chan struct{}, max(n, 1)), drained: make(chan struct{})}
+}
 
 // NewUnboundedSlots returns slots that bound nothing but can be drained.
 func NewUnboundedSlots() *Slots { return &Slots{drained: make(chan struct{})} }
