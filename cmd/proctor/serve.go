@@ -156,6 +156,9 @@ their A2A task ids: a client polling GetTask sees working go on to completed
 			if err != nil {
 				return failErr(err)
 			}
+			if err := resumeTasks(ctx, srv, resumes, cmd.ErrOrStderr()); err != nil {
+				return failErr(err)
+			}
 			auth := "no authentication"
 			if len(tokens) > 0 {
 				auth = fmt.Sprintf("%d bearer token(s) required", len(tokens))
@@ -164,9 +167,6 @@ their A2A task ids: a client polling GetTask sees working go on to completed
 				srv.URL(), srv.URL(), orOff(srv.GRPCAddr()), auth)
 			if dir := reg.Tau2Dir(); dir != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: domains %s (tau2-bench data from %s, loaded on first use)\n", strings.Join(reg.Names(), ", "), dir)
-			}
-			if err := resumeTasks(ctx, srv, resumes, cmd.ErrOrStderr()); err != nil {
-				return failErr(err)
 			}
 			served := make(chan struct{})
 			defer close(served)
