@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -62,7 +65,7 @@ func RecoverResumableTasks(ctx context.Context, db *store.DB) (ended []a2a.TaskI
 // and the evaluation it resumes ("" to run its request again).
 func resumableTask(task *a2a.Task, evaluations store.EvaluationStatus) (string, bool) {
 	msg := requestMessage(task)
-	if msg == nil || redactMessage(msg) != msg {
+	if msg == nil || withheld(msg) {
 		return "", false // no request, or one whose credentials are gone
 	}
 	req, err := parseRequest(msg)
@@ -75,6 +78,13 @@ func resumableTask(task *a2a.Task, evaluations store.EvaluationStatus) (string, 
 	}
 	status, ok := evaluations(evalID)
 	return evalID, ok && (status == string(result.StatusInterrupted) || status == string(result.StatusRunning))
+}
+
+// withheld reports whether a stored request had credentials, which the
+// store keeps redacted: sent again, it would lack them.
+func withheld(msg *a2a.Message) bool {
+	b, err := json.Marshal(msg.Parts)
+	return err != nil || bytes.Contains(b, []byte(strconv.Quote(Redacted)))
 }
 
 // requestMessage is the request a task was made for: the first user
