@@ -20,7 +20,7 @@ const abortWait = 10 * time.Second
 
 // drainState is the executor's side of a drain: whether one started, and
 // the long tasks still running their steps (neither ended nor
-// checkpointed).
+// checkpointed). The zero drainState is ready to use.
 type drainState struct {
 	mu       sync.Mutex
 	draining bool
@@ -32,8 +32,28 @@ type drainState struct {
 	parked chan struct{}
 }
 
-func newDrainState() drainState {
-	return drainState{started: make(chan struct{}), changed: make(chan struct{}), parked: make(chan struct{})}
+// initLocked makes the channels of a zero drainState; d.mu is held.
+func (d *drainState) initLocked() {
+	if d.started == nil {
+		d.started, d.changed, d.parked = make(chan struct{}), make(chan struct{}), make(chan struct{})
+	}
+}
+
+// startedChan is closed when the drain starts.
+func (d *drainState) startedChan() <-chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.initLocked()
+	return d.started
+}
+
+// park waits for the process to exit.
+func (d *drainState) park() {
+	d.mu.Lock()
+	d.initLocked()
+	parked := d.parked
+	d.mu.Unlock()
+	<-parked
 }
 
 // isDraining reports whether the drain started.
@@ -50,6 +70,7 @@ func (d *drainState) start() bool {
 	if d.draining {
 		return false
 	}
+	d.initLocked()
 	d.draining = true
 	close(d.started)
 	return true
@@ -70,6 +91,7 @@ func (d *drainState) enter() bool {
 func (d *drainState) leave() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.initLocked()
 	d.live--
 	close(d.changed)
 	d.changed = make(chan struct{})
@@ -81,6 +103,7 @@ func (d *drainState) settled() <-chan struct{} {
 	go func() {
 		for {
 			d.mu.Lock()
+			d.initLocked()
 			live, changed := d.live, d.changed
 			d.mu.Unlock()
 			if live <= 0 {
@@ -163,7 +186,7 @@ func (e *executor) checkpoint(t *longTask, data map[string]any) {
 	}
 	t.working(text, out)
 	e.drain.leave()
-	<-e.drain.parked
+	e.drain.park()
 }
 
 // refuseWhileDraining answers a request for new work during a drain.

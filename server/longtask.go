@@ -92,7 +92,7 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 		return
 	}
 	t := e.track(ctx, ec, spec.canceled, yield)
-	release, ok := t.waitForSlot(e.queue, spec.slot, e.drain.started)
+	release, ok := t.waitForSlot(e.queue, spec.slot, e.drain.startedChan())
 	if !ok {
 		if e.drain.isDraining() && !t.active.wasCanceled() {
 			e.checkpoint(t, nil) // queued: it starts when proctor is back

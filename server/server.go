@@ -163,7 +163,7 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	s.executor = &executor{
 		svc: svc, queue: newQueue(cfg.MaxConcurrent), progressEvery: cfg.ProgressEvery,
 		cancelWait: cfg.CancelWait, running: map[a2a.TaskID]*activeRun{},
-		resumes: map[a2a.TaskID]ResumableTask{}, drain: newDrainState(),
+		resumes: map[a2a.TaskID]ResumableTask{},
 	}
 	if cfg.ChatModel != nil {
 		if s.executor.chat, err = newChatExecutor(cfg.ChatModel, svc, s.executor.queue); err != nil {
