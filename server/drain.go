@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"sync"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 )
 
 // DrainingText is what a request for new work (run_evaluation,
@@ -184,7 +186,7 @@ func (e *executor) checkpoint(t *longTask, data map[string]any) {
 	for k, v := range data {
 		out[k] = v
 	}
-	t.working(text, out)
+	e.stored.sendStored(t, working(t.ec, text, out))
 	e.drain.leave()
 	e.drain.park()
 }
@@ -207,4 +209,65 @@ func (s *Server) ready(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"status": "ready"})
+}
+
+// storedWait bounds how long a long task's last event may take to be
+// stored before the task counts as settled for the drain.
+const storedWait = 5 * time.Second
+
+// storeWatch is a task store that tells who waits for it when a status
+// message is stored: a drain settles only once the last event of every
+// task it waits for (its end, or its checkpoint) is in the store, since
+// a2a-go stores events after the executor yields them.
+type storeWatch struct {
+	taskstore.Store
+
+	mu    sync.Mutex
+	waits map[string]chan struct{} // by status message id
+}
+
+func newStoreWatch(s taskstore.Store) *storeWatch {
+	return &storeWatch{Store: s, waits: map[string]chan struct{}{}}
+}
+
+// Update implements taskstore.Store.
+func (w *storeWatch) Update(ctx context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
+	v, err := w.Store.Update(ctx, req)
+	// Stored or not (a full disk), the write is over: nobody waits longer.
+	if req != nil && req.Task != nil && req.Task.Status.Message != nil {
+		w.mu.Lock()
+		if ch, ok := w.waits[req.Task.Status.Message.ID]; ok {
+			close(ch)
+			delete(w.waits, req.Task.Status.Message.ID)
+		}
+		w.mu.Unlock()
+	}
+	return v, err
+}
+
+// sendStored sends a status event for t and waits (at most storedWait)
+// until it is stored; it reports whether the task goes on. Without a
+// watch it only sends.
+func (w *storeWatch) sendStored(t *longTask, ev *a2a.TaskStatusUpdateEvent) bool {
+	if w == nil || ev.Status.Message == nil {
+		return t.send(ev)
+	}
+	id := ev.Status.Message.ID
+	ch := make(chan struct{})
+	w.mu.Lock()
+	w.waits[id] = ch
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		delete(w.waits, id)
+		w.mu.Unlock()
+	}()
+	if !t.send(ev) {
+		return false
+	}
+	select {
+	case <-ch:
+	case <-time.After(storedWait):
+	}
+	return true
 }

@@ -31,6 +31,8 @@ type executor struct {
 	resumes map[a2a.TaskID]ResumableTask
 
 	drain drainState
+	// stored is the task store's watch (nil: no waiting for the store).
+	stored *storeWatch
 }
 
 // activeRun is a long task being run (or waiting its turn), as Cancel sees

@@ -108,7 +108,7 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 	case t.active.wasDrained() || end.interrupted && e.drain.isDraining():
 		e.checkpoint(t, end.data)
 	default:
-		t.finish(end)
+		t.finish(end, e.stored)
 	}
 	e.untrack(t)
 }
@@ -193,8 +193,9 @@ func (t *longTask) onCancel(text string, data map[string]any) {
 	t.active.mu.Unlock()
 }
 
-// finish sends end: its artifact, then its final status.
-func (t *longTask) finish(end taskEnd) {
+// finish sends end: its artifact, then its final status, and waits for
+// stored to hold it (see storeWatch).
+func (t *longTask) finish(end taskEnd, stored *storeWatch) {
 	if end.state == a2a.TaskStateUnspecified {
 		return
 	}
@@ -207,7 +208,7 @@ func (t *longTask) finish(end taskEnd) {
 			return
 		}
 	}
-	t.send(statusEvent(t.ec, end.state, end.text, end.data))
+	stored.sendStored(t, statusEvent(t.ec, end.state, end.text, end.data))
 }
 
 // reportProgress runs work while it sends a working status for each

@@ -182,7 +182,8 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	// once instead of staying working (see unstoredTasks); a2afix.Store
 	// gives every saved status a timestamp, which ListTasks orders and
 	// filters by.
-	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(a2afix.Store(redactingStore{newUnstoredTasks(tasks)}))}
+	s.executor.stored = newStoreWatch(tasks)
+	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(a2afix.Store(redactingStore{newUnstoredTasks(s.executor.stored)}))}
 	// a2afix answers what a2a-go answers wrongly (see its doc); blocking
 	// SendMessage calls wait for the task to end, as the specification
 	// says: clients that poll ask to return immediately.
