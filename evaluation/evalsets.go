@@ -122,8 +122,8 @@ func (r *EvalSetRunner) runTraced(ctx context.Context, run *result.EvalSetRun, s
 	switch {
 	case storeErr != nil:
 		run.Status, run.Error = result.StatusFailed, storeErr.Error()
-	case ctx.Err() != nil:
-		run.Status = result.StatusInterrupted
+	case ctx.Err() != nil || len(t.done) < t.total:
+		run.Status = result.StatusInterrupted // cut short or drained
 	default:
 		run.Status = result.StatusCompleted
 		now := time.Now().UTC()

@@ -128,7 +128,9 @@ func (r *Runner) run(ctx context.Context, eval *result.Evaluation, tasks []*doma
 	switch {
 	case storeErr != nil:
 		eval.Status, eval.Error = result.StatusFailed, storeErr.Error()
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || len(t.done) < t.total:
+		// Cut short, or drained (see Slots.Drain): what did not run
+		// stays to do, and a resume runs it.
 		eval.Status = result.StatusInterrupted
 	default:
 		eval.Status = result.StatusCompleted

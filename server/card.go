@@ -19,10 +19,14 @@ const (
 	PathJSONRPC03 = "/a2a/v0.3/jsonrpc"
 	// PathREST03 prefixes HTTP+JSON at protocol 0.3.
 	PathREST03 = "/a2a/v0.3/rest"
-	// PathHealth answers {"status": "ok", "running": n, "queued": m,
+	// PathHealth answers {"status": "ok", "draining": b, "running": n, "queued": m,
 	// "connections": {"open": o, "unauthenticated": u}},
 	// without a token.
 	PathHealth = "/healthz"
+	// PathReady answers 200 {"status": "ready"} while the server takes
+	// work, 503 {"status": "draining"} once it is stopping: a readiness
+	// probe. It is public, as PathHealth is.
+	PathReady = "/readyz"
 	// PathUI is where the web viewer is mounted when Config.UI is set.
 	PathUI = "/ui/"
 )

@@ -185,7 +185,9 @@ func evalSetEnd(run *result.EvalSetRun, runErr error, last evaluation.CaseProgre
 	case runErr != nil:
 		return failed(fmt.Sprintf("Eval-set run %s failed: %v; it keeps the case runs it stored.", run.ID, runErr), data)
 	case run.Status != result.StatusCompleted:
-		return failed(fmt.Sprintf("Eval-set run %s stopped (%s) after %d case runs.", run.ID, run.Status, len(run.Cases)), data)
+		end := failed(fmt.Sprintf("Eval-set run %s stopped (%s) after %d case runs.", run.ID, run.Status, len(run.Cases)), data)
+		end.interrupted = run.Status == result.StatusInterrupted
+		return end
 	}
 	var md bytes.Buffer
 	_ = report.WriteEvalSetRun(&md, report.Markdown, run)

@@ -119,8 +119,10 @@ func evaluationEnd(eval *result.Evaluation, runErr error, last evaluation.Progre
 			map[string]any{"evaluation_id": eval.ID, "status": string(eval.Status), "error": eval.Error})
 	case eval.Status != result.StatusCompleted:
 		hint, data := resumeHint(eval.ID)
-		return failed(fmt.Sprintf("Evaluation %s stopped (%s) after %d simulations; %s.",
+		end := failed(fmt.Sprintf("Evaluation %s stopped (%s) after %d simulations; %s.",
 			eval.ID, eval.Status, len(eval.Simulations), hint), data)
+		end.interrupted = eval.Status == result.StatusInterrupted
+		return end
 	}
 	if includeTranscripts != nil && !*includeTranscripts {
 		skills.StripTranscripts(eval)

@@ -35,6 +35,13 @@ type executor struct {
 
 	mu      sync.Mutex
 	running map[a2a.TaskID]*activeRun
+	// resumes are the tasks a previous process left unfinished that this
+	// one carries on (see Server.Resume), until their execution starts.
+	resumes map[a2a.TaskID]ResumableTask
+
+	drain drainState
+	// stored is the task store's watch (nil: no waiting for the store).
+	stored *storeWatch
 }
 
 // activeRun is a long task being run (or waiting its turn), as Cancel sees
@@ -45,6 +52,7 @@ type activeRun struct {
 
 	mu       sync.Mutex
 	canceled bool
+	drained  bool // stopped by a drain: checkpointed, not canceled
 	// note and noteData are the status Cancel reports.
 	note     string
 	noteData map[string]any
@@ -84,6 +92,13 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 		if err != nil {
 			yield(rejectedTask(ec, err), nil)
 			return
+		}
+		if isLongKind(req.kind) && e.drain.isDraining() {
+			yield(refuseWhileDraining(ec), nil)
+			return
+		}
+		if r, ok := e.takeResume(ec); ok && r.EvaluationID != "" && req.kind == SkillRunEvaluation {
+			req.run = resumeParams(req.run, r.EvaluationID)
 		}
 		switch req.kind {
 		case freeText:

@@ -51,6 +51,9 @@ type taskEnd struct {
 	text     string
 	data     map[string]any
 	artifact *taskArtifact
+	// interrupted: the work stopped before its end and can be resumed
+	// (a drain checkpoints such a task rather than ending it).
+	interrupted bool
 }
 
 // taskArtifact is the artifact a completed long task sends, in one chunk.
@@ -79,6 +82,10 @@ func rejected(inv *skills.InvalidRequestError) taskEnd {
 // while it waits), the skill's steps, then their artifact and final state.
 // Cancel stops the steps through the task's context and reports the task
 // canceled; when the server stops, the task says nothing more.
+//
+// A drain (see Server.drain) refuses a task that was not yet tracked, and
+// checkpoints one it stops while queued or running: the task stays working
+// and the next process carries it on (see Server.Resume).
 func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext, spec longTaskSpec, yield func(a2a.Event, error) bool) {
 	ticket, err := e.gate.admit(tenantOf(ctx))
 	if err != nil {
@@ -86,9 +93,11 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 		return
 	}
 	defer ticket.done()
-	task := a2a.NewSubmittedTask(ec, ec.Message)
-	task.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Message: statusMessage(ec, spec.accepted, nil)}
-	if !yield(task, nil) {
+	if !yield(firstEvent(ec, spec.accepted), nil) {
+		return
+	}
+	if !e.drain.enter() {
+		yield(statusEvent(ec, a2a.TaskStateRejected, DrainingText, map[string]any{"draining": true}), nil)
 		return
 	}
 	t := e.track(ctx, ec, spec.canceled, yield)
@@ -96,25 +105,44 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 	state := a2a.TaskStateCanceled // unless the steps end it otherwise
 	defer func() { e.metrics.taskFinished(spec.skill, state, ctx.Err() != nil) }()
 
-	if !ticket.wait(t.ctx, func() { t.working(e.gate.runningText(tenantOf(ctx)), map[string]any{"queued": true}) }) {
-		return // canceled while queued: Cancel reports it
+	queued := ticket.wait(t.ctx, func() { t.working(e.gate.runningText(tenantOf(ctx)), map[string]any{"queued": true}) })
+	var release func()
+	if queued {
+		release, queued = t.waitForSlot(e.queue, spec.slot, e.drain.startedChan())
 	}
-	release, ok := t.waitForSlot(e.queue, spec.slot)
-	if !ok {
-		return
+	if !queued {
+		if e.drain.isDraining() && !t.active.wasCanceled() {
+			e.checkpoint(t, nil) // queued: it starts when proctor is back
+		}
+		return // otherwise canceled while queued: Cancel reports it
 	}
-	defer release()
 	ticket.started()
-
 	end := spec.steps(t)
-	if t.active.wasCanceled() || ctx.Err() != nil {
-		return // Cancel reports a canceled task; a dying server says nothing
+	release()
+	switch {
+	case t.active.wasCanceled() || ctx.Err() != nil:
+		// Cancel reports a canceled task; a dying server says nothing
+	case t.active.wasDrained() || end.interrupted && e.drain.isDraining():
+		e.checkpoint(t, end.data)
+	default:
+		e.auditEnd(ctx, ec, spec.skill, end)
+		if end.state != "" {
+			state = end.state
+		}
+		t.finish(end, e.stored)
 	}
-	e.auditEnd(ctx, ec, spec.skill, end)
-	if end.state != "" {
-		state = end.state
+}
+
+// firstEvent is a long task's first event: the new working task, or, for
+// a task a previous process left unfinished (see Server.Resume), a working
+// status saying it carries on.
+func firstEvent(ec *a2asrv.ExecutorContext, accepted string) a2a.Event {
+	if ec.StoredTask != nil {
+		return working(ec, "proctor restarted; this task carries on.", map[string]any{"resumed": true})
 	}
-	t.finish(end)
+	task := a2a.NewSubmittedTask(ec, ec.Message)
+	task.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Message: statusMessage(ec, accepted, nil)}
+	return task
 }
 
 // track registers a task Cancel can stop, with its own context.
@@ -134,13 +162,23 @@ func (e *executor) untrack(t *longTask) {
 	e.mu.Unlock()
 	close(t.active.done)
 	t.cancel()
+	e.drain.leave()
 }
 
 // waitForSlot takes a slot in q, sending the task's place in line each
 // time it changes. It returns the slot's release, or false when the task
-// ended while it waited.
-func (t *longTask) waitForSlot(q *queue, slot string) (release func(), ok bool) {
-	release, err := q.acquire(t.ctx, func(pos, total int) {
+// ended, or drained closed, while it waited.
+func (t *longTask) waitForSlot(q *queue, slot string, drained <-chan struct{}) (release func(), ok bool) {
+	ctx, stop := context.WithCancel(t.ctx)
+	defer stop()
+	go func() {
+		select {
+		case <-drained:
+			stop()
+		case <-ctx.Done():
+		}
+	}()
+	release, err := q.acquire(ctx, func(pos, total int) {
 		t.working(fmt.Sprintf("Queued: position %d of %d waiting for a free %s.", pos, total, slot),
 			map[string]any{"queued": true, "position": pos, "waiting": total})
 	})
@@ -175,8 +213,9 @@ func (t *longTask) onCancel(text string, data map[string]any) {
 	t.active.mu.Unlock()
 }
 
-// finish sends end: its artifact, then its final status.
-func (t *longTask) finish(end taskEnd) {
+// finish sends end: its artifact, then its final status, and waits for
+// stored to hold it (see storeWatch).
+func (t *longTask) finish(end taskEnd, stored *storeWatch) {
 	if end.state == a2a.TaskStateUnspecified {
 		return
 	}
@@ -189,7 +228,7 @@ func (t *longTask) finish(end taskEnd) {
 			return
 		}
 	}
-	t.send(statusEvent(t.ec, end.state, end.text, end.data))
+	stored.sendStored(t, statusEvent(t.ec, end.state, end.text, end.data))
 }
 
 // reportProgress runs work while it sends a working status for each

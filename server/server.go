@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/adk/model"
@@ -124,7 +125,18 @@ type Config struct {
 	// Logger receives the request log (one record per A2A request) and
 	// the evaluations' start and end; nil logs nothing.
 	Logger *slog.Logger
+	// DrainTimeout is how long Serve, once its context ends, lets the
+	// simulations running finish before it checkpoints what is left (see
+	// Serve). Zero checkpoints at once: unlike the other fields, it has no
+	// default here (`proctor serve` has DefaultDrainTimeout).
+	DrainTimeout time.Duration
 }
+
+// DefaultDrainTimeout is `proctor serve --drain-timeout`'s default. After
+// it, stopping takes at most abortWait more (normally milliseconds) and up
+// to 5s to close open connections: give a Kubernetes pod a
+// terminationGracePeriodSeconds of DrainTimeout + 15s (45 by default).
+const DefaultDrainTimeout = 30 * time.Second
 
 // Server is proctor as an A2A server: the agent card, the skills behind
 // JSON-RPC, HTTP+JSON and gRPC, the queue of long-running tasks, and
@@ -147,6 +159,10 @@ type Server struct {
 	sessions    *uiSessions // the web viewer's sign-in, with tokens and a UI
 	tokens      tokenTable  // every token, with its tenant; empty without
 	gate        *tenantGate // per-tenant limits
+	// handler is the A2A request handler, which Resume calls in-process.
+	handler   a2asrv.RequestHandler
+	abort     chan struct{} // closed by Abort
+	abortOnce sync.Once
 }
 
 // New binds the server's listeners and builds its handlers; Serve serves.
@@ -160,7 +176,7 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, conns: newConnLimits(cfg.MaxConnections, cfg.MaxUnauthenticatedConnections),
-		tokens: tokens, gate: newTenantGate(cfg.TenantLimits)}
+		tokens: tokens, gate: newTenantGate(cfg.TenantLimits), abort: make(chan struct{})}
 	grpcAddr, err := s.listen()
 	if err != nil {
 		return nil, err
@@ -188,6 +204,7 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 		svc: svc, queue: q, progressEvery: cfg.ProgressEvery,
 		cancelWait: cfg.CancelWait, running: map[a2a.TaskID]*activeRun{}, gate: s.gate,
 		audit: s.audit, metrics: s.metrics, log: s.log,
+		resumes: map[a2a.TaskID]ResumableTask{},
 	}
 	if cfg.ChatModel != nil {
 		if s.executor.chat, err = newChatExecutor(cfg.ChatModel, svc, s.executor.queue, s.gate); err != nil {
@@ -206,12 +223,14 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	// once instead of staying working (see unstoredTasks); a2afix.Store
 	// gives every saved status a timestamp, which ListTasks orders and
 	// filters by.
-	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(a2afix.Store(redactingStore{newUnstoredTasks(timedTaskStore{tasks, s.metrics})})),
+	s.executor.stored = newStoreWatch(timedTaskStore{tasks, s.metrics})
+	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(a2afix.Store(redactingStore{newUnstoredTasks(s.executor.stored)})),
 		a2asrv.WithCallInterceptors(auditInterceptor{s: s}, methodRecorder{})}
 	// a2afix answers what a2a-go answers wrongly (see its doc); blocking
 	// SendMessage calls wait for the task to end, as the specification
 	// says: clients that poll ask to return immediately.
-	handler := newStreamLimits(a2afix.Handler(a2asrv.NewHandler(s.executor, opts...)), cfg.MaxStreamsPerTask, cfg.MaxStreamsPerCaller)
+	s.handler = a2afix.Handler(a2asrv.NewHandler(s.executor, opts...))
+	handler := newStreamLimits(s.handler, cfg.MaxStreamsPerTask, cfg.MaxStreamsPerCaller)
 	// No ReadTimeout or WriteTimeout: they would cut streams short
 	// (bodyDeadline bounds bodies, slowReaders each write, instead).
 	s.http = &http.Server{Handler: s.routes(handler), ReadHeaderTimeout: cfg.HeaderTimeout, IdleTimeout: cfg.IdleTimeout,
@@ -307,6 +326,7 @@ func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 	if s.metricsLn == nil {
 		mux.Handle(PathMetrics, s.metrics.handler())
 	}
+	mux.HandleFunc(PathReady, s.ready)
 	// Bodies are bounded in size, then (once the caller is known) in
 	// nesting depth, before anything decodes them.
 	guard := func(binding int, ep endpoint, h http.Handler) http.Handler {
@@ -406,9 +426,13 @@ func (s *Server) GRPCAddr() string {
 	return s.grpcLn.Addr().String()
 }
 
-// Serve serves until ctx ends, then stops: new requests are refused,
-// running evaluations are interrupted (their finished simulations are kept
-// and they can be resumed).
+// Serve serves until ctx ends, then drains and stops: requests for new
+// work are refused (DrainingText) and PathReady answers 503, while every
+// other request (GetTask...) is still served; running simulations may
+// finish for Config.DrainTimeout (Abort cuts it short), after which the
+// rest are stopped unrecorded; every long task that did not end is
+// checkpointed (it stays working, its evaluation interrupted and
+// resumable, for the next process's Resume). Then the listeners close.
 func (s *Server) Serve(ctx context.Context) error {
 	errs := make(chan error, 3)
 	if s.metricsHTTP != nil {
@@ -437,6 +461,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	case <-ctx.Done():
 	case err = <-errs:
 	}
+	s.drain(s.cfg.DrainTimeout)
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = s.http.Shutdown(shutdown)
@@ -453,6 +478,6 @@ func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 	running, waiting := s.executor.queue.stats()
 	open, unauthenticated := s.conns.stats()
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"status": "ok", "running": running, "queued": waiting,
+	_ = json.NewEncoder(w).Encode(map[string]any{"status": "ok", "draining": s.executor.drain.isDraining(), "running": running, "queued": waiting,
 		"connections": map[string]any{"open": open, "unauthenticated": unauthenticated}})
 }

@@ -115,16 +115,24 @@ type Service struct {
 	slots     *evaluation.Slots
 }
 
-// simulationSlots are the service's shared simulation slots, nil without
-// MaxSimulationConcurrency.
+// simulationSlots are the service's shared simulation slots, unbounded
+// without MaxSimulationConcurrency.
 func (s *Service) simulationSlots() *evaluation.Slots {
 	s.slotsOnce.Do(func() {
 		if s.MaxSimulationConcurrency > 0 {
 			s.slots = evaluation.NewSlots(s.MaxSimulationConcurrency)
+		} else {
+			s.slots = evaluation.NewUnboundedSlots()
 		}
 	})
 	return s.slots
 }
+
+// Drain stops the service's evaluations and eval-set runs from starting
+// any more simulations; those running go on. Each evaluation then ends
+// interrupted, keeping what finished, and a resume runs the rest. A
+// server calls it when it is told to stop.
+func (s *Service) Drain() { s.simulationSlots().Drain() }
 
 // SimulationsRunning is the number of simulations running now across the
 // service's evaluations (counted only with MaxSimulationConcurrency).

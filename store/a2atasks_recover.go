@@ -11,10 +11,12 @@ import (
 
 // TaskRecovery is how RecoverTasks ends a task whose execution died with a
 // previous process: a terminal state and the parts of its new status
-// message.
+// message; or, with Keep, nothing: the task stays as it is, for the new
+// process to carry its work on (State and Parts are then ignored).
 type TaskRecovery struct {
 	State a2a.TaskState
 	Parts []*a2a.Part
+	Keep  bool
 }
 
 // EvaluationStatus looks up a stored evaluation's status ("running",
@@ -33,7 +35,8 @@ type TaskRecoverer func(task *a2a.Task, evaluations EvaluationStatus) TaskRecove
 // MarkTasksInterrupted, the previous status message moves to the history,
 // the version goes up by one and the owner is kept; it is one transaction,
 // and a recovery to a state that is not terminal is an error that changes
-// nothing. `proctor serve` calls it at start-up, before it serves.
+// nothing. A task recover keeps (TaskRecovery.Keep) is left alone and not
+// among the ids. `proctor serve` calls it at start-up, before it serves.
 func (db *DB) RecoverTasks(ctx context.Context, recover TaskRecoverer) ([]a2a.TaskID, error) {
 	now := time.Now().UTC().Round(0)
 	var ids []a2a.TaskID
@@ -90,6 +93,9 @@ func (db *DB) recoverTask(k, v []byte, now time.Time, decide func(*a2a.Task) Tas
 	}
 	t := rec.task
 	end := decide(t)
+	if end.Keep {
+		return nil, nil
+	}
 	if !end.State.Terminal() {
 		return nil, fmt.Errorf("store: recover a2a task %q: state %q is not terminal", k, end.State)
 	}
@@ -111,4 +117,28 @@ func (db *DB) recoverTask(k, v []byte, now time.Time, decide func(*a2a.Task) Tas
 		return nil, err
 	}
 	return db.taskValue(string(k), taskRecordHead{Version: next, User: rec.User, UpdatedAt: now, ListAt: listAt(t, now, rec.listTime())}, taskJSON)
+}
+
+// TaskOwner is the user name that owns the A2A task id ("" for an
+// unauthenticated caller's), whoever asks: for a server that carries on a
+// task its previous process left unfinished, on its owner's behalf.
+func (db *DB) TaskOwner(ctx context.Context, id a2a.TaskID) (string, error) {
+	key := []byte(id)
+	var owner string
+	err := db.view(ctx, func(tx *bbolt.Tx) error {
+		v, found, err := lookupTask(tx.Bucket(bucketA2ATasks), key)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return taskNotFound(string(id))
+		}
+		h, err := decodeTaskHeader(key, v)
+		if err != nil {
+			return err
+		}
+		owner = h.User
+		return nil
+	})
+	return owner, err
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -39,6 +42,8 @@ func newServeCmd() *cobra.Command {
 		denyPrivate           bool
 		ecpCommands           []string
 		chatModel             string
+		drainTimeout          time.Duration
+		noResume              bool
 		lf                    llmFlags
 		limits                connFlags
 		tf                    tenantFlags
@@ -50,7 +55,14 @@ func newServeCmd() *cobra.Command {
 		Long: `Serve proctor as an A2A agent: other agents, CI jobs and competition platforms ask it
 to evaluate an agent (run_evaluation), list the domains (list_domains) or read results
 (get_results). JSON-RPC and REST at protocol 1.0 and 0.3, gRPC at 1.0 on --grpc-port.
-The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
+The agent card is at /.well-known/agent-card.json, liveness at /healthz, readiness at /readyz.
+
+SIGTERM or SIGINT drains: new work is refused (retry on another instance), /readyz answers
+503, GetTask and the rest are still served, running simulations get --drain-timeout to
+finish, the rest is checkpointed, and proctor exits 0; a second signal stops at once. On
+start, the tasks a previous proctor left unfinished (drained or killed) carry on under
+their A2A task ids: a client polling GetTask sees working go on to completed
+(--no-resume ends them as failed, naming the resume request, instead).`,
 		Example: `  proctor serve
   proctor serve --host 0.0.0.0 --port 9009 --card-url https://proctor.example.com
   PROCTOR_AUTH_TOKENS=s3cret proctor serve --max-concurrent 8`,
@@ -71,6 +83,9 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			}
 			if maxResponse < 1024 {
 				return usageErr("--max-response-bytes %d: want at least 1024", maxResponse)
+			}
+			if drainTimeout < 0 {
+				return usageErr("--drain-timeout %s: want 0 or more (0 checkpoints at once)", drainTimeout)
 			}
 			if err := limits.validate(); err != nil {
 				return err
@@ -111,13 +126,22 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			if err != nil {
 				return err
 			}
-			// A2A tasks whose executions died with the previous process end
-			// as their work did: completed if their evaluation completed,
-			// failed with the resume request otherwise; only when no other
-			// proctor has the database open, whose tasks may be running.
-			var ids []a2a.TaskID
-			db, err := openWritableDB(ctx, dbPath, cmd.ErrOrStderr(), `resume one with run_evaluation {"resume": ID}`, func(db *store.DB) (err error) {
-				ids, err = server.RecoverTasks(ctx, db)
+			// A2A tasks whose executions died with the previous process
+			// carry on (see server.RecoverResumableTasks) or, with
+			// --no-resume or when they cannot, end as their work did:
+			// completed if their evaluation completed, failed with the
+			// resume request otherwise; only when no other proctor has the
+			// database open, whose tasks may be running.
+			var (
+				ids     []a2a.TaskID
+				resumes []server.ResumableTask
+			)
+			db, err := openWritableDB(ctx, dbPath, cmd.ErrOrStderr(), resumeHintFor(noResume), func(db *store.DB) (err error) {
+				if noResume {
+					ids, err = server.RecoverTasks(ctx, db)
+				} else {
+					ids, resumes, err = server.RecoverResumableTasks(ctx, db)
+				}
 				return err
 			})
 			if err != nil {
@@ -143,9 +167,12 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 				UI:            viewer,
 				HeaderTimeout: limits.header, BodyTimeout: limits.body, IdleTimeout: limits.idle,
 				MaxConnections: limits.maxConns, MaxUnauthenticatedConnections: limits.maxUnauthenticated,
-				MetricsAddr: obs.metricsListen, Logger: logger,
+				MetricsAddr: obs.metricsListen, Logger: logger, DrainTimeout: drainTimeout,
 			}, withTracing(withModels(withSimulationLimit(service(reg, db, denyPrivate, maxResponse, ecpCommands, cmd.ErrOrStderr()), maxSimulations), models, lf), tp))
 			if err != nil {
+				return failErr(err)
+			}
+			if err := resumeTasks(ctx, srv, resumes, cmd.ErrOrStderr()); err != nil {
 				return failErr(err)
 			}
 			auth := "no authentication"
@@ -157,9 +184,13 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 			if dir := reg.Tau2Dir(); dir != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: domains %s (tau2-bench data from %s, loaded on first use)\n", strings.Join(reg.Names(), ", "), dir)
 			}
+			served := make(chan struct{})
+			defer close(served)
+			go drainOnSignal(ctx, served, srv, drainTimeout, cmd.ErrOrStderr())
 			if err := srv.Serve(ctx); err != nil {
 				return failErr(err)
 			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "proctor: stopped")
 			return nil
 		},
 	}
@@ -186,6 +217,9 @@ The agent card is at /.well-known/agent-card.json, liveness at /healthz.`,
 	tf.add(cmd)
 	obs.add(cmd)
 	fl.StringSliceVar(&ecpCommands, "ecp-allow-command", nil, "let requests launch ecp+stdio: agents with this command (the first word, exactly as written; repeatable); without it none are launched. Allowing an interpreter allows whatever it runs")
+	fl.DurationVar(&drainTimeout, "drain-timeout", server.DefaultDrainTimeout,
+		"on SIGTERM or SIGINT, how long running simulations may finish before the rest is checkpointed for the next start to resume")
+	fl.BoolVar(&noResume, "no-resume", false, "do not carry on the tasks a previous proctor left unfinished: end them failed, naming the resume request")
 	fl.BoolVar(&denyPrivate, "deny-private-targets", false, "refuse to evaluate agents on loopback, private, link-local and other non-public addresses (after DNS resolution); for servers untrusted callers can reach")
 	return cmd
 }
@@ -259,4 +293,52 @@ func (f *connFlags) validate() error {
 		return usageErr("--max-unauthenticated-connections %d: want 1..--max-connections (%d)", f.maxUnauthenticated, f.maxConns)
 	}
 	return nil
+}
+
+// resumeHintFor is what the start-up line about evaluations a stopped
+// proctor left running says to do.
+func resumeHintFor(noResume bool) string {
+	if noResume {
+		return `resume one with run_evaluation {"resume": ID}`
+	}
+	return `their A2A tasks carry on by themselves; resume others with run_evaluation {"resume": ID}`
+}
+
+// resumeTasks carries on the tasks a previous proctor left unfinished, and
+// says which.
+func resumeTasks(ctx context.Context, srv *server.Server, tasks []server.ResumableTask, log io.Writer) error {
+	if len(tasks) == 0 {
+		return nil
+	}
+	names := make([]string, len(tasks))
+	for i, r := range tasks {
+		names[i] = string(r.ID)
+		if r.EvaluationID != "" {
+			names[i] += " (evaluation " + r.EvaluationID + ")"
+		} else {
+			names[i] += " (its request again)"
+		}
+	}
+	fmt.Fprintf(log, "proctor: resuming %d A2A task(s) a previous stop left unfinished: %s\n", len(tasks), strings.Join(names, ", "))
+	return srv.Resume(ctx, tasks)
+}
+
+// drainOnSignal announces the drain that ctx's end (the first SIGTERM or
+// SIGINT) starts, and aborts it on a second signal, until served closes.
+func drainOnSignal(ctx context.Context, served <-chan struct{}, srv *server.Server, timeout time.Duration, log io.Writer) {
+	select {
+	case <-ctx.Done():
+	case <-served:
+		return
+	}
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	fmt.Fprintf(log, "proctor: draining: new work is refused; running simulations have %s to finish, then the rest is checkpointed (a second signal stops at once)\n", timeout)
+	select {
+	case <-again:
+		fmt.Fprintln(log, "proctor: second signal: stopping at once; unfinished simulations are not recorded")
+		srv.Abort()
+	case <-served:
+	}
 }

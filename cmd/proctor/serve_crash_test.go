@@ -129,9 +129,11 @@ func statusText(task *a2a.Task) string {
 
 // TestServeCrashAndResume kills a real `proctor serve` (SIGKILL: no
 // deferred code, no final save) while it runs an evaluation for an A2A
-// client, restarts it on the same database, and checks that the evaluation
-// is reported interrupted and that run_evaluation {"resume": ID} finishes
-// it without running any finished simulation again.
+// client, restarts it on the same database with --no-resume, and checks
+// that the evaluation is reported interrupted, its task failed naming the
+// resume request, and that run_evaluation {"resume": ID} finishes it
+// without running any finished simulation again. (Without --no-resume the
+// restart carries the task on itself: TestServeKilledTaskCarriesOn.)
 func TestServeCrashAndResume(t *testing.T) {
 	const total = mockTasks // 17 tasks x 1 trial
 	buildProctor(t)
@@ -195,7 +197,7 @@ func TestServeCrashAndResume(t *testing.T) {
 
 	// Restart on the same database: the evaluation is marked interrupted,
 	// and said to be.
-	serve2, stderr2, stderr2Done, base2 := startServe(ctx, t, db)
+	serve2, stderr2, stderr2Done, base2 := startServeArgs(ctx, t, db, "--no-resume")
 	if !strings.Contains(stderr2.String(), "proctor: 1 evaluation(s) left running by a proctor that stopped are now marked interrupted (resume one with run_evaluation") {
 		t.Errorf("the restart does not report the interrupted evaluation:\n%s", stderr2.String())
 	}
@@ -281,4 +283,61 @@ func TestServeCrashAndResume(t *testing.T) {
 	if all, err := rw.Simulations(ctx, evalID); err != nil || len(all) != total {
 		t.Errorf("%d simulations stored (%v), want %d", len(all), err, total)
 	}
+}
+
+// TestServeKilledTaskCarriesOn kills a real `proctor serve` (SIGKILL)
+// while it runs an evaluation for an A2A client that polls GetTask, and
+// restarts it on the same database: the restart resumes the evaluation by
+// itself under the same task, which the client sees go on from working to
+// completed with every simulation once, the finished ones not run again.
+func TestServeKilledTaskCarriesOn(t *testing.T) {
+	const total = mockTasks
+	buildProctor(t)
+	db := tempDB(t)
+	seen := newContextCounter()
+	slow := agenttest.Start(t, seen.wrap(agenttest.Delayed(60*time.Millisecond, agenttest.Sorry)))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	cmd, stderr, stderrDone, base := startServe(ctx, t, db)
+	c := a2aClient(ctx, t, base)
+	task := startEvaluation(ctx, t, c, map[string]any{"agent_url": slow.URL, "concurrency": 1})
+	var evalID string
+	pollTask(ctx, t, c, task.ID, func(task *a2a.Task) bool {
+		evalID, _ = statusData(task)["evaluation_id"].(string)
+		done, _ := statusData(task)["done"].(float64)
+		return done >= 2
+	})
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-stderrDone
+	if err := cmd.Wait(); err == nil {
+		t.Fatalf("proctor serve was not killed:\n%s", stderr.String())
+	}
+	before := seen.snapshot()
+	prior := decodeObject(t, mustCLI(t, exitOK, "results", evalID, "--db", db, "--format", "json").stdout)
+
+	serve2, stderr2, stderr2Done, base2 := startServe(ctx, t, db)
+	if want := "proctor: resuming 1 A2A task(s) a previous stop left unfinished: " + string(task.ID) + " (evaluation " + evalID + ")"; !strings.Contains(stderr2.String(), want) {
+		t.Errorf("the restart does not say %q:\n%s", want, stderr2.String())
+	}
+	c2 := a2aClient(ctx, t, base2)
+	var states []a2a.TaskState
+	final := pollTask(ctx, t, c2, task.ID, func(task *a2a.Task) bool {
+		if len(states) == 0 || states[len(states)-1] != task.Status.State {
+			states = append(states, task.Status.State)
+		}
+		return false
+	})
+	if final.Status.State != a2a.TaskStateCompleted || len(final.Artifacts) != 1 {
+		t.Fatalf("task %s after the restart ended %s: %s\n%s", task.ID, final.Status.State, statusText(final), stderr2.String())
+	}
+	if states[0] != a2a.TaskStateWorking {
+		t.Errorf("the client saw the task go %v after the restart, want working then completed", states)
+	}
+	after := seen.snapshot()
+	stopServe(t, serve2, stderr2, stderr2Done)
+	resumed := decodeObject(t, mustCLI(t, exitOK, "results", evalID, "--db", db, "--format", "json").stdout)
+	checkResumed(t, resumed, evalID, prior, before, after, total, 1)
 }

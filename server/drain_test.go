@@ -1,0 +1,226 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/proctor-eval/proctor/domains/catalog"
+	"github.com/proctor-eval/proctor/internal/agenttest"
+	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/skills"
+	"github.com/proctor-eval/proctor/store"
+)
+
+// TestDrainCheckpointsAndResumeTakesTurns stops a server (drain timeout 0:
+// checkpoint at once) running one evaluation and holding another in its
+// queue: both tasks stay working, the first's evaluation interrupted with
+// what it finished. A second server on the database carries both on under
+// their ids, through its queue of one: the first resumes its evaluation,
+// the second (never started) runs its request, after waiting its turn;
+// both end completed with every simulation.
+func TestDrainCheckpointsAndResumeTakesTurns(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	db, err := store.Open(filepath.Join(t.TempDir(), "p.db"), store.WithNoSync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	agent := agenttest.Start(t, agenttest.Delayed(5*time.Millisecond, agenttest.Sorry))
+	request := fmt.Sprintf(`{"skill": "run_evaluation", "params": {"agent_url": %q, "task_ids": ["mock-01", "mock-02", "mock-03", "mock-04"], "concurrency": 1}}`, agent.URL)
+
+	first, stop := serveOn(t, db)
+	running, queued := sendRequest(ctx, t, first, request), sendRequest(ctx, t, first, request)
+	evalID := waitTask(ctx, t, first, running, func(task *a2a.Task) bool { return statusData(task)["done"] != nil })
+	waitTask(ctx, t, first, queued, func(task *a2a.Task) bool { return statusData(task)["queued"] == true })
+	stop()
+	for _, id := range []a2a.TaskID{running, queued} {
+		task := getTask(ctx, t, first, id)
+		if task.Status.State != a2a.TaskStateWorking || statusData(task)["checkpointed"] != true {
+			t.Errorf("task %s after the drain: %s %q; want working, checkpointed", id, task.Status.State, statusText(task))
+		}
+	}
+	if rec, err := db.GetEvaluation(ctx, evalID); err != nil || rec.Status != string(result.StatusInterrupted) {
+		t.Fatalf("evaluation %s after the drain: %+v, %v; want interrupted", evalID, rec, err)
+	}
+
+	ended, resumable, err := RecoverResumableTasks(ctx, db)
+	if err != nil || len(ended) != 0 || len(resumable) != 2 {
+		t.Fatalf("RecoverResumableTasks = %v, %v, %v; want both tasks to carry on", ended, resumable, err)
+	}
+	second, _ := serveOn(t, db)
+	if err := second.Resume(ctx, resumable); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []a2a.TaskID{running, queued} {
+		waitTask(ctx, t, second, id, func(*a2a.Task) bool { return false })
+		task := getTask(ctx, t, second, id)
+		if task.Status.State != a2a.TaskStateCompleted || statusData(task)["total"] != 4.0 {
+			t.Errorf("task %s after the restart: %s %q; want completed, 4 simulations", id, task.Status.State, statusText(task))
+		}
+		if id == running && statusData(task)["evaluation_id"] != evalID {
+			t.Errorf("task %s completed evaluation %v, want %s resumed", id, statusData(task)["evaluation_id"], evalID)
+		}
+	}
+	// One of the two waited for the other's slot after the restart.
+	waited := 0
+	for _, id := range []a2a.TaskID{running, queued} {
+		if texts := historyTexts(getTask(ctx, t, second, id)); strings.Contains(texts[strings.LastIndex(texts, "proctor restarted"):], "Queued: position 1") {
+			waited++
+		}
+	}
+	if waited != 1 {
+		t.Errorf("%d resumed tasks waited in the queue, want 1 (--max-concurrent 1)", waited)
+	}
+}
+
+// serveOn serves a server of one evaluation slot on db; stop drains it
+// (checkpointing at once) and waits for Serve to return.
+func serveOn(t *testing.T, db *store.DB) (*Server, func()) {
+	t.Helper()
+	reg, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Config{Host: "127.0.0.1", GRPCPort: -1, MaxConcurrent: 1, TaskStore: db.TaskStore(store.WithAnonymousTaskList())},
+		&skills.Service{Domains: reg, Store: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	stop := func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return srv, stop
+}
+
+func sendRequest(ctx context.Context, t *testing.T, s *Server, text string) a2a.TaskID {
+	t.Helper()
+	res, err := s.handler.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text)),
+		Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := res.(*a2a.Task)
+	if !ok {
+		t.Fatalf("SendMessage answered %T", res)
+	}
+	return task.ID
+}
+
+func getTask(ctx context.Context, t *testing.T, s *Server, id a2a.TaskID) *a2a.Task {
+	t.Helper()
+	ctx, _ = a2asrv.NewCallContext(ctx, nil)
+	task, err := s.handler.GetTask(ctx, &a2a.GetTaskRequest{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task
+}
+
+// waitTask polls a task until until says so or it ends, and returns the
+// evaluation its status names.
+func waitTask(ctx context.Context, t *testing.T, s *Server, id a2a.TaskID, until func(*a2a.Task) bool) string {
+	t.Helper()
+	for {
+		task := getTask(ctx, t, s, id)
+		if until(task) || task.Status.State.Terminal() {
+			evalID, _ := statusData(task)["evaluation_id"].(string)
+			return evalID
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("task %s still %s: %s", id, task.Status.State, statusText(task))
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func statusData(task *a2a.Task) map[string]any { return dataOf(task.Status.Message) }
+
+// historyTexts joins the texts of a task's history and status.
+func historyTexts(task *a2a.Task) string {
+	var b strings.Builder
+	for _, m := range append(task.History, task.Status.Message) {
+		for _, p := range m.Parts {
+			b.WriteString(p.Text())
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// TestResumedTaskKeepsItsTenant drains a tenant's evaluation and resumes
+// it on a server with tenants: the task carries on for its owner (who
+// alone sees it, as before the restart) and its evaluation stays hers.
+func TestResumedTaskKeepsItsTenant(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	db, err := store.Open(filepath.Join(t.TempDir(), "p.db"), store.WithNoSync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	agent := agenttest.Start(t, agenttest.Delayed(5*time.Millisecond, agenttest.Sorry))
+	request := fmt.Sprintf(`{"skill": "run_evaluation", "params": {"agent_url": %q, "task_ids": ["mock-01", "mock-02", "mock-03", "mock-04"], "concurrency": 1}}`, agent.URL)
+	alice := store.WithTenant(ctx, store.Tenant{Name: "alice"})
+	bob := store.WithTenant(ctx, store.Tenant{Name: "bob"})
+
+	first, stop := serveTenantsOn(t, db)
+	id := sendRequest(alice, t, first, request)
+	evalID := waitTask(alice, t, first, id, func(task *a2a.Task) bool { return statusData(task)["done"] != nil })
+	stop()
+
+	_, resumable, err := RecoverResumableTasks(ctx, db)
+	if err != nil || len(resumable) != 1 || resumable[0].Owner != "alice" {
+		t.Fatalf("RecoverResumableTasks = %+v, %v; want alice's task to carry on", resumable, err)
+	}
+	second, _ := serveTenantsOn(t, db)
+	if err := second.Resume(ctx, resumable); err != nil {
+		t.Fatal(err)
+	}
+	waitTask(alice, t, second, id, func(*a2a.Task) bool { return false })
+	task := getTask(alice, t, second, id)
+	if task.Status.State != a2a.TaskStateCompleted || statusData(task)["evaluation_id"] != evalID {
+		t.Fatalf("alice's task after the restart: %s %q; want completed, evaluation %s", task.Status.State, statusText(task), evalID)
+	}
+	if _, err := second.handler.GetTask(bob, &a2a.GetTaskRequest{ID: id}); err == nil {
+		t.Error("bob sees alice's resumed task")
+	}
+	if _, err := db.GetEvaluation(bob, evalID); err == nil {
+		t.Error("bob sees alice's resumed evaluation")
+	}
+	if rec, err := db.GetEvaluation(alice, evalID); err != nil || rec.Status != string(result.StatusCompleted) {
+		t.Errorf("alice's evaluation after the restart: %+v, %v; want completed", rec, err)
+	}
+}
+
+// serveTenantsOn is serveOn for a server whose callers are tenants alice
+// and bob.
+func serveTenantsOn(t *testing.T, db *store.DB) (*Server, func()) {
+	t.Helper()
+	reg, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Config{Host: "127.0.0.1", GRPCPort: -1, MaxConcurrent: 1, TaskStore: db.TaskStore(store.WithTenantTasks()),
+		Tenants: []Tenant{{Name: "alice", Tokens: []string{"a-token"}}, {Name: "bob", Tokens: []string{"b-token"}}}},
+		&skills.Service{Domains: reg, Store: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	stop := func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return srv, stop
+}
