@@ -171,9 +171,14 @@ func TestServeDeployment(t *testing.T) {
 	}
 	checkPod(t, "deployment", pod.Spec)
 	c := pod.Spec.Containers[0]
-	for name, p := range map[string]*corev1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {
-		if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/healthz" {
-			t.Errorf("%s probe %+v: want GET /healthz", name, p)
+	// Readiness is /readyz, which fails once a drain begins; liveness is
+	// /healthz, which does not (a draining pod is not restarted).
+	for name, probe := range map[string]struct {
+		p    *corev1.Probe
+		path string
+	}{"liveness": {c.LivenessProbe, "/healthz"}, "readiness": {c.ReadinessProbe, "/readyz"}} {
+		if p := probe.p; p == nil || p.HTTPGet == nil || p.HTTPGet.Path != probe.path {
+			t.Errorf("%s probe %+v: want GET %s", name, p, probe.path)
 		}
 	}
 }
