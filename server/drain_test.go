@@ -81,15 +81,20 @@ func TestDrainCheckpointsAndResumeTakesTurns(t *testing.T) {
 	}
 }
 
-// serveOn serves a server of one evaluation slot on db; stop drains it
-// (checkpointing at once) and waits for Serve to return.
-func serveOn(t *testing.T, db *store.DB) (*Server, func()) {
+// serveOn serves a server of one evaluation slot on db, whose callers are
+// the tenants given (anyone without); stop drains it (checkpointing at
+// once) and waits for Serve to return.
+func serveOn(t *testing.T, db *store.DB, tenants ...Tenant) (*Server, func()) {
 	t.Helper()
 	reg, err := catalog.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{Host: "127.0.0.1", GRPCPort: -1, MaxConcurrent: 1, TaskStore: db.TaskStore(store.WithAnonymousTaskList())},
+	tasks := db.TaskStore(store.WithAnonymousTaskList())
+	if len(tenants) > 0 {
+		tasks = db.TaskStore(store.WithTenantTasks())
+	}
+	srv, err := New(Config{Host: "127.0.0.1", GRPCPort: -1, MaxConcurrent: 1, TaskStore: tasks, Tenants: tenants},
 		&skills.Service{Domains: reg, Store: db})
 	if err != nil {
 		t.Fatal(err)
@@ -173,8 +178,9 @@ func TestResumedTaskKeepsItsTenant(t *testing.T) {
 	request := fmt.Sprintf(`{"skill": "run_evaluation", "params": {"agent_url": %q, "task_ids": ["mock-01", "mock-02", "mock-03", "mock-04"], "concurrency": 1}}`, agent.URL)
 	alice := store.WithTenant(ctx, store.Tenant{Name: "alice"})
 	bob := store.WithTenant(ctx, store.Tenant{Name: "bob"})
+	tenants := []Tenant{{Name: "alice", Tokens: []string{"a-token"}}, {Name: "bob", Tokens: []string{"b-token"}}}
 
-	first, stop := serveTenantsOn(t, db)
+	first, stop := serveOn(t, db, tenants...)
 	id := sendRequest(alice, t, first, request)
 	evalID := waitTask(alice, t, first, id, func(task *a2a.Task) bool { return statusData(task)["done"] != nil })
 	stop()
@@ -183,7 +189,7 @@ func TestResumedTaskKeepsItsTenant(t *testing.T) {
 	if err != nil || len(resumable) != 1 || resumable[0].Owner != "alice" {
 		t.Fatalf("RecoverResumableTasks = %+v, %v; want alice's task to carry on", resumable, err)
 	}
-	second, _ := serveTenantsOn(t, db)
+	second, _ := serveOn(t, db, tenants...)
 	if err := second.Resume(ctx, resumable); err != nil {
 		t.Fatal(err)
 	}
@@ -201,26 +207,4 @@ func TestResumedTaskKeepsItsTenant(t *testing.T) {
 	if rec, err := db.GetEvaluation(alice, evalID); err != nil || rec.Status != string(result.StatusCompleted) {
 		t.Errorf("alice's evaluation after the restart: %+v, %v; want completed", rec, err)
 	}
-}
-
-// serveTenantsOn is serveOn for a server whose callers are tenants alice
-// and bob.
-func serveTenantsOn(t *testing.T, db *store.DB) (*Server, func()) {
-	t.Helper()
-	reg, err := catalog.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(Config{Host: "127.0.0.1", GRPCPort: -1, MaxConcurrent: 1, TaskStore: db.TaskStore(store.WithTenantTasks()),
-		Tenants: []Tenant{{Name: "alice", Tokens: []string{"a-token"}}, {Name: "bob", Tokens: []string{"b-token"}}}},
-		&skills.Service{Domains: reg, Store: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	stop := func() { cancel(); <-done }
-	t.Cleanup(stop)
-	return srv, stop
 }
