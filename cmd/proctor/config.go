@@ -98,10 +98,18 @@ const (
 	cmdResults     = "results"
 	cmdConformance = "conformance"
 	cmdServe       = "serve"
+	cmdView        = "view"
+	cmdShow        = "show"
+	cmdCompare     = "compare"
+	cmdLeaderboard = "leaderboard"
+	cmdRescore     = "rescore"
+	cmdMerge       = "merge"
+	cmdAudit       = "audit"
 )
 
 // configuredCommands are the commands the configuration file applies to.
-var configuredCommands = []string{cmdRun, cmdEvalSetRun, cmdResults, cmdConformance, cmdServe}
+var configuredCommands = []string{cmdRun, cmdEvalSetRun, cmdResults, cmdConformance, cmdServe,
+	cmdView, cmdShow, cmdCompare, cmdLeaderboard, cmdRescore, cmdMerge, cmdAudit}
 
 // agentCommands are the commands that talk to an agent under evaluation.
 var agentCommands = []string{cmdRun, cmdEvalSetRun}
@@ -135,9 +143,9 @@ func configKeys() []configKey {
 		{name: "streaming", flags: same("streaming", agentCommands...)},
 		{name: "retries", flags: same("retries", agentCommands...)},
 		{name: "request_timeout", flags: same("request-timeout", agentCommands...)},
-		{name: "db", flags: same("db", cmdRun, cmdEvalSetRun, cmdResults, cmdConformance, cmdServe), env: "PROCTOR_DB", kind: kindPath},
+		{name: "db", flags: same("db", configuredCommands...), env: "PROCTOR_DB", kind: kindPath},
 		{name: "ecp_config", flags: same("ecp-config", cmdRun), kind: kindPath},
-		{name: "tau2_data", flags: same("tau2-data", cmdRun, cmdResults, cmdServe), env: "PROCTOR_TAU2_DATA", kind: kindPath},
+		{name: "tau2_data", flags: same("tau2-data", cmdRun, cmdResults, cmdServe, cmdView, cmdShow, cmdRescore, cmdMerge), env: "PROCTOR_TAU2_DATA", kind: kindPath},
 		{name: "trace_wire", flags: same("trace-wire", agentCommands...), kind: kindPath},
 		{name: "tenant_max_running", flags: same("tenant-max-running", cmdServe)},
 		{name: "tenant_max_queued", flags: same("tenant-max-queued", cmdServe)},

@@ -115,6 +115,13 @@ func TestConfigRunsAnEvaluation(t *testing.T) {
 	if strings.Contains(string(raw), secret) || strings.Contains(res.stdout+res.stderr, secret) {
 		t.Error("the configured token leaked")
 	}
+	// The commands that read results find the file's database too.
+	id, _ := eval["id"].(string)
+	for _, args := range [][]string{{"show", id, "--format", "json"}, {"leaderboard", "--domain", "mock", "--format", "json"}} {
+		if out := mustCLI(t, exitOK, append(args, "--config", cfg)...).stdout; id == "" || !strings.Contains(out, id) {
+			t.Errorf("proctor %s with the file's db does not show evaluation %q:\n%s", args[0], id, out)
+		}
+	}
 	// A header variable that is not set is named.
 	t.Setenv("TEAM_HEADER", "")
 	r := mustCLI(t, exitUsage, "run", "--config", cfg, "--print-config")
