@@ -3,7 +3,6 @@ package airline
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/tau2/internal/pyjson"
+	"github.com/proctor-eval/proctor/internal/tau2test"
 )
 
 var (
@@ -239,38 +239,9 @@ func TestIncrementalHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pool []domains.ToolCall
-	for _, task := range d.Tasks {
-		if task.EvaluationCriteria != nil {
-			for _, a := range task.EvaluationCriteria.Actions {
-				pool = append(pool, domains.ToolCall{Name: a.Name, Arguments: a.Arguments})
-			}
-		}
-	}
-	r := rand.New(rand.NewPCG(3, 4))
 	rounds := 15
 	if testing.Short() || raceEnabled {
 		rounds = 4
 	}
-	for round := range rounds {
-		env, err := probe.NewEnv(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for step := range 1 + r.IntN(6) {
-			call := pool[r.IntN(len(pool))]
-			env.Call(call)
-			got, err := env.Hash()
-			if err != nil {
-				t.Fatal(err)
-			}
-			full, err := domains.CallFunc(env, "", "full_hash", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != full {
-				t.Fatalf("round %d, step %d (%s): incremental hash %s, full hash %s", round, step, call.Name, got, full)
-			}
-		}
-	}
+	tau2test.CheckIncrementalHash(t, probe, d.Tasks, 3, rounds)
 }

@@ -1,12 +1,12 @@
 package retail
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/internal/tau2test"
 )
 
 // TestIncrementalHash checks that after any sequence of tool calls (drawn
@@ -26,38 +26,9 @@ func TestIncrementalHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pool []domains.ToolCall
-	for _, task := range d.Tasks {
-		if task.EvaluationCriteria != nil {
-			for _, a := range task.EvaluationCriteria.Actions {
-				pool = append(pool, domains.ToolCall{Name: a.Name, Arguments: a.Arguments})
-			}
-		}
-	}
-	r := rand.New(rand.NewPCG(5, 6))
 	rounds := 15
 	if testing.Short() {
 		rounds = 4
 	}
-	for round := range rounds {
-		env, err := probe.NewEnv(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for step := range 1 + r.IntN(6) {
-			call := pool[r.IntN(len(pool))]
-			env.Call(call)
-			got, err := env.Hash()
-			if err != nil {
-				t.Fatal(err)
-			}
-			full, err := domains.CallFunc(env, "", "full_hash", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != full {
-				t.Fatalf("round %d, step %d (%s): incremental hash %s, full hash %s", round, step, call.Name, got, full)
-			}
-		}
-	}
+	tau2test.CheckIncrementalHash(t, probe, d.Tasks, 5, rounds)
 }
