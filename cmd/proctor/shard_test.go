@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +14,6 @@ import (
 	"github.com/proctor-eval/proctor/internal/llmtest"
 	"github.com/proctor-eval/proctor/internal/tau2test"
 	"github.com/proctor-eval/proctor/llm"
-	"github.com/proctor-eval/proctor/refagent"
 	"github.com/proctor-eval/proctor/result"
 )
 
@@ -98,32 +95,11 @@ func TestAirlineShardsMergeAsOneProcess(t *testing.T) {
 		}
 		return llmtest.Reply{Text: "Hi, I need help with a reservation.", InputTokens: 800, OutputTokens: 9}
 	})
-	agentModel := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply {
-		last := r.Messages[len(r.Messages)-1].Text
-		switch {
-		case strings.Contains(last, "Hi, I need help"):
-			return llmtest.Reply{Text: `{"name": "list_all_airports", "arguments": {}}`, InputTokens: 500, OutputTokens: 20}
-		case strings.Contains(last, "SFO"):
-			return llmtest.Reply{Text: `{"name": "respond", "arguments": {"content": "Sure, I can help with your reservation."}}`}
-		}
-		return llmtest.Reply{Text: `{"name": "respond", "arguments": {"content": "Goodbye."}}`}
-	})
-	m, err := llm.New(context.Background(), "openai:gpt-4.1", llm.Config{APIKey: "sk-agent", BaseURL: agentModel.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- refagent.ServeBaseline(ctx, ln, refagent.BaselineConfig{Model: m, Domain: "airline"}) }()
-	t.Cleanup(func() { cancel(); <-done })
+	agent := airlineBaseline(t, 500, 20)
 	t.Setenv("GEMINI_API_KEY", fakeUserSecret)
 
 	args := []string{"--domain", "airline", "--tau2-data", root, "--task-ids", "0,1,3,4,5,6", "--num-trials", "2",
-		"--agent", refagent.BaseURL(ln.Addr()), "--user", "llm", "--user-model", "gemini:gemini-2.5-flash",
+		"--agent", agent, "--user", "llm", "--user-model", "gemini:gemini-2.5-flash",
 		"--llm-base-url", user.URL, "--seed", "7"}
 	single := singleRun(t, args...)
 	merged := shardedRun(t, 4, args...)

@@ -39,33 +39,11 @@ func TestAirlineWithLLMUser(t *testing.T) {
 		}
 		return llmtest.Reply{Text: "Hi, I need help with a reservation.", InputTokens: 800, OutputTokens: 9}
 	})
-	// The agent (OpenAI): looks the airports up, then answers.
-	agentModel := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply {
-		last := r.Messages[len(r.Messages)-1].Text
-		if strings.Contains(last, "Hi, I need help") {
-			return llmtest.Reply{Text: `{"name": "list_all_airports", "arguments": {}}`}
-		}
-		if strings.Contains(last, "SFO") {
-			return llmtest.Reply{Text: `{"name": "respond", "arguments": {"content": "Sure, I can help with your reservation."}}`}
-		}
-		return llmtest.Reply{Text: `{"name": "respond", "arguments": {"content": "Goodbye."}}`}
-	})
-	m, err := llm.New(context.Background(), "openai:gpt-4.1", llm.Config{APIKey: "sk-agent", BaseURL: agentModel.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- refagent.ServeBaseline(ctx, ln, refagent.BaselineConfig{Model: m, Domain: "airline"}) }()
-	t.Cleanup(func() { cancel(); <-done })
+	agent := airlineBaseline(t, 0, 0)
 
 	t.Setenv("GEMINI_API_KEY", fakeUserSecret)
 	db := tempDB(t)
-	r := mustCLI(t, 0, "run", "--domain", "airline", "--tau2-data", root, "--task-ids", "0,1,3,4", "--agent", refagent.BaseURL(ln.Addr()),
+	r := mustCLI(t, 0, "run", "--domain", "airline", "--tau2-data", root, "--task-ids", "0,1,3,4", "--agent", agent,
 		"--user", "llm", "--user-model", "gemini:gemini-2.5-flash", "--llm-base-url", user.URL,
 		"--db", db, "--format", "json", "--progress", "none")
 	var ev result.Evaluation
@@ -265,4 +243,35 @@ func TestTelecomUserUsesItsPhone(t *testing.T) {
 	if len(t2.Tasks[0].EvaluationCriteria.EnvAssertions) == 0 || len(t2.Simulations[0].RewardInfo.EnvAssertions) == 0 {
 		t.Errorf("the export lost the env assertions or their outcomes")
 	}
+}
+
+// airlineBaseline serves proctor's baseline participant on airline, its
+// model (OpenAI) faked at the wire: it looks the airports up (reporting
+// the tokens given), then answers, then says goodbye. It returns the
+// agent's URL.
+func airlineBaseline(t *testing.T, inputTokens, outputTokens int) string {
+	t.Helper()
+	agentModel := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1].Text
+		switch {
+		case strings.Contains(last, "Hi, I need help"):
+			return llmtest.Reply{Text: `{"name": "list_all_airports", "arguments": {}}`, InputTokens: inputTokens, OutputTokens: outputTokens}
+		case strings.Contains(last, "SFO"):
+			return llmtest.Reply{Text: `{"name": "respond", "arguments": {"content": "Sure, I can help with your reservation."}}`}
+		}
+		return llmtest.Reply{Text: `{"name": "respond", "arguments": {"content": "Goodbye."}}`}
+	})
+	m, err := llm.New(context.Background(), "openai:gpt-4.1", llm.Config{APIKey: "sk-agent", BaseURL: agentModel.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- refagent.ServeBaseline(ctx, ln, refagent.BaselineConfig{Model: m, Domain: "airline"}) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return refagent.BaseURL(ln.Addr())
 }
