@@ -12,6 +12,7 @@ import (
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/tau2/airline"
+	"github.com/proctor-eval/proctor/internal/cputime"
 	"github.com/proctor-eval/proctor/internal/tau2test"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
@@ -106,7 +107,7 @@ func BenchmarkAirlineSimulation(b *testing.B) {
 	d, sim, sc := airlineBench(b)
 	ctx := context.Background()
 	b.Run("sequential", func(b *testing.B) {
-		cpu0, n := cpuTime(b), 0
+		cpu0, n := cputime.Process(b), 0
 		for b.Loop() {
 			for i := range d.Tasks {
 				if _, err := simulateGold(ctx, sim, sc, &d.Tasks[i], n); err != nil {
@@ -115,12 +116,12 @@ func BenchmarkAirlineSimulation(b *testing.B) {
 				n++
 			}
 		}
-		b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/1000/float64(n), "cpu-ms/sim")
+		b.ReportMetric(float64((cputime.Process(b)-cpu0).Microseconds())/1000/float64(n), "cpu-ms/sim")
 	})
 	b.Run("concurrent-1000", func(b *testing.B) {
 		const n = 1000
 		var peak uint64
-		cpu0, runs := cpuTime(b), 0
+		cpu0, runs := cputime.Process(b), 0
 		for b.Loop() {
 			runtime.GC()
 			var base runtime.MemStats
@@ -144,7 +145,7 @@ func BenchmarkAirlineSimulation(b *testing.B) {
 			runtime.KeepAlive(recs)
 			runs += n
 		}
-		b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/1000/float64(runs), "cpu-ms/sim")
+		b.ReportMetric(float64((cputime.Process(b)-cpu0).Microseconds())/1000/float64(runs), "cpu-ms/sim")
 		b.ReportMetric(float64(peak)/n/1024, "heap-KiB/sim")
 	})
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
+	"github.com/proctor-eval/proctor/internal/cputime"
 	"github.com/proctor-eval/proctor/internal/tracing"
 	"github.com/proctor-eval/proctor/internal/tracing/otlptest"
 	"github.com/proctor-eval/proctor/refagent"
@@ -128,15 +128,6 @@ func (p *benchPeer) spans(b *testing.B) int {
 	return n
 }
 
-// cpuTime is the CPU this process has used, user and system.
-func cpuTime(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkTracing runs b.N simulations through the Runner, untraced
 // ("off") and traced ("on": exported over OTLP/HTTP by the batch processor
 // to a loopback receiver, the flush at the end included), and reports
@@ -192,12 +183,12 @@ func benchTracing(b *testing.B, mode string, on bool) {
 	}
 	eval := evaluation.NewEvaluation("bench", result.Config{Domain: d.Name, NumTrials: b.N}, result.AgentInfo{URL: peer.agentURL})
 	b.ResetTimer()
-	start := cpuTime(b)
+	start := cputime.Process(b)
 	if err := runner.Run(context.Background(), eval, []*domains.Task{task}); err != nil {
 		b.Fatal(err)
 	}
 	tr.Shutdown(context.Background())
-	cpu := cpuTime(b) - start
+	cpu := cputime.Process(b) - start
 	b.StopTimer()
 	if eval.Summary.PassHatK["1"] != 1 {
 		b.Fatalf("simulations failed: %+v", eval.Summary)

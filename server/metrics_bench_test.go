@@ -5,12 +5,12 @@ package server
 import (
 	"context"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains/catalog"
+	"github.com/proctor-eval/proctor/internal/cputime"
 	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/skills"
@@ -41,9 +41,9 @@ func BenchmarkMetricsCollection(b *testing.B) {
 			if which == 1 {
 				svc = on
 			}
-			before := processCPU(b)
+			before := cputime.Process(b)
 			n := runEvaluation(b, svc)
-			cpu[which] += processCPU(b) - before
+			cpu[which] += cputime.Process(b) - before
 			if which == 0 {
 				sims += n
 			}
@@ -108,13 +108,4 @@ func runEvaluation(b *testing.B, svc *skills.Service) int {
 		b.Fatalf("evaluation %s, pass^1 %v", eval.Status, eval.Summary.PassHatK["1"])
 	}
 	return len(run.Evaluation().Simulations)
-}
-
-// processCPU is the CPU time, user and system, the process has used.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

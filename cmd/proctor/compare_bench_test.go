@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/proctor-eval/proctor/internal/cputime"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/scoring"
 	"github.com/proctor-eval/proctor/store"
@@ -80,7 +80,7 @@ func BenchmarkCompare(b *testing.B) {
 				b.Fatal(err)
 			}
 			ctx := context.Background()
-			cpu := cpuTime(b)
+			cpu := cputime.Process(b)
 			for b.Loop() {
 				if code := run(ctx, []string{"compare", "--db", path, a, c, "--fail-on-regression", "0.5"}, io.Discard, io.Discard); code != exitOK {
 					b.Fatalf("exit %d", code)
@@ -88,16 +88,7 @@ func BenchmarkCompare(b *testing.B) {
 			}
 			// CPU time, unlike ns/op, does not grow with what else the
 			// machine runs: the figure to compare on a shared machine.
-			b.ReportMetric(float64((cpuTime(b)-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64((cputime.Process(b)-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
 	}
-}
-
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

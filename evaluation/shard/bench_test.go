@@ -6,12 +6,12 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/evaluation/shard"
+	"github.com/proctor-eval/proctor/internal/cputime"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -50,9 +50,9 @@ func BenchmarkMerge(b *testing.B) {
 					}
 					b.StartTimer()
 				}
-				before := cpuTime()
+				before := cputime.Process(b)
 				mergeOnce(b, encoded, db)
-				cpu += cpuTime() - before
+				cpu += cputime.Process(b) - before
 				if db != nil {
 					b.StopTimer()
 					db.Close()
@@ -86,13 +86,4 @@ func mergeOnce(b *testing.B, encoded [][]byte, db *store.DB) {
 	if eval.Summary.NumSimulations != 40000 {
 		b.Fatalf("%d simulations merged", eval.Summary.NumSimulations)
 	}
-}
-
-// cpuTime is the user and system CPU time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

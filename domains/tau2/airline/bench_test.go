@@ -10,11 +10,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/internal/cputime"
 )
 
 // simulations is the bar: this many concurrent airline simulations
@@ -265,19 +265,10 @@ func BenchmarkHash(b *testing.B) {
 // as long as the template).
 func cpuPerOp(b *testing.B, op func(i int)) {
 	b.ReportAllocs()
-	start, n, base := cpuTime(b), 0, rand.IntN(1<<40)
+	start, n, base := cputime.Process(b), 0, rand.IntN(1<<40)
 	for b.Loop() {
 		op(base + n)
 		n++
 	}
-	b.ReportMetric(float64((cpuTime(b)-start).Microseconds())/1000/float64(n), "cpu-ms/op")
-}
-
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((cputime.Process(b)-start).Microseconds())/1000/float64(n), "cpu-ms/op")
 }
