@@ -66,48 +66,18 @@ type Simulation struct {
 // sorts in shard order.
 func Name(index, num int) string { return fmt.Sprintf("shard-%05d-of-%05d.json", index, num) }
 
-// fingerprinted is what must be equal across the shards of one
-// evaluation: what is evaluated (domain, split, task selection, trials),
-// who (the agent and how it is spoken to), by whom (the user simulator and
-// its model) and how it is scored. Concurrency, retries, timeouts of one
-// request and the shard's own index are each shard's business.
-type fingerprinted struct {
-	Domain        string             `json:"domain"`
-	Split         string             `json:"split"`
-	TaskIDs       []string           `json:"task_ids"`
-	NumTasks      int                `json:"num_tasks"`
-	NumTrials     int                `json:"num_trials"`
-	NumShards     int                `json:"num_shards"`
-	Agent         string             `json:"agent"`
-	Profile       string             `json:"profile"`
-	Transport     string             `json:"transport"`
-	Protocol      string             `json:"protocol"`
-	User          string             `json:"user"`
-	UserModel     string             `json:"user_model"`
-	JudgeModel    string             `json:"judge_model"`
-	JudgeSamples  int                `json:"judge_samples"`
-	Temperature   *float64           `json:"temperature"`
-	Seed          *int64             `json:"seed"`
-	MaxSteps      int                `json:"max_steps"`
-	MaxErrors     int                `json:"max_errors"`
-	Timeout       result.Duration    `json:"timeout"`
-	Strict        bool               `json:"strict"`
-	ActionMatch   result.ActionMatch `json:"action_match"`
-	ECPConfig     map[string]any     `json:"ecp_config"`
-	ECPAllowTools []string           `json:"ecp_allow_tools"`
-}
-
 // Fingerprint is the hex SHA-256 of what must match across the shards of
-// one evaluation in cfg (everything but the shard index and the settings
-// each process may choose for itself).
+// one evaluation in cfg: what is evaluated (domain, split, task selection,
+// trials), who (the agent and how it is spoken to), by whom (the user
+// simulator and its model) and how it is scored; everything but the
+// shard's index and what each process may choose for itself (concurrency,
+// streaming, retries, one request's timeout and size cap, header names).
+// A setting added to result.Config must match unless it is cleared here.
 func Fingerprint(cfg result.Config) string {
-	data, err := json.Marshal(fingerprinted{
-		Domain: cfg.Domain, Split: cfg.Split, TaskIDs: cfg.TaskIDs, NumTasks: cfg.NumTasks, NumTrials: cfg.NumTrials,
-		NumShards: cfg.NumShards, Agent: cfg.Agent, Profile: cfg.Profile, Transport: cfg.Transport, Protocol: cfg.Protocol,
-		User: cfg.User, UserModel: cfg.UserModel, JudgeModel: cfg.JudgeModel, JudgeSamples: cfg.JudgeSamples,
-		Temperature: cfg.Temperature, Seed: cfg.Seed, MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: cfg.Timeout,
-		Strict: cfg.Strict, ActionMatch: cfg.ActionMatch.OrDefault(), ECPConfig: cfg.ECPConfig, ECPAllowTools: cfg.ECPAllowTools,
-	})
+	cfg.ShardIndex, cfg.Concurrency, cfg.Retries, cfg.RequestTimeout = 0, 0, 0, 0
+	cfg.Streaming, cfg.MaxResponseBytes, cfg.HeaderNames = "", 0, nil
+	cfg.ActionMatch = cfg.ActionMatch.OrDefault()
+	data, err := json.Marshal(cfg)
 	if err != nil { // an ECP config that does not encode was refused when the evaluation was asked for
 		data = fmt.Appendf(nil, "unencodable: %v", err)
 	}

@@ -278,3 +278,45 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestFingerprint: what each process chooses for itself leaves the
+// fingerprint as it is; what is evaluated, by whom and how changes it.
+func TestFingerprint(t *testing.T) {
+	seed := int64(7)
+	base := result.Config{Domain: "airline", Agent: "http://agent", User: "llm", UserModel: "openai:gpt-4.1",
+		NumTrials: 4, TaskIDs: []string{"0", "1"}, NumShards: 4, Seed: &seed, Concurrency: 8}
+	same := map[string]func(*result.Config){
+		"shard index":        func(c *result.Config) { c.ShardIndex = 3 },
+		"concurrency":        func(c *result.Config) { c.Concurrency = 64 },
+		"retries":            func(c *result.Config) { c.Retries = 5 },
+		"streaming":          func(c *result.Config) { c.Streaming = "on" },
+		"request timeout":    func(c *result.Config) { c.RequestTimeout = result.Duration(time.Minute) },
+		"max response bytes": func(c *result.Config) { c.MaxResponseBytes = 1 << 20 },
+		"header names":       func(c *result.Config) { c.HeaderNames = []string{"X-Team"} },
+		"default matching":   func(c *result.Config) { c.ActionMatch = result.ActionMatchTau2 },
+	}
+	differ := map[string]func(*result.Config){
+		"agent":       func(c *result.Config) { c.Agent = "http://other" },
+		"tasks":       func(c *result.Config) { c.TaskIDs = []string{"0", "2"} },
+		"trials":      func(c *result.Config) { c.NumTrials = 5 },
+		"shard count": func(c *result.Config) { c.NumShards = 2 },
+		"seed":        func(c *result.Config) { s := int64(8); c.Seed = &s },
+		"user model":  func(c *result.Config) { c.UserModel = "openai:gpt-4.1-mini" },
+		"strict":      func(c *result.Config) { c.Strict = true },
+	}
+	want := shard.Fingerprint(base)
+	for name, change := range same {
+		c := base
+		change(&c)
+		if got := shard.Fingerprint(c); got != want {
+			t.Errorf("%s changed the fingerprint", name)
+		}
+	}
+	for name, change := range differ {
+		c := base
+		change(&c)
+		if got := shard.Fingerprint(c); got == want {
+			t.Errorf("%s left the fingerprint as it was", name)
+		}
+	}
+}
