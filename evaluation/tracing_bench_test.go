@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -128,20 +129,89 @@ func (p *benchPeer) spans(b *testing.B) int {
 	return n
 }
 
-// BenchmarkTracing runs b.N simulations through the Runner, untraced
-// ("off") and traced ("on": exported over OTLP/HTTP by the batch processor
-// to a loopback receiver, the flush at the end included), and reports
-// proctor's CPU per simulation: "counter" is a minimal simulation (three
-// agent requests and a tool call, scored on a one-field database) against
-// a lean agent, the worst case for tracing's share; "mock" is the mock
-// domain's mock-01 against the reference agent on a2a-go's server. The
-// agent and the receiver run in a child process, so the CPU measured is
-// proctor's alone.
+// BenchmarkTracing runs simulations through two Runners side by side, one
+// untraced and one traced (spans exported over OTLP/HTTP by the batch
+// processor to a loopback receiver), and reports proctor's CPU per
+// simulation for each and their ratio. The two alternate in rounds of
+// tracingRound simulations, the order flipping each round, and the traced
+// side's spans are flushed inside its round, so drift in the machine's
+// load and the garbage one side leaves the other fall on both alike.
+// "counter" is a minimal simulation (three agent requests and a tool
+// call, scored on a one-field database) against a lean agent, the worst
+// case for tracing's share; "mock" is the mock domain's mock-01 against
+// the reference agent on a2a-go's server. The agent and the receiver run
+// in a child process, so the CPU measured is proctor's alone.
 func BenchmarkTracing(b *testing.B) {
 	for _, mode := range []string{"counter", "mock"} {
-		b.Run(mode+"/off", func(b *testing.B) { benchTracing(b, mode, false) })
-		b.Run(mode+"/on", func(b *testing.B) { benchTracing(b, mode, true) })
+		b.Run(mode, func(b *testing.B) { benchTracing(b, mode) })
 	}
+}
+
+// tracingRound is how many simulations each side of BenchmarkTracing runs
+// before the other has its turn.
+const tracingRound = 100
+
+func benchTracing(b *testing.B, mode string) {
+	d, task := benchDomain(b, mode)
+	peer := startBenchPeer(b, mode)
+	tr, err := tracing.Start(context.Background(), tracing.Options{Getenv: func(k string) string {
+		return map[string]string{tracing.EnvEndpoint: peer.otlpURL}[k]
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	off, on := benchRunner(b, d, peer.agentURL, nil), benchRunner(b, d, peer.agentURL, tr.Provider())
+	var cpuOff, cpuOn time.Duration
+	b.ResetTimer()
+	for done, round := 0, 0; done < b.N; round++ {
+		n := min(tracingRound, b.N-done)
+		first, second := &cpuOff, &cpuOn
+		runFirst, runSecond := func() { benchRound(b, off, d, task, n) }, func() { benchRound(b, on, d, task, n); tr.Flush(context.Background()) }
+		if round%2 == 1 {
+			first, second, runFirst, runSecond = second, first, runSecond, runFirst
+		}
+		*first += cpuOf(b, runFirst)
+		*second += cpuOf(b, runSecond)
+		done += n
+	}
+	b.StopTimer()
+	tr.Shutdown(context.Background())
+	if n := peer.spans(b); n < 5*b.N {
+		b.Fatalf("receiver got %d spans for %d traced simulations, want at least 5 each", n, b.N)
+	}
+	b.ReportMetric(float64(cpuOff.Nanoseconds())/float64(b.N), "off-cpu-ns/sim")
+	b.ReportMetric(float64(cpuOn.Nanoseconds())/float64(b.N), "on-cpu-ns/sim")
+	b.ReportMetric(float64(cpuOn)/float64(cpuOff), "on/off")
+}
+
+// benchRunner is a Runner of one simulation at a time against the agent at
+// url, traced by tp (nil: untraced).
+func benchRunner(b *testing.B, d *domains.Domain, url string, tp trace.TracerProvider) *evaluation.Runner {
+	client := dial(b, url, a2aclient.WithTracerProvider(tp))
+	return &evaluation.Runner{
+		Simulator: rollout.NewSimulator(d, agentbeats(b), rollout.Limits{}).WithTracerProvider(tp),
+		Scorer:    scoring.NewScorer(d, false), Agent: rollout.ClientAgent(client),
+		Concurrency: 1, TracerProvider: tp,
+	}
+}
+
+// benchRound runs n trials of task and fails the benchmark unless every
+// one passed.
+func benchRound(b *testing.B, r *evaluation.Runner, d *domains.Domain, task *domains.Task, n int) {
+	eval := evaluation.NewEvaluation("bench", result.Config{Domain: d.Name, NumTrials: n}, result.AgentInfo{URL: "bench"})
+	if err := r.Run(context.Background(), eval, []*domains.Task{task}); err != nil {
+		b.Fatal(err)
+	}
+	if eval.Summary.PassHatK["1"] != 1 {
+		b.Fatalf("simulations failed: %+v", eval.Summary)
+	}
+}
+
+// cpuOf is the CPU time the process spends while run runs.
+func cpuOf(b *testing.B, run func()) time.Duration {
+	start := cputime.Process(b)
+	run()
+	return cputime.Process(b) - start
 }
 
 // benchDomain is the domain and task a BenchmarkTracing mode plays.
@@ -158,43 +228,4 @@ func benchDomain(b *testing.B, mode string) (*domains.Domain, *domains.Task) {
 		b.Fatal("mock has no task mock-01")
 	}
 	return d, task
-}
-
-func benchTracing(b *testing.B, mode string, on bool) {
-	d, task := benchDomain(b, mode)
-	peer := startBenchPeer(b, mode)
-	var tp trace.TracerProvider
-	var tr *tracing.Tracing
-	if on {
-		var err error
-		tr, err = tracing.Start(context.Background(), tracing.Options{Getenv: func(k string) string {
-			return map[string]string{tracing.EnvEndpoint: peer.otlpURL}[k]
-		}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		tp = tr.Provider()
-	}
-	client := dial(b, peer.agentURL, a2aclient.WithTracerProvider(tp))
-	runner := &evaluation.Runner{
-		Simulator: rollout.NewSimulator(d, agentbeats(b), rollout.Limits{}).WithTracerProvider(tp),
-		Scorer:    scoring.NewScorer(d, false), Agent: rollout.ClientAgent(client),
-		Concurrency: 1, TracerProvider: tp,
-	}
-	eval := evaluation.NewEvaluation("bench", result.Config{Domain: d.Name, NumTrials: b.N}, result.AgentInfo{URL: peer.agentURL})
-	b.ResetTimer()
-	start := cputime.Process(b)
-	if err := runner.Run(context.Background(), eval, []*domains.Task{task}); err != nil {
-		b.Fatal(err)
-	}
-	tr.Shutdown(context.Background())
-	cpu := cputime.Process(b) - start
-	b.StopTimer()
-	if eval.Summary.PassHatK["1"] != 1 {
-		b.Fatalf("simulations failed: %+v", eval.Summary)
-	}
-	if n := peer.spans(b); on && n < 5*b.N {
-		b.Fatalf("receiver got %d spans for %d simulations, want at least 5 each", n, b.N)
-	}
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/sim")
 }

@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Environment variables read by ConfigFromEnv, as the OpenTelemetry
@@ -25,6 +27,10 @@ const (
 	EnvProtocol             = "OTEL_EXPORTER_OTLP_PROTOCOL"
 	EnvTracesProtocol       = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
 	EnvServiceName          = "OTEL_SERVICE_NAME"
+	EnvBatchDelay           = "OTEL_BSP_SCHEDULE_DELAY"
+	EnvExportTimeout        = "OTEL_BSP_EXPORT_TIMEOUT"
+	EnvMaxQueued            = "OTEL_BSP_MAX_QUEUE_SIZE"
+	EnvBatchSize            = "OTEL_BSP_MAX_EXPORT_BATCH_SIZE"
 	defaultHTTPEndpoint     = "http://localhost:4318"
 	defaultGRPCEndpoint     = "http://localhost:4317"
 	tracesPath              = "/v1/traces"
@@ -57,10 +63,64 @@ type Config struct {
 	// ServiceName is OTEL_SERVICE_NAME ("" leaves service.name to
 	// OTEL_RESOURCE_ATTRIBUTES, else "proctor").
 	ServiceName string
+	// Batch is how spans are batched for export (OTEL_BSP_*).
+	Batch Batch
 	// Warnings are settings ConfigFromEnv ignored, each saying why; the
 	// caller prints them (the specification asks for a warning, not a
 	// failure, on a value it does not know).
 	Warnings []string
+}
+
+// Batch is how ended spans are batched for export, as the OTEL_BSP_*
+// variables set it; a zero field takes its default (BatchSize, MaxQueued,
+// BatchDelay, ExportTimeout).
+type Batch struct {
+	// Size is how many spans one export sends at most.
+	Size int
+	// MaxQueued is how many spans may wait for export; more are dropped.
+	MaxQueued int
+	// Delay is how long a partial batch waits before it is exported.
+	Delay time.Duration
+	// ExportTimeout bounds one export.
+	ExportTimeout time.Duration
+}
+
+// maxQueuedLimit bounds OTEL_BSP_MAX_QUEUE_SIZE: spans waiting for export
+// are held in memory.
+const maxQueuedLimit = 1 << 20
+
+// withDefaults fills the zero fields and keeps Size within MaxQueued.
+func (b Batch) withDefaults() Batch {
+	b.Size, b.MaxQueued = cmp.Or(b.Size, BatchSize), cmp.Or(b.MaxQueued, MaxQueued)
+	b.Delay, b.ExportTimeout = cmp.Or(b.Delay, BatchDelay), cmp.Or(b.ExportTimeout, ExportTimeout)
+	b.Size = min(b.Size, b.MaxQueued)
+	return b
+}
+
+// batchFromEnv reads the OTEL_BSP_* variables: positive integers, the
+// durations in milliseconds. A value it cannot use is a warning and leaves
+// the default.
+func batchFromEnv(get func(string) string) (Batch, []string) {
+	var b Batch
+	var warnings []string
+	read := func(name string, limit int) int {
+		v := get(name)
+		if v == "" {
+			return 0
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > limit {
+			warnings = append(warnings, fmt.Sprintf("%s=%q: want a whole number from 1 to %d; using the default", name, v, limit))
+			return 0
+		}
+		return n
+	}
+	const maxMillis = 24 * 60 * 60 * 1000
+	b.Delay = time.Duration(read(EnvBatchDelay, maxMillis)) * time.Millisecond
+	b.ExportTimeout = time.Duration(read(EnvExportTimeout, maxMillis)) * time.Millisecond
+	b.MaxQueued = read(EnvMaxQueued, maxQueuedLimit)
+	b.Size = read(EnvBatchSize, maxQueuedLimit)
+	return b, warnings
 }
 
 // ConfigFromEnv reads the tracing configuration with getenv. Tracing is on
@@ -72,7 +132,8 @@ type Config struct {
 // or protocol proctor does not have).
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
-	for _, k := range []string{EnvSDKDisabled, EnvTracesExporter, EnvEndpoint, EnvTracesEndpoint, EnvProtocol, EnvTracesProtocol, EnvServiceName} {
+	for _, k := range []string{EnvSDKDisabled, EnvTracesExporter, EnvEndpoint, EnvTracesEndpoint, EnvProtocol, EnvTracesProtocol, EnvServiceName,
+		EnvBatchDelay, EnvExportTimeout, EnvMaxQueued, EnvBatchSize} {
 		if len(getenv(k)) > maxEnvValueLen {
 			return Config{}, fmt.Errorf("%s is longer than %d bytes: set it to a short value or unset it", k, maxEnvValueLen)
 		}
@@ -95,6 +156,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	batch, warnings := batchFromEnv(get)
+	cfg.Batch, cfg.Warnings = batch, append(cfg.Warnings, warnings...)
 	cfg.Enabled, cfg.Protocol, cfg.EndpointURL = true, protocol, endpoint
 	return cfg, nil
 }

@@ -3,6 +3,7 @@ package tracing
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -84,6 +85,24 @@ func TestConfigFromEnv(t *testing.T) {
 			want: Config{Enabled: true, Protocol: ProtocolHTTPProtobuf, EndpointURL: "http://c:4318/v1/traces",
 				Warnings: []string{`OTEL_EXPORTER_OTLP_PROTOCOL: protocol "http/json" is not supported (use http/protobuf or grpc); using http/protobuf`}},
 		},
+		{
+			name: "batching from OTEL_BSP_*",
+			env: map[string]string{EnvEndpoint: "http://c:4318", EnvBatchDelay: "250", EnvExportTimeout: "3000",
+				EnvMaxQueued: "4096", EnvBatchSize: "1024"},
+			want: Config{Enabled: true, Protocol: ProtocolHTTPProtobuf, EndpointURL: "http://c:4318/v1/traces",
+				Batch: Batch{Size: 1024, MaxQueued: 4096, Delay: 250 * time.Millisecond, ExportTimeout: 3 * time.Second}},
+		},
+		{
+			name: "unusable OTEL_BSP_* values are warnings and keep the defaults",
+			env: map[string]string{EnvEndpoint: "http://c:4318", EnvBatchDelay: "5s", EnvMaxQueued: "0",
+				EnvBatchSize: "99999999"},
+			want: Config{Enabled: true, Protocol: ProtocolHTTPProtobuf, EndpointURL: "http://c:4318/v1/traces",
+				Warnings: []string{
+					`OTEL_BSP_SCHEDULE_DELAY="5s": want a whole number from 1 to 86400000; using the default`,
+					`OTEL_BSP_MAX_QUEUE_SIZE="0": want a whole number from 1 to 1048576; using the default`,
+					`OTEL_BSP_MAX_EXPORT_BATCH_SIZE="99999999": want a whole number from 1 to 1048576; using the default`,
+				}},
+		},
 		{name: "endpoint without scheme", env: map[string]string{EnvEndpoint: "collector:4318"}, wantErr: "OTEL_EXPORTER_OTLP_ENDPOINT=\"collector:4318\": want an http:// or https:// URL"},
 		{name: "traces endpoint with another scheme", env: map[string]string{EnvTracesEndpoint: "ftp://c/x"}, wantErr: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"},
 		{name: "endpoint that is no URL", env: map[string]string{EnvEndpoint: "http://[::1"}, wantErr: "want an http:// or https:// URL"},
@@ -118,4 +137,23 @@ func FuzzConfigFromEnv(f *testing.F) {
 			t.Fatalf("enabled without an endpoint: %+v", cfg)
 		}
 	})
+}
+
+func TestBatchDefaults(t *testing.T) {
+	tests := []struct {
+		name string
+		in   Batch
+		want Batch
+	}{
+		{name: "all defaults", in: Batch{}, want: Batch{Size: BatchSize, MaxQueued: MaxQueued, Delay: BatchDelay, ExportTimeout: ExportTimeout}},
+		{name: "batch larger than the queue is cut to it", in: Batch{Size: 5000}, want: Batch{Size: MaxQueued, MaxQueued: MaxQueued, Delay: BatchDelay, ExportTimeout: ExportTimeout}},
+		{name: "small queue cuts the default batch", in: Batch{MaxQueued: 100}, want: Batch{Size: 100, MaxQueued: 100, Delay: BatchDelay, ExportTimeout: ExportTimeout}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tt.in.withDefaults()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
 }

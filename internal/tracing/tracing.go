@@ -67,6 +67,7 @@ func InjectHeader(ctx context.Context, h http.Header) {
 type Tracing struct {
 	provider trace.TracerProvider
 	sdk      *sdktrace.TracerProvider // nil when off
+	batcher  *batcher                 // nil when off or replaced by Options.SpanProcessor
 	endpoint string
 	stderr   io.Writer
 }
@@ -113,7 +114,8 @@ func Start(ctx context.Context, o Options) (*Tracing, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tracing: OTLP exporter for %s: %w", cfg.EndpointURL, err)
 		}
-		processor = sdktrace.NewBatchSpanProcessor(&onceReporter{SpanExporter: exp, endpoint: cfg.EndpointURL, stderr: o.Stderr})
+		t.batcher = newBatcher(&onceReporter{SpanExporter: exp, endpoint: cfg.EndpointURL, stderr: o.Stderr}, cfg.Batch.withDefaults())
+		processor = t.batcher
 	}
 	res, err := newResource(ctx, cfg, o.Version)
 	if err != nil {
@@ -141,6 +143,24 @@ func (t *Tracing) Shutdown(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), FlushTimeout)
 	defer cancel()
 	if err := t.sdk.Shutdown(ctx); err != nil {
+		fmt.Fprintf(t.stderr, "proctor: tracing: spans not flushed to %s within %s: %v\n", t.endpoint, FlushTimeout, err)
+	}
+	if n := t.batcher.Dropped(); n > 0 {
+		fmt.Fprintf(t.stderr, "proctor: tracing: %d spans dropped: the collector at %s did not keep up (raise %s, now %d, if it only lags)\n",
+			n, t.endpoint, EnvMaxQueued, t.batcher.maxQueued)
+	}
+}
+
+// Flush exports the spans ended so far, waiting at most FlushTimeout; like
+// Shutdown it never fails (a benchmark uses it to count the export's CPU
+// within the work that made the spans).
+func (t *Tracing) Flush(ctx context.Context) {
+	if t == nil || t.sdk == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), FlushTimeout)
+	defer cancel()
+	if err := t.sdk.ForceFlush(ctx); err != nil {
 		fmt.Fprintf(t.stderr, "proctor: tracing: spans not flushed to %s within %s: %v\n", t.endpoint, FlushTimeout, err)
 	}
 }
