@@ -89,7 +89,7 @@ func withTraceMetadata(ctx context.Context) context.Context {
 		return ctx
 	}
 	md := metadata.MD{}
-	tracing.Propagator().Inject(ctx, metadataCarrier(md))
+	tracing.Propagator().Inject(ctx, tracing.MetadataCarrier(md))
 	pairs := make([]string, 0, 2*len(md))
 	for k, vs := range md {
 		for _, v := range vs {
@@ -97,24 +97,4 @@ func withTraceMetadata(ctx context.Context) context.Context {
 		}
 	}
 	return metadata.AppendToOutgoingContext(ctx, pairs...)
-}
-
-// metadataCarrier carries trace context in gRPC metadata.
-type metadataCarrier metadata.MD
-
-func (c metadataCarrier) Get(key string) string {
-	if vs := metadata.MD(c).Get(key); len(vs) > 0 {
-		return vs[0]
-	}
-	return ""
-}
-
-func (c metadataCarrier) Set(key, value string) { metadata.MD(c).Set(key, value) }
-
-func (c metadataCarrier) Keys() []string {
-	keys := make([]string, 0, len(c))
-	for k := range c {
-		keys = append(keys, k)
-	}
-	return keys
 }

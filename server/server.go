@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/proctor-eval/proctor/internal/a2afix"
+	"github.com/proctor-eval/proctor/internal/tracing"
 	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -125,6 +126,12 @@ type Config struct {
 	// Logger receives the request log (one record per A2A request) and
 	// the evaluations' start and end; nil logs nothing.
 	Logger *slog.Logger
+	// ContinueTraces makes the spans of the work an A2A request starts (an
+	// evaluation, an eval-set run, a conformance run) children of the span
+	// its caller names in a W3C traceparent, as an HTTP header or gRPC
+	// metadata, so that they join the caller's trace; set it when tracing
+	// is on. Without it inbound trace context is ignored.
+	ContinueTraces bool
 	// DrainTimeout is how long Serve, once its context ends, lets the
 	// simulations running finish before it checkpoints what is left (see
 	// Serve). Zero checkpoints at once: unlike the other fields, it has no
@@ -330,7 +337,7 @@ func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 	// Bodies are bounded in size, then (once the caller is known) in
 	// nesting depth, before anything decodes them.
 	guard := func(binding int, ep endpoint, h http.Handler) http.Handler {
-		return s.logRequests(ep, withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticate(s.rateLimit(limitDepth(binding, h))))))))
+		return s.logRequests(ep, withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticate(s.joinTrace(s.rateLimit(limitDepth(binding, h)))))))))
 	}
 	// Each interface serves one protocol version and refuses requests
 	// for another (a2afix.Version; no A2A-Version header means 0.3).
@@ -356,6 +363,7 @@ func (s *Server) grpcServer(handler a2asrv.RequestHandler) *grpc.Server {
 			if err != nil {
 				return nil, err
 			}
+			ctx = s.joinGRPCTrace(ctx)
 			if err := s.grpcRate(ctx, info.FullMethod); err != nil {
 				return nil, err
 			}
@@ -366,6 +374,7 @@ func (s *Server) grpcServer(handler a2asrv.RequestHandler) *grpc.Server {
 			if err != nil {
 				return err
 			}
+			ctx = s.joinGRPCTrace(ctx)
 			if err := s.grpcRate(ctx, info.FullMethod); err != nil {
 				return err
 			}
@@ -375,6 +384,25 @@ func (s *Server) grpcServer(handler a2asrv.RequestHandler) *grpc.Server {
 	)
 	grpcv1.NewHandler(handler).RegisterWith(srv)
 	return srv
+}
+
+// joinTrace gives an authenticated request's context the caller's trace
+// context, when the server continues traces (Config.ContinueTraces).
+func (s *Server) joinTrace(next http.Handler) http.Handler {
+	if !s.cfg.ContinueTraces {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(tracing.ExtractHeader(r.Context(), r.Header)))
+	})
+}
+
+// joinGRPCTrace is joinTrace for a gRPC call's context.
+func (s *Server) joinGRPCTrace(ctx context.Context) context.Context {
+	if !s.cfg.ContinueTraces {
+		return ctx
+	}
+	return tracing.ExtractMetadata(ctx)
 }
 
 func orDefaultDuration(v, d time.Duration) time.Duration {

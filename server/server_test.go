@@ -27,7 +27,9 @@ type fixture struct {
 	db  *store.DB
 }
 
-func start(t *testing.T, cfg server.Config) fixture {
+// start serves cfg over the built-in domains and a fresh store; each
+// with changes the skills service first.
+func start(t *testing.T, cfg server.Config, with ...func(*skills.Service)) fixture {
 	t.Helper()
 	reg, err := catalog.Builtin()
 	if err != nil {
@@ -40,7 +42,11 @@ func start(t *testing.T, cfg server.Config) fixture {
 	if cfg.Port == 0 {
 		cfg.GRPCPort = max(cfg.GRPCPort, 0)
 	}
-	srv, err := server.New(cfg, &skills.Service{Domains: reg, Store: db})
+	svc := &skills.Service{Domains: reg, Store: db}
+	for _, w := range with {
+		w(svc)
+	}
+	srv, err := server.New(cfg, svc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,6 +168,7 @@ their A2A task ids: a client polling GetTask sees working go on to completed
 				HeaderTimeout: limits.header, BodyTimeout: limits.body, IdleTimeout: limits.idle,
 				MaxConnections: limits.maxConns, MaxUnauthenticatedConnections: limits.maxUnauthenticated,
 				MetricsAddr: obs.metricsListen, Logger: logger, DrainTimeout: drainTimeout,
+				ContinueTraces: tp != nil,
 			}, withTracing(withModels(withSimulationLimit(service(reg, db, denyPrivate, maxResponse, ecpCommands, cmd.ErrOrStderr()), maxSimulations), models, lf), tp))
 			if err != nil {
 				return failErr(err)

@@ -18,6 +18,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+	"google.golang.org/grpc/metadata"
 )
 
 // ScopeName is the instrumentation scope of every proctor span.
@@ -60,6 +61,52 @@ func InjectHeader(ctx context.Context, h http.Header) {
 	if trace.SpanContextFromContext(ctx).IsValid() {
 		Propagator().Inject(ctx, propagation.HeaderCarrier(h))
 	}
+}
+
+// ExtractHeader returns ctx with the remote span context that h's
+// traceparent (and tracestate) names, so that spans started from it join
+// the caller's trace; ctx itself when h has none or a malformed one.
+func ExtractHeader(ctx context.Context, h http.Header) context.Context {
+	if h.Get(headerTraceparent) == "" {
+		return ctx
+	}
+	return Propagator().Extract(ctx, propagation.HeaderCarrier(h))
+}
+
+// ExtractMetadata is ExtractHeader for a gRPC call's incoming metadata.
+func ExtractMetadata(ctx context.Context) context.Context {
+	md, ok := metadata.FromIncomingContext(ctx)
+	if !ok || len(md.Get(headerTraceparent)) == 0 {
+		return ctx
+	}
+	return Propagator().Extract(ctx, MetadataCarrier(md))
+}
+
+// headerTraceparent is the W3C trace-context header.
+const headerTraceparent = "traceparent"
+
+// MetadataCarrier carries trace context in gRPC metadata, for the
+// propagator.
+type MetadataCarrier metadata.MD
+
+// Get implements propagation.TextMapCarrier.
+func (c MetadataCarrier) Get(key string) string {
+	if vs := metadata.MD(c).Get(key); len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+// Set implements propagation.TextMapCarrier.
+func (c MetadataCarrier) Set(key, value string) { metadata.MD(c).Set(key, value) }
+
+// Keys implements propagation.TextMapCarrier.
+func (c MetadataCarrier) Keys() []string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 // Tracing is a running tracer provider: Provider for the instrumented
