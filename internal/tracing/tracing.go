@@ -187,11 +187,7 @@ func (t *Tracing) Shutdown(ctx context.Context) {
 	if t == nil || t.sdk == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), FlushTimeout)
-	defer cancel()
-	if err := t.sdk.Shutdown(ctx); err != nil {
-		fmt.Fprintf(t.stderr, "proctor: tracing: spans not flushed to %s within %s: %v\n", t.endpoint, FlushTimeout, err)
-	}
+	t.flushWith(ctx, t.sdk.Shutdown)
 	if n := t.batcher.Dropped(); n > 0 {
 		fmt.Fprintf(t.stderr, "proctor: tracing: %d spans dropped: the collector at %s did not keep up (raise %s, now %d, if it only lags)\n",
 			n, t.endpoint, EnvMaxQueued, t.batcher.maxQueued)
@@ -205,9 +201,15 @@ func (t *Tracing) Flush(ctx context.Context) {
 	if t == nil || t.sdk == nil {
 		return
 	}
+	t.flushWith(ctx, t.sdk.ForceFlush)
+}
+
+// flushWith runs flush (the provider's ForceFlush or Shutdown) for at most
+// FlushTimeout, and says on Stderr when spans were left unsent.
+func (t *Tracing) flushWith(ctx context.Context, flush func(context.Context) error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), FlushTimeout)
 	defer cancel()
-	if err := t.sdk.ForceFlush(ctx); err != nil {
+	if err := flush(ctx); err != nil {
 		fmt.Fprintf(t.stderr, "proctor: tracing: spans not flushed to %s within %s: %v\n", t.endpoint, FlushTimeout, err)
 	}
 }
