@@ -25,9 +25,9 @@ import (
 const ScopeName = "github.com/proctor-eval/proctor"
 
 // Bounds on exporting, so that a slow or dead collector never holds up an
-// evaluation: one export request waits at most ExportTimeout, failed ones
-// are retried for RetryFor, and the flush at exit waits at most
-// FlushTimeout.
+// evaluation: one export request waits at most ExportTimeout (unless
+// OTEL_BSP_EXPORT_TIMEOUT says otherwise), failed ones are retried for
+// RetryFor, and the flush at exit waits at most FlushTimeout.
 const (
 	ExportTimeout = 10 * time.Second
 	RetryFor      = 2 * time.Second
@@ -225,12 +225,12 @@ func newExporter(ctx context.Context, cfg Config) (sdktrace.SpanExporter, error)
 	if cfg.Protocol == ProtocolGRPC {
 		return otlptracegrpc.New(ctx,
 			otlptracegrpc.WithEndpointURL(cfg.EndpointURL),
-			otlptracegrpc.WithTimeout(ExportTimeout),
+			otlptracegrpc.WithTimeout(cfg.Batch.withDefaults().ExportTimeout),
 			otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig(retry())))
 	}
 	return otlptracehttp.New(ctx,
 		otlptracehttp.WithEndpointURL(cfg.EndpointURL),
-		otlptracehttp.WithTimeout(ExportTimeout),
+		otlptracehttp.WithTimeout(cfg.Batch.withDefaults().ExportTimeout),
 		otlptracehttp.WithRetry(otlptracehttp.RetryConfig(retry())))
 }
 
