@@ -33,7 +33,10 @@ Report numbers exactly as the tools return them, with the evaluation id. Say "pa
 // wait their turn in the server's queue like structured ones, within
 // their tenant's limits.
 func newChatExecutor(m model.LLM, svc *skills.Service, q *queue, gate *tenantGate) (*adka2a.Executor, error) {
-	fts, err := svc.FunctionTools(func(ctx context.Context) (func(), error) {
+	fts, err := svc.FunctionTools(func(ctx context.Context, simulations int) (func(), error) {
+		if err := gate.simulationsError(simulations); err != nil {
+			return nil, err
+		}
 		return gate.acquire(ctx, q)
 	})
 	if err != nil {

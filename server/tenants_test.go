@@ -393,6 +393,30 @@ func TestTenantLimits(t *testing.T) {
 			t.Errorf("2 simulations within a limit of 2: %s", clipText(a))
 		}
 	})
+	t.Run("simulations per chat request", func(t *testing.T) {
+		// The chat's model asks for 4 simulations, then repeats what the
+		// tool answered.
+		fake := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply {
+			if last := r.Messages[len(r.Messages)-1]; last.Role == "tool" {
+				return llmtest.Reply{Text: "TOOL SAID " + last.ToolResult}
+			}
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "run_evaluation", Args: map[string]any{
+				"agent_url": "builtin", "domain": "mock", "task_ids": []any{"mock-01", "mock-02"}, "num_trials": 2}}}}
+		})
+		m, err := llm.New(context.Background(), "openai:gpt-4.1", llm.Config{APIKey: "sk-chat-test", BaseURL: fake.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := startTenants(t, server.TenantLimits{MaxSimulations: 2}, func(c *server.Config) { c.ChatModel = m })
+		reply := f.rpc(t, aliceToken, "SendMessage", map[string]any{"message": map[string]any{
+			"messageId": "m-1", "role": "ROLE_USER", "parts": []any{map[string]any{"text": "Evaluate builtin on mock-01 and mock-02, twice each."}}}})
+		if !strings.Contains(reply, "TOOL SAID") || !strings.Contains(reply, "runs 4 simulations") || !strings.Contains(reply, server.FlagTenantMaxSimulations) {
+			t.Errorf("the chat's 4 simulations over a limit of 2: %s", clipText(reply))
+		}
+		if evals, err := f.db.ListEvaluations(store.WithTenant(context.Background(), store.Tenant{Name: "root", Admin: true}), store.ListFilter{}); err != nil || len(evals) != 0 {
+			t.Errorf("evaluations stored: %d (%v), want none", len(evals), err)
+		}
+	})
 	t.Run("rate", func(t *testing.T) {
 		f := startTenants(t, server.TenantLimits{RequestsPerSecond: 0.001, Burst: 1})
 		conn, err := grpc.NewClient(f.srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))

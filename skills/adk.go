@@ -24,9 +24,11 @@ const (
 // maxListedFailures bounds the failed simulations a tool result lists.
 const maxListedFailures = 20
 
-// Gate admits a function-tool evaluation when there is room for it (a
-// server's evaluation queue); the returned func releases the slot.
-type Gate func(ctx context.Context) (release func(), err error)
+// Gate admits a function-tool evaluation of the given number of
+// simulations (tasks x trials; 0 for a resumed one) when its caller may run
+// it and there is room for it (a server's tenant limits and evaluation
+// queue); the returned func releases the slot.
+type Gate func(ctx context.Context, simulations int) (release func(), err error)
 
 // ChatRunArgs are run_evaluation's arguments as a function tool: the
 // request's everyday fields. Omitted agent_url and domain are the ones the
@@ -144,7 +146,11 @@ func (s *Service) chatRun(tc agent.ToolContext, gate Gate, args ChatRunArgs) any
 	}
 	ctx := context.Context(tc)
 	if gate != nil {
-		release, err := gate(ctx)
+		n, err := s.Simulations(req)
+		if err != nil {
+			return chatError(err)
+		}
+		release, err := gate(ctx, n)
 		if err != nil {
 			return ChatError{Error: "the evaluation did not start: " + err.Error()}
 		}
