@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -31,9 +32,12 @@ Report numbers exactly as the tools return them, with the evaluation id. Say "pa
 // newChatExecutor serves free-text requests with an ADK LLM agent whose
 // tools are the skills, through ADK's A2A executor. Evaluations it starts
 // wait their turn in the server's queue like structured ones, within
-// their tenant's limits.
-func newChatExecutor(m model.LLM, svc *skills.Service, q *queue, gate *tenantGate) (*adka2a.Executor, error) {
+// their tenant's limits, and none starts while the server drains.
+func newChatExecutor(m model.LLM, svc *skills.Service, q *queue, gate *tenantGate, drain *drainState) (*adka2a.Executor, error) {
 	fts, err := svc.FunctionTools(func(ctx context.Context, simulations int) (func(), error) {
+		if drain.isDraining() {
+			return nil, errors.New(DrainingText)
+		}
 		if err := gate.simulationsError(simulations); err != nil {
 			return nil, err
 		}

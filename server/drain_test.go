@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/proctor-eval/proctor/domains/catalog"
 	"github.com/proctor-eval/proctor/internal/agenttest"
+	"github.com/proctor-eval/proctor/internal/llmtest"
+	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
@@ -206,5 +209,52 @@ func TestResumedTaskKeepsItsTenant(t *testing.T) {
 	}
 	if rec, err := db.GetEvaluation(alice, evalID); err != nil || rec.Status != string(result.StatusCompleted) {
 		t.Errorf("alice's evaluation after the restart: %+v, %v; want completed", rec, err)
+	}
+}
+
+// TestChatStartsNoEvaluationWhileDraining: during a drain the chat front
+// door's run_evaluation tool answers that proctor is draining, as a
+// structured run_evaluation is, and stores nothing.
+func TestChatStartsNoEvaluationWhileDraining(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	fake := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply {
+		if last := r.Messages[len(r.Messages)-1]; last.Role == "tool" {
+			return llmtest.Reply{Text: "TOOL SAID " + last.ToolResult}
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "run_evaluation", Args: map[string]any{"agent_url": "builtin", "domain": "mock"}}}}
+	})
+	m, err := llm.New(ctx, "openai:gpt-4.1", llm.Config{APIKey: "sk-chat-test", BaseURL: fake.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := catalog.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(filepath.Join(t.TempDir(), "p.db"), store.WithNoSync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	srv, err := New(Config{Host: "127.0.0.1", GRPCPort: -1, TaskStore: db.TaskStore(store.WithAnonymousTaskList()), ChatModel: m},
+		&skills.Service{Domains: reg, Store: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.executor.drain.start()
+	res, err := srv.handler.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Evaluate builtin on mock."))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(reply), "TOOL SAID") || !strings.Contains(string(reply), DrainingText) {
+		t.Errorf("chat during a drain: %.2000s", reply)
+	}
+	if evals, err := db.ListEvaluations(ctx, store.ListFilter{}); err != nil || len(evals) != 0 {
+		t.Errorf("evaluations stored during the drain: %d (%v), want none", len(evals), err)
 	}
 }

@@ -214,7 +214,7 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 		resumes: map[a2a.TaskID]ResumableTask{},
 	}
 	if cfg.ChatModel != nil {
-		if s.executor.chat, err = newChatExecutor(cfg.ChatModel, svc, s.executor.queue, s.gate); err != nil {
+		if s.executor.chat, err = newChatExecutor(cfg.ChatModel, svc, s.executor.queue, s.gate, &s.executor.drain); err != nil {
 			s.closeListeners()
 			return nil, err
 		}
