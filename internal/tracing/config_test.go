@@ -128,13 +128,22 @@ func TestConfigFromEnv(t *testing.T) {
 }
 
 func FuzzConfigFromEnv(f *testing.F) {
-	f.Add("http://c:4318", "", "grpc", "otlp,none")
-	f.Add("", "https://x/y", "http/json", "")
-	f.Fuzz(func(t *testing.T, endpoint, traces, protocol, exporter string) {
-		env := map[string]string{EnvEndpoint: endpoint, EnvTracesEndpoint: traces, EnvProtocol: protocol, EnvTracesExporter: exporter}
+	f.Add("http://c:4318", "", "grpc", "otlp,none", "512", "2048")
+	f.Add("", "https://x/y", "http/json", "", "0", "-1")
+	f.Add("http://c:4318", "", "", "", "99999999999999999999", "1")
+	f.Fuzz(func(t *testing.T, endpoint, traces, protocol, exporter, batch, queue string) {
+		env := map[string]string{EnvEndpoint: endpoint, EnvTracesEndpoint: traces, EnvProtocol: protocol, EnvTracesExporter: exporter,
+			EnvBatchSize: batch, EnvMaxQueued: queue, EnvBatchDelay: batch, EnvExportTimeout: queue}
 		cfg, err := ConfigFromEnv(func(k string) string { return env[k] })
-		if err == nil && cfg.Enabled && cfg.EndpointURL == "" {
+		if err != nil {
+			return
+		}
+		if cfg.Enabled && cfg.EndpointURL == "" {
 			t.Fatalf("enabled without an endpoint: %+v", cfg)
+		}
+		b := cfg.Batch.withDefaults()
+		if b.Size < 1 || b.Size > b.MaxQueued || b.MaxQueued > maxQueuedLimit || b.Delay <= 0 || b.ExportTimeout <= 0 {
+			t.Fatalf("batching %+v from %q, %q", b, batch, queue)
 		}
 	})
 }
