@@ -89,16 +89,25 @@ func TestDrainCheckpointsAndResumeTakesTurns(t *testing.T) {
 // once) and waits for Serve to return.
 func serveOn(t *testing.T, db *store.DB, tenants ...Tenant) (*Server, func()) {
 	t.Helper()
+	return serveWith(t, db, func(c *Config) {
+		c.Tenants = tenants
+		if len(tenants) > 0 {
+			c.TaskStore = db.TaskStore(store.WithTenantTasks())
+		}
+	})
+}
+
+// serveWith serves the built-in domains on db, one long task at a time,
+// with tweak's changes to the config.
+func serveWith(t *testing.T, db *store.DB, tweak func(*Config)) (*Server, func()) {
+	t.Helper()
 	reg, err := catalog.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tasks := db.TaskStore(store.WithAnonymousTaskList())
-	if len(tenants) > 0 {
-		tasks = db.TaskStore(store.WithTenantTasks())
-	}
-	srv, err := New(Config{Host: "127.0.0.1", GRPCPort: -1, MaxConcurrent: 1, TaskStore: tasks, Tenants: tenants},
-		&skills.Service{Domains: reg, Store: db})
+	cfg := Config{Host: "127.0.0.1", GRPCPort: -1, MaxConcurrent: 1, TaskStore: db.TaskStore(store.WithAnonymousTaskList())}
+	tweak(&cfg)
+	srv, err := New(cfg, &skills.Service{Domains: reg, Store: db})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,20 +237,12 @@ func TestChatStartsNoEvaluationWhileDraining(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := catalog.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
 	db, err := store.Open(filepath.Join(t.TempDir(), "p.db"), store.WithNoSync())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	srv, err := New(Config{Host: "127.0.0.1", GRPCPort: -1, TaskStore: db.TaskStore(store.WithAnonymousTaskList()), ChatModel: m},
-		&skills.Service{Domains: reg, Store: db})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { _ = db.Close() }) // after the server stops
+	srv, _ := serveWith(t, db, func(c *Config) { c.ChatModel = m })
 	srv.executor.drain.start()
 	res, err := srv.handler.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Evaluate builtin on mock."))})
 	if err != nil {
