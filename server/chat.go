@@ -36,7 +36,7 @@ Report numbers exactly as the tools return them, with the evaluation id. Say "pa
 func newChatExecutor(m model.LLM, svc *skills.Service, q *queue, gate *tenantGate, drain *drainState) (*adka2a.Executor, error) {
 	fts, err := svc.FunctionTools(func(ctx context.Context, simulations int) (func(), error) {
 		if drain.isDraining() {
-			return nil, errors.New(DrainingText)
+			return nil, errors.New(drainingReason)
 		}
 		if err := gate.simulationsError(simulations); err != nil {
 			return nil, err

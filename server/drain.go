@@ -14,7 +14,10 @@ import (
 
 // DrainingText is what a request for new work (run_evaluation,
 // run_eval_set, check_conformance) gets while the server drains.
-const DrainingText = "proctor is draining (it was told to stop or restart) and takes no new work: retry on another instance, or here once it is back."
+const DrainingText = drainingReason + "."
+
+// drainingReason is DrainingText as an error says it (the chat's tools).
+const drainingReason = "proctor is draining (it was told to stop or restart) and takes no new work: retry on another instance, or here once it is back"
 
 // abortWait bounds how long a drain cut short (the timeout, or Abort)
 // waits for the evaluations it stops to save what they finished.

@@ -252,7 +252,7 @@ func TestChatStartsNoEvaluationWhileDraining(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(reply), "TOOL SAID") || !strings.Contains(string(reply), DrainingText) {
+	if !strings.Contains(string(reply), "TOOL SAID") || !strings.Contains(string(reply), drainingReason) {
 		t.Errorf("chat during a drain: %.2000s", reply)
 	}
 	if evals, err := db.ListEvaluations(ctx, store.ListFilter{}); err != nil || len(evals) != 0 {
