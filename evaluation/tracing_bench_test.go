@@ -165,13 +165,17 @@ func benchTracing(b *testing.B, mode string) {
 	b.ResetTimer()
 	for done, round := 0, 0; done < b.N; round++ {
 		n := min(tracingRound, b.N-done)
-		first, second := &cpuOff, &cpuOn
-		runFirst, runSecond := func() { benchRound(b, off, d, task, n) }, func() { benchRound(b, on, d, task, n); tr.Flush(context.Background()) }
-		if round%2 == 1 {
-			first, second, runFirst, runSecond = second, first, runSecond, runFirst
+		untraced := func() { cpuOff += cpuOf(b, func() { benchRound(b, off, d, task, n) }) }
+		traced := func() {
+			cpuOn += cpuOf(b, func() { benchRound(b, on, d, task, n); tr.Flush(context.Background()) })
 		}
-		*first += cpuOf(b, runFirst)
-		*second += cpuOf(b, runSecond)
+		if round%2 == 0 {
+			untraced()
+			traced()
+		} else {
+			traced()
+			untraced()
+		}
 		done += n
 	}
 	b.StopTimer()

@@ -31,11 +31,7 @@ import (
 func TestDrainCheckpointsAndResumeTakesTurns(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	db, err := store.Open(filepath.Join(t.TempDir(), "p.db"), store.WithNoSync())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testDB(t)
 	agent := agenttest.Start(t, agenttest.Delayed(5*time.Millisecond, agenttest.Sorry))
 	request := fmt.Sprintf(`{"skill": "run_evaluation", "params": {"agent_url": %q, "task_ids": ["mock-01", "mock-02", "mock-03", "mock-04"], "concurrency": 1}}`, agent.URL)
 
@@ -87,6 +83,18 @@ func TestDrainCheckpointsAndResumeTakesTurns(t *testing.T) {
 // serveOn serves a server of one evaluation slot on db, whose callers are
 // the tenants given (anyone without); stop drains it (checkpointing at
 // once) and waits for Serve to return.
+// testDB is a fresh store, closed when the test ends, after the servers
+// serving it stop.
+func testDB(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "p.db"), store.WithNoSync())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
 func serveOn(t *testing.T, db *store.DB, tenants ...Tenant) (*Server, func()) {
 	t.Helper()
 	return serveWith(t, db, func(c *Config) {
@@ -181,11 +189,7 @@ func historyTexts(task *a2a.Task) string {
 func TestResumedTaskKeepsItsTenant(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	db, err := store.Open(filepath.Join(t.TempDir(), "p.db"), store.WithNoSync())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testDB(t)
 	agent := agenttest.Start(t, agenttest.Delayed(5*time.Millisecond, agenttest.Sorry))
 	request := fmt.Sprintf(`{"skill": "run_evaluation", "params": {"agent_url": %q, "task_ids": ["mock-01", "mock-02", "mock-03", "mock-04"], "concurrency": 1}}`, agent.URL)
 	alice := store.WithTenant(ctx, store.Tenant{Name: "alice"})
@@ -237,11 +241,7 @@ func TestChatStartsNoEvaluationWhileDraining(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(filepath.Join(t.TempDir(), "p.db"), store.WithNoSync())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() }) // after the server stops
+	db := testDB(t)
 	srv, _ := serveWith(t, db, func(c *Config) { c.ChatModel = m })
 	srv.executor.drain.start()
 	res, err := srv.handler.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Evaluate builtin on mock."))})

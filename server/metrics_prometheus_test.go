@@ -4,7 +4,6 @@ package server_test
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -97,16 +96,4 @@ func queryValue(query string) (string, bool) {
 	}
 	v, ok := answer.Data.Result[0].Value[1].(string)
 	return v, ok
-}
-
-// freeAddr is a loopback address with a port free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
 }

@@ -172,7 +172,7 @@ func makeAliceObjects(t *testing.T, f *tenantFixture) aliceObjects {
 		t.Fatalf("alice's evaluation did not complete: %s", clipText(answer))
 	}
 	o := aliceObjects{task: firstMatch(t, taskIDRE, answer), evaluation: firstMatch(t, evalIDRE, answer)}
-	conf := f.skill(t, aliceToken, "check_conformance", map[string]any{"agent_url": closedLoopback(t), "protocol": "1.0"})
+	conf := f.skill(t, aliceToken, "check_conformance", map[string]any{"agent_url": "http://" + freeAddr(t), "protocol": "1.0"})
 	o.conformance = firstMatch(t, regexp.MustCompile(`"conformance_id":"([0-9a-f-]{36})"`), conf)
 	agent := agenttest.Start(t, agenttest.Sorry)
 	set := f.skill(t, aliceToken, "run_evalset", map[string]any{"agent_url": agent.URL, "eval_set": map[string]any{
@@ -182,8 +182,9 @@ func makeAliceObjects(t *testing.T, f *tenantFixture) aliceObjects {
 	return o
 }
 
-// closedLoopback is a loopback URL nothing listens on.
-func closedLoopback(t *testing.T) string {
+// freeAddr is a loopback address with a port free a moment ago (nothing
+// listens on it).
+func freeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -191,7 +192,7 @@ func closedLoopback(t *testing.T) string {
 	}
 	addr := ln.Addr().String()
 	_ = ln.Close()
-	return "http://" + addr
+	return addr
 }
 
 // tenantProbe asks, as a caller, about one of alice's objects.

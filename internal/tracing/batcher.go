@@ -109,10 +109,13 @@ func (b *batcher) run() {
 	}
 }
 
-// take removes the partial batch.
+// take removes the partial batch (nil when there is none).
 func (b *batcher) take() []sdktrace.ReadOnlySpan {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if len(b.batch) == 0 {
+		return nil
+	}
 	batch := b.batch
 	b.batch = make([]sdktrace.ReadOnlySpan, 0, b.size)
 	return batch

@@ -155,13 +155,14 @@ func Start(ctx context.Context, o Options) (*Tracing, error) {
 	if !cfg.Enabled {
 		return t, nil
 	}
+	cfg.Batch = cfg.Batch.withDefaults()
 	processor := o.SpanProcessor
 	if processor == nil {
 		exp, err := newExporter(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("tracing: OTLP exporter for %s: %w", cfg.EndpointURL, err)
 		}
-		t.batcher = newBatcher(&onceReporter{SpanExporter: exp, endpoint: cfg.EndpointURL, stderr: o.Stderr}, cfg.Batch.withDefaults())
+		t.batcher = newBatcher(&onceReporter{SpanExporter: exp, endpoint: cfg.EndpointURL, stderr: o.Stderr}, cfg.Batch)
 		processor = t.batcher
 	}
 	res, err := newResource(ctx, cfg, o.Version)
@@ -221,16 +222,18 @@ func retry() otlptracehttp.RetryConfig {
 	return otlptracehttp.RetryConfig{Enabled: true, InitialInterval: 250 * time.Millisecond, MaxInterval: time.Second, MaxElapsedTime: RetryFor}
 }
 
+// newExporter makes the OTLP exporter cfg asks for; cfg.Batch has its
+// defaults filled.
 func newExporter(ctx context.Context, cfg Config) (sdktrace.SpanExporter, error) {
 	if cfg.Protocol == ProtocolGRPC {
 		return otlptracegrpc.New(ctx,
 			otlptracegrpc.WithEndpointURL(cfg.EndpointURL),
-			otlptracegrpc.WithTimeout(cfg.Batch.withDefaults().ExportTimeout),
+			otlptracegrpc.WithTimeout(cfg.Batch.ExportTimeout),
 			otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig(retry())))
 	}
 	return otlptracehttp.New(ctx,
 		otlptracehttp.WithEndpointURL(cfg.EndpointURL),
-		otlptracehttp.WithTimeout(cfg.Batch.withDefaults().ExportTimeout),
+		otlptracehttp.WithTimeout(cfg.Batch.ExportTimeout),
 		otlptracehttp.WithRetry(otlptracehttp.RetryConfig(retry())))
 }
 
