@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/google/go-cmp/cmp"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 )
@@ -40,7 +44,7 @@ var progressLine = regexp.MustCompile(`(?m)^proctor: (\d+)/(\d+) (\S+#\d+) rewar
 func TestInterruptAndResume(t *testing.T) {
 	db := tempDB(t)
 	seen := newContextCounter()
-	srv := agenttest.Start(t, seen.wrap(agenttest.Delayed(20*time.Millisecond, agenttest.Sorry)))
+	srv, cards := startCountingCards(t, seen.wrap(agenttest.Delayed(20*time.Millisecond, agenttest.Sorry)))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -82,7 +86,7 @@ func TestInterruptAndResume(t *testing.T) {
 	if len(kept) < 3 || len(kept) >= 2*mockTasks {
 		t.Fatalf("%d simulations kept, want at least the 3 reported and not all", len(kept))
 	}
-	before := seen.snapshot()
+	cardsBefore := cards.Load()
 
 	// What was printed is what was stored.
 	storedEval := decodeObject(t, mustCLI(t, exitOK, "results", id, "--db", db, "--format", "json").stdout)
@@ -110,12 +114,37 @@ func TestInterruptAndResume(t *testing.T) {
 			t.Errorf("stderr does not refuse %s:\n%s", flag, r.stderr)
 		}
 	}
-	if len(seen.snapshot()) != len(before) {
-		t.Error("a refused resume ran simulations")
+	// A run reaches the agent through its card first, so a refused resume
+	// fetched none. (Counting the agent's requests instead would race with
+	// a request the interrupted run sent just before it stopped: the agent
+	// may handle it after the run returned.)
+	if n := cards.Load() - cardsBefore; n != 0 {
+		t.Errorf("a refused resume fetched the agent card %d times", n)
 	}
+	before := seen.snapshot()
 	r = mustCLI(t, exitOK, "run", "--resume", id[:8], "--db", db, "--format", "json", "--concurrency", "8")
+	if cards.Load() == cardsBefore {
+		t.Error("the resumed run fetched no agent card: the refusal check above counts nothing")
+	}
 	final := decodeObject(t, r.stdout)
 	checkResumed(t, final, id, storedEval, before, seen.snapshot(), 2*mockTasks, 2)
+}
+
+// startCountingCards serves a real agent like agenttest.Start and counts the
+// fetches of its agent card.
+func startCountingCards(t *testing.T, reply agenttest.ReplyFunc) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var cards atomic.Int64
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	card := a2asrv.NewStaticAgentCardHandler(agenttest.Card(srv.URL))
+	mux.Handle("/.well-known/agent-card.json", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cards.Add(1)
+		card.ServeHTTP(w, r)
+	}))
+	mux.Handle("/", agenttest.Handler(reply))
+	return srv, &cards
 }
 
 // checkResumed checks a resumed evaluation: complete, no simulation twice,
