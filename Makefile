@@ -73,6 +73,7 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzReadTurn$$' -fuzztime=10s ./rollout/
 	$(GO) test -run='^$$' -fuzz='^FuzzJudgeReply$$' -fuzztime=10s ./scoring/metric/
 	$(GO) test -run='^$$' -fuzz='^FuzzInspectCheck$$' -fuzztime=10s ./evalset/
+	$(GO) test -run='^$$' -fuzz='^FuzzExporterMatchesSDK$$' -fuzztime=10s ./internal/tracing/
 	$(GO) test -run='^$$' -fuzz='^FuzzFrameReader$$' -fuzztime=10s ./ecp/
 	$(GO) test -run='^$$' -fuzz='^FuzzStepResult$$' -fuzztime=10s ./ecp/
 	$(GO) test -run='^$$' -fuzz='^FuzzSplitCommand$$' -fuzztime=10s ./ecp/

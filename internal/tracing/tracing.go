@@ -226,15 +226,15 @@ func retry() otlptracehttp.RetryConfig {
 // defaults filled.
 func newExporter(ctx context.Context, cfg Config) (sdktrace.SpanExporter, error) {
 	if cfg.Protocol == ProtocolGRPC {
-		return otlptracegrpc.New(ctx,
+		return startExporter(ctx, otlptracegrpc.NewClient(
 			otlptracegrpc.WithEndpointURL(cfg.EndpointURL),
 			otlptracegrpc.WithTimeout(cfg.Batch.ExportTimeout),
-			otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig(retry())))
+			otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig(retry()))))
 	}
-	return otlptracehttp.New(ctx,
+	return startExporter(ctx, otlptracehttp.NewClient(
 		otlptracehttp.WithEndpointURL(cfg.EndpointURL),
 		otlptracehttp.WithTimeout(cfg.Batch.ExportTimeout),
-		otlptracehttp.WithRetry(otlptracehttp.RetryConfig(retry())))
+		otlptracehttp.WithRetry(otlptracehttp.RetryConfig(retry()))))
 }
 
 // newResource describes proctor: service.name "proctor" unless

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/internal/tracing"
@@ -60,6 +63,66 @@ func TestStartExportsToCollector(t *testing.T) {
 	}
 	if stderr.String() != "" {
 		t.Errorf("stderr = %q, want nothing", stderr.String())
+	}
+}
+
+// TestStartExportsOverEveryProtocol sends spans with attributes of several
+// types through each OTLP transport proctor offers, to a collector that
+// decodes them with the collector's own types.
+func TestStartExportsOverEveryProtocol(t *testing.T) {
+	tests := []struct {
+		name  string
+		start func(testing.TB) *otlptest.Receiver
+		env   map[string]string
+	}{
+		{"http/protobuf", otlptest.Start, nil},
+		{"http/protobuf gzip", otlptest.Start, map[string]string{"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"}},
+		{"grpc", otlptest.StartGRPC, map[string]string{tracing.EnvProtocol: string(tracing.ProtocolGRPC)}},
+		{"grpc gzip", otlptest.StartGRPC, map[string]string{tracing.EnvProtocol: string(tracing.ProtocolGRPC), "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			recv := tt.start(t)
+			for k, v := range tt.env {
+				t.Setenv(k, v) // the exporters read their own variables
+			}
+			env := map[string]string{tracing.EnvEndpoint: recv.URL}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			var stderr agenttest.Buffer
+			tr, err := tracing.Start(t.Context(), tracing.Options{Getenv: envOf(env), Stderr: &stderr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, parent := tracing.Tracer(tr.Provider()).Start(t.Context(), "simulation")
+			_, child := tracing.Tracer(tr.Provider()).Start(ctx, "a2a SendMessage",
+				trace.WithSpanKind(trace.SpanKindClient),
+				trace.WithAttributes(attribute.String("a2a.task_id", "t-1"), attribute.Int("http.response.status_code", 503),
+					attribute.Bool("tool.error", true), attribute.String("error.type", "bad \xff bytes")))
+			child.SetStatus(codes.Error, "agent answered 503")
+			child.End()
+			parent.End()
+			tr.Shutdown(t.Context())
+			spans := recv.Spans()
+			if len(spans) != 2 {
+				t.Fatalf("received %d spans, want 2; stderr: %s", len(spans), stderr.String())
+			}
+			got, p := spans[0], spans[1]
+			if got.ParentSpanID != p.SpanID || got.TraceID != p.TraceID {
+				t.Errorf("the request's span is not the simulation's child: %+v under %+v", got, p)
+			}
+			got.TraceID, got.SpanID, got.ParentSpanID = "", "", ""
+			want := otlptest.Span{Name: "a2a SendMessage", Kind: "SPAN_KIND_CLIENT", Status: "STATUS_CODE_ERROR",
+				Attributes: map[string]string{"a2a.task_id": "t-1", "http.response.status_code": "503", "tool.error": "true", "error.type": "bad \uFFFD bytes"},
+				Service:    "proctor", Scope: tracing.ScopeName}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("span (-want +got):\n%s", diff)
+			}
+			if stderr.String() != "" {
+				t.Errorf("stderr = %q, want nothing", stderr.String())
+			}
+		})
 	}
 }
 

@@ -1,13 +1,16 @@
-// Package otlptest is a loopback OTLP/HTTP trace receiver for tests and
-// benchmarks: it decodes what an OTLP exporter sends (protobuf,
-// optionally gzipped) with the collector's own types and keeps the spans.
+// Package otlptest is a loopback OTLP trace receiver for tests and
+// benchmarks: it decodes what an OTLP exporter sends (over HTTP, protobuf
+// optionally gzipped, or over gRPC) with the collector's own types and
+// keeps the spans.
 package otlptest
 
 import (
 	"compress/gzip"
+	"context"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -17,6 +20,7 @@ import (
 
 	collectorpb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -68,6 +72,34 @@ func start(tb testing.TB, deferred bool) *Receiver {
 	r, srv := Serve(deferred)
 	tb.Cleanup(srv.Close)
 	return r
+}
+
+// StartGRPC serves a receiver over OTLP/gRPC until the test ends; its URL
+// is the endpoint as OTEL_EXPORTER_OTLP_ENDPOINT takes it for the grpc
+// protocol (http://host:port, no TLS).
+func StartGRPC(tb testing.TB) *Receiver {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := &Receiver{URL: "http://" + ln.Addr().String()}
+	srv := grpc.NewServer(grpc.MaxRecvMsgSize(maxBody))
+	collectorpb.RegisterTraceServiceServer(srv, grpcService{r: r})
+	go func() { _ = srv.Serve(ln) }()
+	tb.Cleanup(srv.Stop)
+	return r
+}
+
+// grpcService is the collector's trace service over gRPC.
+type grpcService struct {
+	collectorpb.UnimplementedTraceServiceServer
+	r *Receiver
+}
+
+func (g grpcService) Export(_ context.Context, req *collectorpb.ExportTraceServiceRequest) (*collectorpb.ExportTraceServiceResponse, error) {
+	g.r.add(req)
+	return &collectorpb.ExportTraceServiceResponse{}, nil
 }
 
 // Serve serves a receiver (deferred: as StartDeferred's) for processes
