@@ -150,28 +150,26 @@ func appendValue(b []byte, v attribute.Value) []byte {
 
 // sliceItems returns the items of a slice value, each as a Value.
 func sliceItems(v attribute.Value) ([]attribute.Value, bool) {
-	var items []attribute.Value
 	switch v.Type() {
 	case attribute.SLICE:
 		return v.AsSlice(), true
 	case attribute.BOOLSLICE:
-		for _, x := range v.AsBoolSlice() {
-			items = append(items, attribute.BoolValue(x))
-		}
+		return valuesOf(v.AsBoolSlice(), attribute.BoolValue), true
 	case attribute.INT64SLICE:
-		for _, x := range v.AsInt64Slice() {
-			items = append(items, attribute.Int64Value(x))
-		}
+		return valuesOf(v.AsInt64Slice(), attribute.Int64Value), true
 	case attribute.FLOAT64SLICE:
-		for _, x := range v.AsFloat64Slice() {
-			items = append(items, attribute.Float64Value(x))
-		}
+		return valuesOf(v.AsFloat64Slice(), attribute.Float64Value), true
 	case attribute.STRINGSLICE:
-		for _, x := range v.AsStringSlice() {
-			items = append(items, attribute.StringValue(x))
-		}
-	default:
-		return nil, false
+		return valuesOf(v.AsStringSlice(), attribute.StringValue), true
 	}
-	return items, true
+	return nil, false
+}
+
+// valuesOf makes each of xs a Value.
+func valuesOf[T any](xs []T, value func(T) attribute.Value) []attribute.Value {
+	out := make([]attribute.Value, len(xs))
+	for i, x := range xs {
+		out[i] = value(x)
+	}
+	return out
 }
