@@ -45,10 +45,7 @@ func serveBench(tb testing.TB) (*server.Server, *skills.Service) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	tb.Cleanup(func() { cancel(); <-done; _ = db.Close() })
+	server.ServeInBackground(tb, srv, db)
 	return srv, svc
 }
 

@@ -119,12 +119,7 @@ func serveWith(t *testing.T, db *store.DB, tweak func(*Config)) (*Server, func()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	stop := func() { cancel(); <-done }
-	t.Cleanup(stop)
-	return srv, stop
+	return srv, serveInBackground(t, srv)
 }
 
 func sendRequest(ctx context.Context, t *testing.T, s *Server, text string) a2a.TaskID {

@@ -121,10 +121,7 @@ func TestFullDiskEndsTheTask(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() { _ = srv.Serve(ctx); close(done) }()
-			t.Cleanup(func() { cancel(); <-done; _ = db.Close() })
+			server.ServeInBackground(t, srv, db)
 
 			c := client(t, srv.URL())
 			slow := agenttest.Start(t, agenttest.Delayed(5*time.Millisecond, agenttest.Sorry))

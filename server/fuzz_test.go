@@ -191,10 +191,7 @@ func startServer(t *testing.T, cfg Config) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; _ = db.Close() })
+	serveInBackground(t, srv, db)
 	return srv
 }
 

@@ -115,10 +115,7 @@ func TestPrivateTargetsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; _ = db.Close() })
+	serveInBackground(t, srv, db)
 
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(agent.URL, "http://"))
 	// The agent's own address on every binding; its other spellings, and

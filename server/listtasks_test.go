@@ -227,10 +227,7 @@ func startWithStore(t *testing.T) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; _ = db.Close() })
+	serveInBackground(t, srv, db)
 	return srv
 }
 

@@ -72,10 +72,7 @@ func TestSimulationConcurrencyIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; _ = db.Close() })
+	server.ServeInBackground(t, srv, db)
 
 	agent := &inFlight{target: limit, reached: make(chan struct{})}
 	hung := agenttest.Start(t, agent.hold)

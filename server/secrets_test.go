@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -86,36 +85,13 @@ func closedPort(t *testing.T) string {
 	return "http://" + addr
 }
 
-// wire sends one HTTP request and returns the whole answer (a stream is
-// read to its end).
+// wire sends one HTTP request that must succeed and returns the whole
+// answer (a stream is read to its end).
 func wire(t *testing.T, method, url, token, body string) []byte {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if !strings.Contains(url, "v0.3") {
-		req.Header.Set("A2A-Version", "1.0")
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s %s: reading: %v", method, url, err)
-	}
-	if resp.StatusCode != 200 {
-		t.Fatalf("%s %s: HTTP %d %s", method, url, resp.StatusCode, clip(b))
+	code, b := sendHTTP(t, method, url, token, body)
+	if code != http.StatusOK {
+		t.Fatalf("%s %s: HTTP %d %s", method, url, code, clip(b))
 	}
 	return b
 }
@@ -183,19 +159,7 @@ func TestCredentialsNeverKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			cancel()
-			<-done
-			_ = db.Close()
-		}
-	}
-	t.Cleanup(stop)
+	stop := serveInBackground(t, srv, db)
 
 	agentURL, agentSaw := keyedAgent(t)
 	nobody := closedPort(t)

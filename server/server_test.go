@@ -50,10 +50,7 @@ func start(t *testing.T, cfg server.Config, with ...func(*skills.Service)) fixtu
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; _ = db.Close() })
+	server.ServeInBackground(t, srv, db)
 	return fixture{srv: srv, db: db}
 }
 

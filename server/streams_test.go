@@ -197,10 +197,7 @@ func TestIdleSubscribersAreBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; _ = db.Close() })
+	server.ServeInBackground(t, srv, db)
 
 	// The agent answers only once every subscriber has asked: a task that
 	// ended meanwhile would free its streams' slots and let later ones in.

@@ -81,38 +81,15 @@ func startTenants(t *testing.T, limits server.TenantLimits, tweak ...func(*serve
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; _ = db.Close() })
+	server.ServeInBackground(t, srv, db)
 	return &tenantFixture{srv: srv, db: db, dbPath: dbPath}
 }
 
 // call sends one HTTP request with token and returns the status and body.
 func (f *tenantFixture) call(t *testing.T, method, path, token, body string) (int, string) {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, f.srv.URL()+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if !strings.Contains(path, "v0.3") {
-		req.Header.Set("A2A-Version", "1.0")
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	code, b := server.SendHTTP(t, method, f.srv.URL()+path, token, body)
+	return code, string(b)
 }
 
 // rpc sends a JSON-RPC 1.0 call.
