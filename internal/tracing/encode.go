@@ -101,13 +101,13 @@ func (e *exporter) encode(spans []sdktrace.ReadOnlySpan) []*tracepb.ResourceSpan
 		if !ok {
 			i = len(scopes)
 			e.scopes[key] = i
-			ss := &tracepb.ScopeSpans{Scope: e.scope(key.scope), SchemaUrl: key.scope.SchemaURL}
+			ss := &tracepb.ScopeSpans{Scope: scopeOf(key.scope), SchemaUrl: key.scope.SchemaURL}
 			scopes = append(scopes, ss)
 			r, ok := e.resources[key.resource]
 			if !ok {
 				r = len(out)
 				e.resources[key.resource] = r
-				out = append(out, &tracepb.ResourceSpans{Resource: e.resource(res), SchemaUrl: res.SchemaURL()})
+				out = append(out, &tracepb.ResourceSpans{Resource: resourceOf(res), SchemaUrl: res.SchemaURL()})
 			}
 			out[r].ScopeSpans = append(out[r].ScopeSpans, ss)
 		}
@@ -126,8 +126,8 @@ func (e *exporter) encode(spans []sdktrace.ReadOnlySpan) []*tracepb.ResourceSpan
 	return out
 }
 
-// resource is r as OTLP sends it (nil for none).
-func (e *exporter) resource(r *resource.Resource) *resourcepb.Resource {
+// resourceOf is r as OTLP sends it (nil for none).
+func resourceOf(r *resource.Resource) *resourcepb.Resource {
 	if r == nil {
 		return nil
 	}
@@ -140,8 +140,8 @@ func (e *exporter) resource(r *resource.Resource) *resourcepb.Resource {
 	return m
 }
 
-// scope is an instrumentation scope as OTLP sends it (nil for none).
-func (e *exporter) scope(s instrumentation.Scope) *commonpb.InstrumentationScope {
+// scopeOf is an instrumentation scope as OTLP sends it (nil for none).
+func scopeOf(s instrumentation.Scope) *commonpb.InstrumentationScope {
 	if s == (instrumentation.Scope{}) {
 		return nil
 	}
