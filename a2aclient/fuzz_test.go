@@ -130,9 +130,13 @@ func FuzzReportedUsage(f *testing.F) {
 		}
 		// Whatever was reported is in the metadata, under one of the keys.
 		found := false
-		for _, outer := range []string{"usage", "token_usage", "adk_usage_metadata", "usage_metadata", "usageMetadata"} {
-			m, _ := meta[outer].(map[string]any)
-			for _, pair := range [][2]string{{"input_tokens", "output_tokens"}, {"prompt_tokens", "completion_tokens"}, {"promptTokenCount", "candidatesTokenCount"}, {"prompt_token_count", "candidates_token_count"}} {
+		execution, _ := meta["execution"].(map[string]any)
+		for _, m := range []any{meta["usage"], meta["token_usage"], execution["usage"], meta["adk_usage_metadata"], meta["usage_metadata"], meta["usageMetadata"]} {
+			m, _ := m.(map[string]any)
+			for _, pair := range [][2]string{
+				{"input_tokens", "output_tokens"}, {"prompt_tokens", "completion_tokens"}, {"inputTokens", "outputTokens"},
+				{"promptTokens", "completionTokens"}, {"promptTokenCount", "candidatesTokenCount"}, {"prompt_token_count", "candidates_token_count"},
+			} {
 				in, _ := m[pair[0]].(float64)
 				out, _ := m[pair[1]].(float64)
 				if (m[pair[0]] != nil || m[pair[1]] != nil) && int64(in) == u.InputTokens && int64(out) == u.OutputTokens {

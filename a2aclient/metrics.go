@@ -492,15 +492,16 @@ type Usage struct {
 	OutputTokens int64
 }
 
-// ReportedUsage reads token usage from an A2A metadata map. Accepted keys
-// (first match wins):
+// ReportedUsage reads token usage from an A2A metadata map. Accepted places
+// and namings, tried in this order (first match wins):
 //
-//   - usage.input_tokens / usage.output_tokens
-//   - usage.prompt_tokens / usage.completion_tokens (OpenAI style)
-//   - token_usage.* with either naming
+//   - usage, token_usage, and execution.usage (Mastra), each with
+//     input_tokens / output_tokens, prompt_tokens / completion_tokens
+//     (OpenAI style), inputTokens / outputTokens (the AI SDK's) or
+//     promptTokens / completionTokens (VoltAgent's);
 //   - adk_usage_metadata.promptTokenCount / candidatesTokenCount (ADK; also
 //     prompt_token_count / candidates_token_count, and usage_metadata or
-//     usageMetadata as the outer key)
+//     usageMetadata as the outer key).
 //
 // A pair with one count missing reads it as zero; a pair holding anything
 // but whole non-negative numbers (strings, NaN, fractions) is ignored.
@@ -508,27 +509,49 @@ func ReportedUsage(meta map[string]any) (Usage, bool) {
 	if len(meta) == 0 {
 		return Usage{}, false
 	}
-	for _, key := range []string{"usage", "token_usage"} {
-		m, ok := meta[key].(map[string]any)
-		if !ok {
-			continue
-		}
-		if u, ok := usagePair(m, "input_tokens", "output_tokens"); ok {
-			return u, true
-		}
-		if u, ok := usagePair(m, "prompt_tokens", "completion_tokens"); ok {
+	for _, path := range [...][]string{{"usage"}, {"token_usage"}, {"execution", "usage"}} {
+		if u, ok := firstPair(objectAt(meta, path), [][2]string{
+			{"input_tokens", "output_tokens"},
+			{"prompt_tokens", "completion_tokens"},
+			{"inputTokens", "outputTokens"},
+			{"promptTokens", "completionTokens"},
+		}); ok {
 			return u, true
 		}
 	}
-	for _, key := range []string{"adk_usage_metadata", "usage_metadata", "usageMetadata"} {
-		m, ok := meta[key].(map[string]any)
-		if !ok {
-			continue
-		}
-		if u, ok := usagePair(m, "promptTokenCount", "candidatesTokenCount"); ok {
+	for _, key := range [...]string{"adk_usage_metadata", "usage_metadata", "usageMetadata"} {
+		m, _ := meta[key].(map[string]any)
+		if u, ok := firstPair(m, [][2]string{
+			{"promptTokenCount", "candidatesTokenCount"},
+			{"prompt_token_count", "candidates_token_count"},
+		}); ok {
 			return u, true
 		}
-		if u, ok := usagePair(m, "prompt_token_count", "candidates_token_count"); ok {
+	}
+	return Usage{}, false
+}
+
+// objectAt is the object found by following path's keys from meta, or nil.
+func objectAt(meta map[string]any, path []string) map[string]any {
+	m := meta
+	for _, key := range path {
+		next, ok := m[key].(map[string]any)
+		if !ok {
+			return nil
+		}
+		m = next
+	}
+	return m
+}
+
+// firstPair is the usage under the first of namings (input and output key)
+// that m holds usably.
+func firstPair(m map[string]any, namings [][2]string) (Usage, bool) {
+	if m == nil {
+		return Usage{}, false
+	}
+	for _, n := range namings {
+		if u, ok := usagePair(m, n[0], n[1]); ok {
 			return u, true
 		}
 	}

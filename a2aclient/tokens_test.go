@@ -28,6 +28,9 @@ var usageStyles = []struct {
 	{"usage_metadata", `{"usage_metadata": {"prompt_token_count": 12, "candidates_token_count": 34}}`},
 	{"usageMetadata", `{"usageMetadata": {"promptTokenCount": 12, "candidatesTokenCount": 34}}`},
 	{"beside other metadata", `{"trace_id": "abc", "usage": {"input_tokens": 12, "output_tokens": 34}}`},
+	{"AI SDK camelCase", `{"usage": {"inputTokens": 12, "outputTokens": 34, "totalTokens": 46}}`},
+	{"VoltAgent", `{"finishReason": "stop", "usage": {"promptTokens": 12, "completionTokens": 34, "totalTokens": 46}}`},
+	{"Mastra", `{"execution": {"toolCalls": [], "usage": {"inputTokens": 12, "outputTokens": 34, "totalTokens": 46}, "finishReason": "stop"}}`},
 }
 
 func TestReportedTokensFromServer(t *testing.T) {
@@ -178,6 +181,16 @@ func TestReportedUsage(t *testing.T) {
 		// A broken pair does not hide a good one.
 		{name: "bad input naming, good openai naming", meta: map[string]any{"usage": map[string]any{"input_tokens": "x", "prompt_tokens": 3.0, "completion_tokens": 4.0}}, want: Usage{3, 4}, ok: true},
 		{name: "bad usage, good token_usage", meta: map[string]any{"usage": map[string]any{"input_tokens": -1.0}, "token_usage": map[string]any{"input_tokens": 1.0, "output_tokens": 2.0}}, want: Usage{1, 2}, ok: true},
+		// What the frameworks send, as they send it.
+		{name: "VoltAgent", meta: map[string]any{"finishReason": "stop", "usage": map[string]any{"promptTokens": 10.0, "completionTokens": 5.0, "totalTokens": 15.0, "cachedInputTokens": 0.0, "reasoningTokens": 0.0}}, want: Usage{10, 5}, ok: true},
+		{name: "Mastra", meta: map[string]any{"resourceId": "refuse", "execution": map[string]any{"toolCalls": []any{}, "usage": map[string]any{"inputTokens": 10.0, "outputTokens": 5.0, "totalTokens": 15.0, "raw": map[string]any{"inputTokens": map[string]any{"total": 10.0}}}}}, want: Usage{10, 5}, ok: true},
+		{name: "AI SDK usage", meta: map[string]any{"usage": map[string]any{"inputTokens": 3.0, "outputTokens": 4.0}}, want: Usage{3, 4}, ok: true},
+		{name: "execution not an object", meta: map[string]any{"execution": "done"}},
+		{name: "execution without usage", meta: map[string]any{"execution": map[string]any{"inputTokens": 3.0}}},
+		{name: "AI SDK v5 object counts", meta: map[string]any{"usage": map[string]any{"inputTokens": map[string]any{"total": 10.0}, "outputTokens": map[string]any{"total": 5.0}}}},
+		// snake_case is tried before camelCase under the same key.
+		{name: "both namings", meta: map[string]any{"usage": map[string]any{"input_tokens": 1.0, "output_tokens": 2.0, "inputTokens": 9.0, "outputTokens": 9.0}}, want: Usage{1, 2}, ok: true},
+		{name: "usage wins over execution.usage", meta: map[string]any{"usage": map[string]any{"promptTokens": 1.0}, "execution": map[string]any{"usage": map[string]any{"inputTokens": 9.0}}}, want: Usage{1, 0}, ok: true},
 		{name: "usage wins over adk", meta: map[string]any{"usage": map[string]any{"input_tokens": 1.0, "output_tokens": 2.0}, "adk_usage_metadata": map[string]any{"promptTokenCount": 9.0, "candidatesTokenCount": 9.0}}, want: Usage{1, 2}, ok: true},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/conformance"
+	"github.com/proctor-eval/proctor/result"
 )
 
 const (
@@ -94,11 +95,32 @@ func TestADKTS(t *testing.T) {
 						t.Errorf("client uses %s %s at %s, want %s 0.3", ep.ProtocolBinding, ep.ProtocolVersion, ep.URL, want)
 					}
 					checkScripted(t, mode, sim)
+					checkADKTSTokens(t, a2aclient.StreamingMode(streaming), sim)
 					if len(sim.NonConformant) > 0 {
 						t.Errorf("flagged non-conformant: %q", sim.NonConformant)
 					}
 				})
 			}
 		}
+	}
+}
+
+// checkADKTSTokens: streamed, every artifact update carries the model's
+// usage as adk_usage_metadata (100 in, 10 out a call), which proctor
+// reports; unstreamed, toA2a's completed task drops every event's
+// metadata, so proctor can only estimate.
+func checkADKTSTokens(t *testing.T, streaming a2aclient.StreamingMode, sim result.Simulation) {
+	t.Helper()
+	m := sim.Metrics
+	if streaming == a2aclient.StreamingOff {
+		if !m.TokensEstimated {
+			t.Errorf("tokens %d in, %d out reported; want them estimated: the unstreamed task carries no usage", m.InputTokens, m.OutputTokens)
+		}
+		return
+	}
+	turns := int64(agentTurns(sim.Messages))
+	if m.TokensEstimated || m.InputTokens != 100*turns || m.OutputTokens != 10*turns {
+		t.Errorf("tokens %d in, %d out, estimated %v over %d turns; want %d and %d reported (100 and 10 a call)",
+			m.InputTokens, m.OutputTokens, m.TokensEstimated, turns, 100*turns, 10*turns)
 	}
 }

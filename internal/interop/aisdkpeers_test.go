@@ -121,6 +121,27 @@ func declaredInterfaces(t *testing.T, cardURL string) []string {
 	return out
 }
 
+// The token usage peerkit.mjs's scripted model reports for every call.
+const (
+	scriptInputTokens  = 10
+	scriptOutputTokens = 5
+)
+
+// frameworkFacts is what is known of an AI SDK framework's agents: what
+// proctor records of their cards and turns, whether their replies carry
+// the model's token usage, and their conformance deviations.
+type frameworkFacts struct {
+	// cardNote is the deviation of the agent's card that the first turn
+	// records; turnNotes are those every turn records, in order, by
+	// streaming mode.
+	cardNote  string
+	turnNotes map[a2aclient.StreamingMode][]string
+	// usage holds the streaming modes in which each reply carries the
+	// scripted model's usage; in the others proctor estimates tokens.
+	usage map[a2aclient.StreamingMode]bool
+	devs  []deviation
+}
+
 // frameworkCell is one simulation a framework test runs: an agent, an
 // interface of its card, a streaming mode, and what must come of it.
 type frameworkCell struct {
@@ -131,6 +152,8 @@ type frameworkCell struct {
 	// records; turnNotes are those every turn records, in order.
 	cardNote  string
 	turnNotes []string
+	// usage says each reply carries the scripted model's token usage.
+	usage bool
 }
 
 // runFrameworkCell plays task mock-01 against the cell's agent and checks
@@ -158,6 +181,29 @@ func runFrameworkCell(t *testing.T, peers frameworkPeers, cell frameworkCell) {
 	if diff := cmp.Diff(cell.wantNonConformant(sim.Messages), sim.NonConformant, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("recorded deviations (-want +got):\n%s", diff)
 	}
+	type tokens struct {
+		In, Out   int64
+		Estimated bool
+	}
+	got := tokens{sim.Metrics.InputTokens, sim.Metrics.OutputTokens, sim.Metrics.TokensEstimated}
+	if turns := int64(agentTurns(sim.Messages)); cell.usage {
+		if diff := cmp.Diff(tokens{scriptInputTokens * turns, scriptOutputTokens * turns, false}, got); diff != "" {
+			t.Errorf("tokens over %d turns, each reporting the model's usage (-want +got):\n%s", turns, diff)
+		}
+	} else if !got.Estimated {
+		t.Errorf("tokens %+v: want them estimated, the replies carry no usage", got)
+	}
+}
+
+// agentTurns counts the agent's replies in msgs, after proctor's greeting.
+func agentTurns(msgs []result.Message) int {
+	n := 0
+	for _, m := range msgs[1:] {
+		if m.Role == result.RoleAssistant {
+			n++
+		}
+	}
+	return n
 }
 
 // jsonEqual compares two JSON documents by value, so that key order and
@@ -177,13 +223,7 @@ func jsonEqual(a, b json.RawMessage) bool {
 // agent turn, the turn's deviations joined with "; ", the card's first.
 func (c frameworkCell) wantNonConformant(msgs []result.Message) []string {
 	var out []string
-	turns := 0
-	for _, m := range msgs[1:] { // the first is proctor's greeting
-		if m.Role == result.RoleAssistant {
-			turns++
-		}
-	}
-	for i := range turns {
+	for i := range agentTurns(msgs) {
 		notes := c.turnNotes
 		if i == 0 {
 			notes = append([]string{c.cardNote}, notes...)
@@ -197,10 +237,9 @@ func (c frameworkCell) wantNonConformant(msgs []result.Message) []string {
 
 // testCardURLFramework evaluates both scripted agents of an AI SDK framework
 // whose card is 0.3 style with only url (JSON-RPC 0.3 by A2A 0.3's
-// defaults), streaming off and on, each turn noting cardNote and
-// turnNotes[streaming], and checks each agent's conformance deviations
-// are devs.
-func testCardURLFramework(t *testing.T, p nodeProject, cardNote string, turnNotes map[a2aclient.StreamingMode][]string, devs []deviation) {
+// defaults), streaming off and on, and checks each simulation and each
+// agent's conformance deviations against facts.
+func testCardURLFramework(t *testing.T, p nodeProject, facts frameworkFacts) {
 	t.Helper()
 	peers := startFrameworkPeers(t, p)
 	for _, mode := range scriptModes {
@@ -213,7 +252,8 @@ func testCardURLFramework(t *testing.T, p nodeProject, cardNote string, turnNote
 		for _, streaming := range []a2aclient.StreamingMode{a2aclient.StreamingOff, a2aclient.StreamingOn} {
 			cell := frameworkCell{
 				mode: mode, transport: string(a2aclient.TransportJSONRPC), protocol: string(a2aclient.Protocol03),
-				streaming: streaming, cardNote: cardNote, turnNotes: turnNotes[streaming],
+				streaming: streaming, cardNote: facts.cardNote, turnNotes: facts.turnNotes[streaming],
+				usage: facts.usage[streaming],
 			}
 			t.Run(fmt.Sprintf("%s/jsonrpc-0.3/streaming-%s", mode, streaming), func(t *testing.T) {
 				t.Parallel()
@@ -228,7 +268,7 @@ func testCardURLFramework(t *testing.T, p nodeProject, cardNote string, turnNote
 			if err != nil {
 				t.Fatal(err)
 			}
-			assertDeviations(t, rep, devs)
+			assertDeviations(t, rep, facts.devs)
 		})
 	}
 }

@@ -63,5 +63,11 @@ func TestVoltAgent(t *testing.T) {
 			"a streamed task event has no kind; read as one",
 		},
 	}
-	testCardURLFramework(t, voltAgentProject(), cardNote, turnNotes, voltAgentDeviations())
+	testCardURLFramework(t, voltAgentProject(), frameworkFacts{
+		cardNote: cardNote, turnNotes: turnNotes,
+		// The completed task's metadata.usage, in replies and in the
+		// stream's last task event alike.
+		usage: map[a2aclient.StreamingMode]bool{a2aclient.StreamingOff: true, a2aclient.StreamingOn: true},
+		devs:  voltAgentDeviations(),
+	})
 }
