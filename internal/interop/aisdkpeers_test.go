@@ -143,17 +143,13 @@ type frameworkFacts struct {
 }
 
 // frameworkCell is one simulation a framework test runs: an agent, an
-// interface of its card, a streaming mode, and what must come of it.
+// interface of its card, a streaming mode, and the framework's facts,
+// which say what must come of it.
 type frameworkCell struct {
 	mode                string // "refuse" or "toolcall"
 	transport, protocol string
 	streaming           a2aclient.StreamingMode
-	// cardNote is the deviation of the agent's card that the first turn
-	// records; turnNotes are those every turn records, in order.
-	cardNote  string
-	turnNotes []string
-	// usage says each reply carries the scripted model's token usage.
-	usage bool
+	facts               frameworkFacts
 }
 
 // runFrameworkCell plays task mock-01 against the cell's agent and checks
@@ -181,17 +177,33 @@ func runFrameworkCell(t *testing.T, peers frameworkPeers, cell frameworkCell) {
 	if diff := cmp.Diff(cell.wantNonConformant(sim.Messages), sim.NonConformant, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("recorded deviations (-want +got):\n%s", diff)
 	}
+	if cell.facts.usage[cell.streaming] {
+		checkTokens(t, sim, scriptInputTokens, scriptOutputTokens)
+	} else {
+		checkTokens(t, sim, 0, 0)
+	}
+}
+
+// checkTokens checks a simulation's token metrics: when in or out is not
+// zero, every agent turn reported a model call's usage of in input and
+// out output tokens; otherwise the replies carried none, and proctor
+// estimated them.
+func checkTokens(t *testing.T, sim result.Simulation, in, out int64) {
+	t.Helper()
 	type tokens struct {
 		In, Out   int64
 		Estimated bool
 	}
 	got := tokens{sim.Metrics.InputTokens, sim.Metrics.OutputTokens, sim.Metrics.TokensEstimated}
-	if turns := int64(agentTurns(sim.Messages)); cell.usage {
-		if diff := cmp.Diff(tokens{scriptInputTokens * turns, scriptOutputTokens * turns, false}, got); diff != "" {
-			t.Errorf("tokens over %d turns, each reporting the model's usage (-want +got):\n%s", turns, diff)
+	if in == 0 && out == 0 {
+		if !got.Estimated {
+			t.Errorf("tokens %+v: want them estimated, the replies carry no usage", got)
 		}
-	} else if !got.Estimated {
-		t.Errorf("tokens %+v: want them estimated, the replies carry no usage", got)
+		return
+	}
+	turns := int64(agentTurns(sim.Messages))
+	if diff := cmp.Diff(tokens{in * turns, out * turns, false}, got); diff != "" {
+		t.Errorf("tokens over %d turns, each reporting %d in and %d out (-want +got):\n%s", turns, in, out, diff)
 	}
 }
 
@@ -224,9 +236,9 @@ func jsonEqual(a, b json.RawMessage) bool {
 func (c frameworkCell) wantNonConformant(msgs []result.Message) []string {
 	var out []string
 	for i := range agentTurns(msgs) {
-		notes := c.turnNotes
+		notes := c.facts.turnNotes[c.streaming]
 		if i == 0 {
-			notes = append([]string{c.cardNote}, notes...)
+			notes = append([]string{c.facts.cardNote}, notes...)
 		}
 		if len(notes) > 0 {
 			out = append(out, strings.Join(notes, "; "))
@@ -252,8 +264,7 @@ func testCardURLFramework(t *testing.T, p nodeProject, facts frameworkFacts) {
 		for _, streaming := range []a2aclient.StreamingMode{a2aclient.StreamingOff, a2aclient.StreamingOn} {
 			cell := frameworkCell{
 				mode: mode, transport: string(a2aclient.TransportJSONRPC), protocol: string(a2aclient.Protocol03),
-				streaming: streaming, cardNote: facts.cardNote, turnNotes: facts.turnNotes[streaming],
-				usage: facts.usage[streaming],
+				streaming: streaming, facts: facts,
 			}
 			t.Run(fmt.Sprintf("%s/jsonrpc-0.3/streaming-%s", mode, streaming), func(t *testing.T) {
 				t.Parallel()
