@@ -80,9 +80,6 @@ func TestDrainCheckpointsAndResumeTakesTurns(t *testing.T) {
 	}
 }
 
-// serveOn serves a server of one evaluation slot on db, whose callers are
-// the tenants given (anyone without); stop drains it (checkpointing at
-// once) and waits for Serve to return.
 // testDB is a fresh store, closed when the test ends, after the servers
 // serving it stop.
 func testDB(t *testing.T) *store.DB {
@@ -95,6 +92,9 @@ func testDB(t *testing.T) *store.DB {
 	return db
 }
 
+// serveOn serves a server of one evaluation slot on db, whose callers are
+// the tenants given (anyone without); stop drains it (checkpointing at
+// once) and waits for Serve to return.
 func serveOn(t *testing.T, db *store.DB, tenants ...Tenant) (*Server, func()) {
 	t.Helper()
 	return serveWith(t, db, func(c *Config) {
