@@ -232,7 +232,7 @@ func New(cfg Config, svc *skills.Service) (*Server, error) {
 	// filters by.
 	s.executor.stored = newStoreWatch(timedTaskStore{tasks, s.metrics})
 	opts := []a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(a2afix.Store(redactingStore{newUnstoredTasks(s.executor.stored)})),
-		a2asrv.WithCallInterceptors(auditInterceptor{s: s}, methodRecorder{})}
+		a2asrv.WithCallInterceptors(tenantUser{}, auditInterceptor{s: s}, methodRecorder{})}
 	// a2afix answers what a2a-go answers wrongly (see its doc); blocking
 	// SendMessage calls wait for the task to end, as the specification
 	// says: clients that poll ask to return immediately.

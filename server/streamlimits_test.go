@@ -12,32 +12,38 @@ import (
 
 // TestStreamLimits opens and closes streams against the per-task and
 // per-caller bounds: a stream over either is refused, naming the flag, and
-// a closed stream frees its place.
+// a closed stream frees its place. A task's streams count per tenant: one
+// tenant's streams leave another's places free.
 func TestStreamLimits(t *testing.T) {
 	h := newStreamLimits(nil, 2, 3)
 	steps := []struct {
 		open          bool
 		task          a2a.TaskID
+		tenant        string
 		caller        string
 		wantRefusedBy string // "" when admitted
 	}{
-		{true, "t1", "alice", ""},
-		{true, "t1", "bob", ""},
-		{true, "t1", "carol", "--max-streams-per-task"},
-		{true, "t2", "alice", ""},
-		{true, "", "alice", ""},
-		{true, "t3", "alice", "--max-streams-per-caller"},
-		{false, "t1", "bob", ""},
-		{true, "t1", "carol", ""},
-		{false, "t2", "alice", ""},
-		{true, "t3", "alice", ""},
+		{true, "t1", "", "alice", ""},
+		{true, "t1", "", "bob", ""},
+		{true, "t1", "", "carol", "--max-streams-per-task"},
+		{true, "t1", "root", "root", ""},
+		{true, "t1", "root", "root", ""},
+		{true, "t1", "root", "root", "--max-streams-per-task"},
+		{true, "t2", "", "alice", ""},
+		{true, "", "", "alice", ""},
+		{true, "t3", "", "alice", "--max-streams-per-caller"},
+		{false, "t1", "", "bob", ""},
+		{true, "t1", "", "carol", ""},
+		{false, "t2", "", "alice", ""},
+		{true, "t3", "", "alice", ""},
 	}
 	for i, st := range steps {
+		f := taskFollower{task: st.task, tenant: st.tenant}
 		if !st.open {
-			h.release(st.task, st.caller)
+			h.release(f, st.caller)
 			continue
 		}
-		err := h.admit(st.task, st.caller)
+		err := h.admit(f, st.caller)
 		switch {
 		case st.wantRefusedBy == "" && err != nil:
 			t.Errorf("step %d (%s on %q): refused: %v", i, st.caller, st.task, err)

@@ -37,22 +37,30 @@ func (cfg Config) withStreamDefaults() Config {
 }
 
 // streamLimits bounds the streams (SubscribeToTask, SendStreamingMessage)
-// open at once: per task, and per caller. Every stream holds its own copy
-// of each event as the transport encodes it (a2a-go encodes per stream),
-// so a task's final event, the whole evaluation, weighs once per stream:
-// the bounds bound that memory.
+// open at once: per task and subscribing tenant, and per caller. Every
+// stream holds its own copy of each event as the transport encodes it
+// (a2a-go encodes per stream), so a task's final event, the whole
+// evaluation, weighs once per stream: the bounds bound that memory. A
+// task's streams count against the tenant that opened them, so that no
+// tenant (an admin following another's task) can use up its owner's.
 type streamLimits struct {
 	a2asrv.RequestHandler
 	perTask, perCaller int
 
 	mu       sync.Mutex
-	byTask   map[a2a.TaskID]int
+	byTask   map[taskFollower]int
 	byCaller map[string]int
+}
+
+// taskFollower is a task and a tenant following it ("" without tenants).
+type taskFollower struct {
+	task   a2a.TaskID
+	tenant string
 }
 
 func newStreamLimits(h a2asrv.RequestHandler, perTask, perCaller int) *streamLimits {
 	return &streamLimits{RequestHandler: h, perTask: perTask, perCaller: perCaller,
-		byTask: map[a2a.TaskID]int{}, byCaller: map[string]int{}}
+		byTask: map[taskFollower]int{}, byCaller: map[string]int{}}
 }
 
 // SubscribeToTask implements a2asrv.RequestHandler.
@@ -74,12 +82,12 @@ func (h *streamLimits) SendStreamingMessage(ctx context.Context, req *a2a.SendMe
 // refuses it otherwise, saying which bound it hit and what to do.
 func (h *streamLimits) limited(ctx context.Context, task a2a.TaskID, stream func() iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		caller := callerOf(ctx)
-		if err := h.admit(task, caller); err != nil {
+		caller, follower := callerOf(ctx), taskFollower{task: task, tenant: tenantOf(ctx)}
+		if err := h.admit(follower, caller); err != nil {
 			yield(nil, err)
 			return
 		}
-		defer h.release(task, caller)
+		defer h.release(follower, caller)
 		for ev, err := range stream() {
 			if !yield(ev, err) {
 				return
@@ -88,32 +96,32 @@ func (h *streamLimits) limited(ctx context.Context, task a2a.TaskID, stream func
 	}
 }
 
-// admit counts a stream of task (none: "") for caller, or refuses it.
-func (h *streamLimits) admit(task a2a.TaskID, caller string) error {
+// admit counts a stream of a task (none: "") for caller, or refuses it.
+func (h *streamLimits) admit(f taskFollower, caller string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if task != "" && h.byTask[task] >= h.perTask {
+	if f.task != "" && h.byTask[f] >= h.perTask {
 		return a2a.NewError(a2a.ErrUnauthorized, fmt.Sprintf("too many streams: task %s already has %d subscribers, this server's limit "+
-			"(--max-streams-per-task); follow it with GetTask, or close a stream first", task, h.perTask))
+			"(--max-streams-per-task); follow it with GetTask, or close a stream first", f.task, h.perTask))
 	}
 	if h.byCaller[caller] >= h.perCaller {
 		return a2a.NewError(a2a.ErrUnauthorized, fmt.Sprintf("too many streams: you already have %d open, this server's limit "+
 			"(--max-streams-per-caller); follow tasks with GetTask, or close a stream first", h.perCaller))
 	}
-	if task != "" {
-		h.byTask[task]++
+	if f.task != "" {
+		h.byTask[f]++
 	}
 	h.byCaller[caller]++
 	return nil
 }
 
 // release uncounts a stream that ended.
-func (h *streamLimits) release(task a2a.TaskID, caller string) {
+func (h *streamLimits) release(f taskFollower, caller string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if task != "" {
-		if h.byTask[task]--; h.byTask[task] <= 0 {
-			delete(h.byTask, task)
+	if f.task != "" {
+		if h.byTask[f]--; h.byTask[f] <= 0 {
+			delete(h.byTask, f)
 		}
 	}
 	if h.byCaller[caller]--; h.byCaller[caller] <= 0 {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -117,3 +119,21 @@ func tenantOf(ctx context.Context) string {
 // TenantOf is tenantOf for other packages: the tenant a request's context
 // acts for, "" without one.
 func TenantOf(ctx context.Context) string { return tenantOf(ctx) }
+
+// tenantUser is an a2asrv.CallInterceptor that names a tenant's call's
+// user after the tenant. State that a2a-go or ADK keys by the user as
+// well as the context id is then the tenant's own: above all the chat's
+// sessions (ADK's A2A executor keys a session by user and context id), so
+// that a caller who sends another tenant's contextId starts a session of
+// its own rather than joining, and reading, the other's.
+type tenantUser struct {
+	a2asrv.PassthroughCallInterceptor
+}
+
+// Before implements a2asrv.CallInterceptor.
+func (tenantUser) Before(ctx context.Context, callCtx *a2asrv.CallContext, _ *a2asrv.Request) (context.Context, any, error) {
+	if t, ok := store.TenantFrom(ctx); ok {
+		callCtx.User = a2asrv.NewAuthenticatedUser("tenant:"+t.Name, nil)
+	}
+	return ctx, nil, nil
+}

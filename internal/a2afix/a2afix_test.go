@@ -86,7 +86,7 @@ func TestSubscribeToFinishedTask(t *testing.T) {
 		a2a.TaskStateCompleted: a2a.ErrUnsupportedOperation,
 		a2a.TaskStateCanceled:  a2a.ErrUnsupportedOperation,
 		a2a.TaskStateWorking:   nil,
-		"":                     nil, // unknown task: the handler's own answer
+		"":                     a2a.ErrTaskNotFound, // unknown, or another owner's: GetTask's answer
 	} {
 		for _, err := range Handler(fakeHandler{state: state}).SubscribeToTask(context.Background(), &a2a.SubscribeToTaskRequest{ID: "t"}) {
 			if !errors.Is(err, wantErr) && !(wantErr == nil && err == nil) {

@@ -41,7 +41,8 @@ func refusal(ctx context.Context) error {
 //     InvalidParamsError, a bad page token included;
 //   - an empty ListTasks page lists tasks as [] rather than null;
 //   - SubscribeToTask on a task in a terminal state is refused with
-//     UnsupportedOperationError.
+//     UnsupportedOperationError, and on a task GetTask does not find
+//     (another owner's, or none) with GetTask's error.
 func Handler(h a2asrv.RequestHandler) a2asrv.RequestHandler { return handler{h} }
 
 type handler struct{ a2asrv.RequestHandler }
@@ -118,7 +119,15 @@ func (h handler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRe
 		return refusedSeq(err)
 	}
 	if req != nil {
-		if task, err := h.GetTask(ctx, &a2a.GetTaskRequest{ID: req.ID}); err == nil && task.Status.State.Terminal() {
+		// a2a-go subscribes to a running execution by id alone, without
+		// asking the task store whether the caller may see the task:
+		// GetTask asks it, so a task the caller may not read is not found
+		// here either (§3.3.2), rather than streamed to a stranger.
+		task, err := h.GetTask(ctx, &a2a.GetTaskRequest{ID: req.ID})
+		if err != nil {
+			return refusedSeq(err)
+		}
+		if task.Status.State.Terminal() {
 			return refusedSeq(a2a.NewError(a2a.ErrUnsupportedOperation, "task "+string(req.ID)+" is "+string(task.Status.State)+": there is nothing left to subscribe to"))
 		}
 	}
