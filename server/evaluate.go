@@ -30,11 +30,9 @@ func (e *executor) runEvaluation(ctx context.Context, ec *a2asrv.ExecutorContext
 		yield(rejectedTask(ec, err), nil)
 		return
 	}
-	if n, err := e.svc.Simulations(p.EvaluationRequest); err == nil {
-		if err := e.gate.simulationsError(n); err != nil {
-			yield(rejectedTask(ec, err), nil)
-			return
-		}
+	if err := e.checkSimulations(ctx, p.EvaluationRequest); err != nil {
+		yield(rejectedTask(ec, err), nil)
+		return
 	}
 	e.startLongTask(ctx, ec, longTaskSpec{
 		skill:    SkillRunEvaluation,
@@ -43,6 +41,25 @@ func (e *executor) runEvaluation(ctx context.Context, ec *a2asrv.ExecutorContext
 		canceled: "Canceled before the evaluation started.",
 		steps:    func(t *longTask) taskEnd { return e.evaluate(t, p) },
 	}, yield)
+}
+
+// checkSimulations refuses a request for more simulations than its
+// tenant may run at once: a new evaluation's tasks x trials, or what a
+// resumed one has left to run (a resume is also checked, here, against
+// the guards a new request meets: see skills.Service.ResumeSimulations).
+func (e *executor) checkSimulations(ctx context.Context, req skills.EvaluationRequest) error {
+	if req.Resume != "" {
+		n, err := e.svc.ResumeSimulations(ctx, req.Resume)
+		if err != nil {
+			return err
+		}
+		return e.gate.simulationsError(n)
+	}
+	n, err := e.svc.Simulations(req)
+	if err != nil {
+		return nil // Prepare says what is wrong with the request
+	}
+	return e.gate.simulationsError(n)
 }
 
 // evaluate is run_evaluation's steps: prepare the evaluation, announce it,

@@ -535,7 +535,42 @@ func (s *Service) resumable(ctx context.Context, id string) (*result.Evaluation,
 	if eval.RescoredFrom != "" {
 		return nil, invalid("resume: evaluation %s scored %s again and plays nothing: rescore %s again instead", eval.ID, eval.RescoredFrom, eval.RescoredFrom)
 	}
+	if err := s.checkStoredAgent(eval.Config); err != nil {
+		return nil, fmt.Errorf("resume: evaluation %s: %w", eval.ID, err)
+	}
 	return eval, nil
+}
+
+// checkStoredAgent checks a stored evaluation's agent against this
+// service's request-time guards, which the request that made it may never
+// have met (an evaluation the CLI started, resumed through a server): the
+// built-in agent where the service starts none, an ecp+stdio: command off
+// the allow-list, an ecp_config the service would refuse. Private targets
+// are refused when the agent is reached (the service's client options
+// apply to resumed evaluations too).
+func (s *Service) checkStoredAgent(cfg result.Config) error {
+	if s.NoBuiltin && cfg.Agent == BuiltinAgent {
+		return invalid("agent_url %q: this service does not start agents", BuiltinAgent)
+	}
+	if ecp.IsTarget(cfg.Agent) {
+		return s.checkECPTarget(cfg.Agent, cfg.ECPConfig)
+	}
+	return nil
+}
+
+// ResumeSimulations is how many simulations resuming evaluation id would
+// run (those it has not finished), after checking that it may be resumed
+// here, for the caller of ctx: what Simulations is for a new request.
+func (s *Service) ResumeSimulations(ctx context.Context, id string) (int, error) {
+	eval, err := s.resumable(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	_, tasks, _, err := s.resolveTasks(eval.Config)
+	if err != nil {
+		return 0, err
+	}
+	return max(len(tasks)*max(eval.Config.NumTrials, 1)-len(eval.Simulations), 0), nil
 }
 
 // domain finds a domain with the tasks of a split, and says which split
