@@ -38,6 +38,18 @@ func (s *Server) audit(ctx context.Context, action string, objects []string, out
 	})
 }
 
+// auditUnauthenticated writes one entry of a caller without a valid
+// token, from source: kept apart from the others (see store.AppendAudit),
+// so that such callers cannot push the authenticated ones out.
+func (s *Server) auditUnauthenticated(ctx context.Context, action, source, reason string) {
+	if s.cfg.Audit == nil {
+		return
+	}
+	_ = s.cfg.Audit.AppendAudit(context.WithoutCancel(ctx), store.AuditEntry{
+		Action: action, Outcome: store.AuditRefused, Reason: reason, Unauthenticated: true, Source: source,
+	})
+}
+
 // auditInterceptor writes an audit entry per A2A call: its method (and
 // skill), the ids it names or makes, and its outcome. A stream is audited
 // at its first event.

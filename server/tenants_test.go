@@ -686,3 +686,54 @@ func TestTenantsWithTheDefaultTaskStore(t *testing.T) {
 		t.Errorf("who sees alice's task (-want +got):\n%s", diff)
 	}
 }
+
+// TestSignInFlood: wrong tokens posted to the sign-in form from one
+// address are answered 401 and recorded with that address up to a burst,
+// then 429 with Retry-After and not recorded; the right token still signs
+// in, and the flood leaves every authenticated entry in the audit log.
+func TestSignInFlood(t *testing.T) {
+	f := startTenants(t, server.TenantLimits{})
+	f.rpc(t, aliceToken, "GetTask", map[string]any{"id": "01a1fd45-4963-7e34-ae64-f1bee88edbe3"})
+	signIn := func(token string) (int, string) {
+		resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).
+			PostForm(f.srv.URL()+server.PathUILogin, url.Values{"token": {token}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Retry-After")
+	}
+	var codes []int
+	for i := range 30 {
+		code, retry := signIn(fmt.Sprint("wrong-", i))
+		codes = append(codes, code)
+		if code == http.StatusTooManyRequests && retry == "" {
+			t.Errorf("attempt %d: 429 without Retry-After", i)
+		}
+	}
+	want := make([]int, 30)
+	for i := range want {
+		want[i] = http.StatusUnauthorized
+		if i >= 10 {
+			want[i] = http.StatusTooManyRequests
+		}
+	}
+	if diff := cmp.Diff(want, codes); diff != "" {
+		t.Errorf("answers to 30 wrong tokens (-want +got):\n%s", diff)
+	}
+	if code, _ := signIn(aliceToken); code != http.StatusSeeOther {
+		t.Errorf("alice's token after the flood: %d, want 303 to the viewer", code)
+	}
+	entries, err := f.db.ListAudit(context.Background(), store.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, e := range entries {
+		key := e.Tenant + " " + e.Action + " " + e.Source
+		count[key]++
+	}
+	if diff := cmp.Diff(map[string]int{"alice GetTask ": 1, " UI sign-in 127.0.0.1": 10, "alice UI sign-in ": 1}, count); diff != "" {
+		t.Errorf("audit entries (-want +got):\n%s", diff)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -41,6 +42,8 @@ type uiSessions struct {
 	key    []byte
 	tokens tokenTable
 	now    func() time.Time
+	// failures bounds failed sign-ins per source address.
+	failures *signInThrottle
 }
 
 // newUISessions draws the signing key for tokens' sessions.
@@ -49,7 +52,7 @@ func newUISessions(tokens tokenTable) (*uiSessions, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, fmt.Errorf("server: session key: %w", err)
 	}
-	return &uiSessions{key: key, tokens: tokens, now: time.Now}, nil
+	return &uiSessions{key: key, tokens: tokens, now: time.Now, failures: newSignInThrottle(time.Now)}, nil
 }
 
 // sign is the cookie value of a session for the token whose SHA-256 is
@@ -134,9 +137,7 @@ func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
 	token := strings.TrimSpace(r.PostFormValue("token"))
 	tenant, ok := s.tokens.lookup(token)
 	if !ok {
-		s.audit(r.Context(), "UI sign-in", nil, auditRefused("not a token of this server"))
-		w.Header().Set("Connection", "close")
-		writeLoginForm(w, http.StatusUnauthorized, "That token is not one of this proctor's. Ask its operator for one.")
+		s.refuseSignIn(w, r)
 		return
 	}
 	expiry := s.sessions.now().Add(UISessionTTL)
@@ -147,6 +148,31 @@ func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
 	markAuthenticated(r.Context())
 	s.audit(store.WithTenant(r.Context(), tenant), "UI sign-in", nil, auditOutcome{outcome: store.AuditAccepted})
 	http.Redirect(w, r, PathUI, http.StatusSeeOther)
+}
+
+// refuseSignIn answers a sign-in with a wrong token: 401, recorded in
+// the audit log with the caller's address, within the bounds of failed
+// sign-ins per address; past them 429 with Retry-After, unrecorded.
+func (s *Server) refuseSignIn(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Connection", "close")
+	host := hostOf(r)
+	if retry, ok := s.sessions.failures.fail(host); !ok {
+		secs := int(retry.Round(time.Second) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+		writeLoginForm(w, http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-ins from your address: try again in %d seconds.", max(secs, 1)))
+		return
+	}
+	s.auditUnauthenticated(r.Context(), "UI sign-in", host, "not a token of this server")
+	writeLoginForm(w, http.StatusUnauthorized, "That token is not one of this proctor's. Ask its operator for one.")
+}
+
+// hostOf is the host of a request's peer address.
+func hostOf(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // writeLoginForm writes the sign-in page with status and, if any, a

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -24,9 +25,15 @@ const (
 	AuditFailed AuditOutcome = "failed"
 )
 
-// MaxAuditEntries is how many audit entries the database keeps: each new
-// one past it drops the oldest.
+// MaxAuditEntries is how many audit entries of authenticated callers the
+// database keeps: each new one past it drops the oldest.
 const MaxAuditEntries = 100_000
+
+// MaxUnauthenticatedAuditEntries is how many entries of unauthenticated
+// callers (failed sign-ins) the database keeps, apart from the others:
+// each new one past it drops the oldest of them, never an authenticated
+// caller's entry, so that nobody without a token can flush the log.
+const MaxUnauthenticatedAuditEntries = 10_000
 
 // AuditEntry is one line of the audit log: who asked for what, when, and
 // how it ended. It never holds a credential: tenants are named, not their
@@ -49,16 +56,27 @@ type AuditEntry struct {
 	// Outcome is how it ended, and Reason why when refused or failed.
 	Outcome AuditOutcome `json:"outcome"`
 	Reason  string       `json:"reason,omitempty"`
+	// Unauthenticated marks the entry of a caller who sent no valid token
+	// (a failed sign-in): it is kept apart, within
+	// MaxUnauthenticatedAuditEntries.
+	Unauthenticated bool `json:"unauthenticated,omitempty"`
+	// Source is the caller's network address, where the entry records it
+	// (unauthenticated callers').
+	Source string `json:"source,omitempty"`
 }
 
-// AppendAudit adds e to the audit log, dropping the oldest entry once the
-// log holds MaxAuditEntries.
+// AppendAudit adds e to the audit log, dropping the oldest entry of its
+// kind once the log holds MaxAuditEntries authenticated callers' entries,
+// or MaxUnauthenticatedAuditEntries unauthenticated callers'.
 func (db *DB) AppendAudit(ctx context.Context, e AuditEntry) error {
-	return db.appendAudit(ctx, e, MaxAuditEntries)
+	if e.Unauthenticated {
+		return db.appendAudit(ctx, bucketAuditUnauthenticated, e, MaxUnauthenticatedAuditEntries)
+	}
+	return db.appendAudit(ctx, bucketAudit, e, MaxAuditEntries)
 }
 
-// appendAudit is AppendAudit keeping at most keep entries.
-func (db *DB) appendAudit(ctx context.Context, e AuditEntry, keep uint64) error {
+// appendAudit is AppendAudit to bucket, keeping at most keep entries there.
+func (db *DB) appendAudit(ctx context.Context, bucket []byte, e AuditEntry, keep uint64) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC().Round(0)
 	}
@@ -67,7 +85,7 @@ func (db *DB) appendAudit(ctx context.Context, e AuditEntry, keep uint64) error 
 	}
 	// Entries of concurrent requests share a commit (batch).
 	return db.batch(ctx, func(tx *bbolt.Tx) error {
-		b := tx.Bucket(bucketAudit)
+		b := tx.Bucket(bucket)
 		seq, err := b.NextSequence()
 		if err != nil {
 			return fmt.Errorf("store: audit: %w", err)
@@ -102,45 +120,60 @@ type AuditFilter struct {
 	Limit int
 }
 
-// ListAudit returns the audit entries matching f, oldest first. It returns
-// an empty, non-nil slice when nothing matches.
+// ListAudit returns the audit entries matching f, oldest first,
+// authenticated and unauthenticated callers' together (a Tenant filter
+// selects only authenticated ones). It returns an empty, non-nil slice
+// when nothing matches.
 func (db *DB) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
 	var out []AuditEntry
 	err := db.view(ctx, func(tx *bbolt.Tx) error {
-		b := tx.Bucket(bucketAudit)
-		if b == nil {
-			return nil
+		var err error
+		if out, err = listAuditBucket(ctx, tx.Bucket(bucketAudit), f); err != nil || f.Tenant != "" {
+			return err
 		}
-		c := b.Cursor()
-		n := 0
-		for k, v := c.Last(); k != nil; k, v = c.Prev() {
-			if err := checkCtx(ctx, n); err != nil {
-				return err
-			}
-			n++
-			var e AuditEntry
-			if err := json.Unmarshal(v, &e); err != nil {
-				return fmt.Errorf("store: corrupt audit entry %x: %w", k, err)
-			}
-			if !f.Since.IsZero() && e.Time.Before(f.Since) {
-				break // entries are written in time order
-			}
-			if f.Tenant != "" && e.Tenant != f.Tenant {
-				continue
-			}
-			out = append(out, e)
-			if f.Limit > 0 && len(out) == f.Limit {
-				break
-			}
-		}
-		return nil
+		unauth, err := listAuditBucket(ctx, tx.Bucket(bucketAuditUnauthenticated), f)
+		out = append(out, unauth...)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	res := make([]AuditEntry, len(out))
-	for i, e := range out {
-		res[len(out)-1-i] = e
+	slices.SortStableFunc(out, func(a, b AuditEntry) int { return a.Time.Compare(b.Time) })
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[len(out)-f.Limit:]
 	}
-	return res, nil
+	return append([]AuditEntry{}, out...), nil
+}
+
+// listAuditBucket returns the entries of one audit bucket (nil: none)
+// matching f, oldest first.
+func listAuditBucket(ctx context.Context, b *bbolt.Bucket, f AuditFilter) ([]AuditEntry, error) {
+	var out []AuditEntry
+	if b == nil {
+		return out, nil
+	}
+	c := b.Cursor()
+	n := 0
+	for k, v := c.Last(); k != nil; k, v = c.Prev() {
+		if err := checkCtx(ctx, n); err != nil {
+			return nil, err
+		}
+		n++
+		var e AuditEntry
+		if err := json.Unmarshal(v, &e); err != nil {
+			return nil, fmt.Errorf("store: corrupt audit entry %x: %w", k, err)
+		}
+		if !f.Since.IsZero() && e.Time.Before(f.Since) {
+			break // entries are written in time order
+		}
+		if f.Tenant != "" && e.Tenant != f.Tenant {
+			continue
+		}
+		out = append(out, e)
+		if f.Limit > 0 && len(out) == f.Limit {
+			break
+		}
+	}
+	slices.Reverse(out)
+	return out, nil
 }

@@ -21,8 +21,9 @@ const SchemaVersion = 1
 //	a2a_tasks    A2A task id -> JSON {version, user, updated_at, task} (see a2atasks.go)
 //	conformance  conformance run id -> JSON of ConformanceRun (see conformance.go)
 //	audit        8-byte big-endian sequence number -> JSON of AuditEntry (see audit.go)
+//	audit_unauthenticated  the same, for unauthenticated callers' entries
 //
-// a2a_tasks, conformance and audit were added without bumping SchemaVersion: the change is purely
+// a2a_tasks, conformance, audit and audit_unauthenticated were added without bumping SchemaVersion: the change is purely
 // additive. A read-write Open creates a missing bucket (checkSchema reports
 // it as needing initialization), readers treat a missing bucket as empty
 // (a read-only handle on an older file), and an older proctor opening a
@@ -37,9 +38,13 @@ var (
 	bucketA2ATasks    = []byte("a2a_tasks")
 	bucketConformance = []byte("conformance")
 	bucketAudit       = []byte("audit")
-	keySchemaVersion  = []byte("schema_version")
+	// bucketAuditUnauthenticated keeps unauthenticated callers' audit
+	// entries apart (see AppendAudit).
+	bucketAuditUnauthenticated = []byte("audit_unauthenticated")
+	keySchemaVersion           = []byte("schema_version")
 
-	allBuckets = [][]byte{bucketMeta, bucketEvaluations, bucketSimulations, bucketRequests, bucketA2ATasks, bucketConformance, bucketAudit}
+	allBuckets = [][]byte{bucketMeta, bucketEvaluations, bucketSimulations, bucketRequests, bucketA2ATasks, bucketConformance, bucketAudit,
+		bucketAuditUnauthenticated}
 )
 
 // initSchema checks the schema version and, for a writable new database,

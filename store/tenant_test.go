@@ -146,7 +146,7 @@ func TestAuditLog(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 5 {
 		e := AuditEntry{Time: start.Add(time.Duration(i) * time.Hour), Tenant: []string{"alice", "bob"}[i%2], Action: fmt.Sprint("a", i), Outcome: AuditAccepted}
-		if err := db.appendAudit(ctx, e, 4); err != nil {
+		if err := db.appendAudit(ctx, bucketAudit, e, 4); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -201,5 +201,48 @@ func TestOthersTaskCostsWhatAMissingOneCosts(t *testing.T) {
 	if math.Abs(big-small) > 5 || big > missing+50 || own < 10*big { // -race adds an allocation here and there
 		t.Errorf("bob's get of alice's large task costs %.0f allocations, of her small one %.0f, of a missing one %.0f; alice's own %.0f",
 			big, small, missing, own)
+	}
+}
+
+// TestUnauthenticatedAuditEntriesKeptApart: unauthenticated callers'
+// entries fill a ring of their own, so that a flood of them drops only
+// their own oldest and never an authenticated caller's; ListAudit merges
+// both in time order, and a tenant filter selects authenticated ones.
+func TestUnauthenticatedAuditEntriesKeptApart(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(i int) time.Time { return start.Add(time.Duration(i) * time.Minute) }
+	if err := db.AppendAudit(ctx, AuditEntry{Time: at(0), Tenant: "alice", Action: "alice-1", Outcome: AuditAccepted}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 6; i++ {
+		e := AuditEntry{Time: at(i), Action: fmt.Sprint("flood-", i), Outcome: AuditRefused, Unauthenticated: true, Source: "192.0.2.9"}
+		if err := db.appendAudit(ctx, bucketAuditUnauthenticated, e, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.AppendAudit(ctx, AuditEntry{Time: at(7), Tenant: "alice", Action: "alice-2", Outcome: AuditAccepted}); err != nil {
+		t.Fatal(err)
+	}
+	actions := func(f AuditFilter) []string {
+		es, err := db.ListAudit(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, e := range es {
+			out = append(out, e.Action)
+		}
+		return out
+	}
+	got := map[string][]string{"all": actions(AuditFilter{}), "alice": actions(AuditFilter{Tenant: "alice"}), "last 2": actions(AuditFilter{Limit: 2})}
+	want := map[string][]string{
+		"all":    {"alice-1", "flood-4", "flood-5", "flood-6", "alice-2"},
+		"alice":  {"alice-1", "alice-2"},
+		"last 2": {"flood-6", "alice-2"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("audit entries (-want +got):\n%s", diff)
 	}
 }

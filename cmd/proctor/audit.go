@@ -22,7 +22,9 @@ func newAuditCmd() *cobra.Command {
 		Long: `List the audit log that proctor serve keeps in its database: an entry per A2A call
 (method and skill, the ids it named or made, accepted, refused with the reason, or failed)
 and per refused request (rate limits, UI sign-ins). Tenants are named, tokens never stored.
-The database keeps the newest ` + fmt.Sprint(store.MaxAuditEntries) + ` entries; older ones are dropped as new ones come.`,
+The database keeps the newest ` + fmt.Sprint(store.MaxAuditEntries) + ` entries of authenticated callers, and apart from them
+the newest ` + fmt.Sprint(store.MaxUnauthenticatedAuditEntries) + ` of callers without a valid token (failed sign-ins, with their address);
+older ones are dropped as new ones come.`,
 		Example: `  proctor audit
   proctor audit --tenant alice --since 24h
   proctor audit --since 2026-11-01T00:00:00Z --format json`,
@@ -91,7 +93,10 @@ func writeAuditTable(w io.Writer, entries []store.AuditEntry) error {
 	fmt.Fprintln(tw, "TIME\tTENANT\tACTION\tOBJECTS\tOUTCOME\tREASON")
 	for _, e := range entries {
 		tenant := e.Tenant
-		if tenant == "" {
+		switch {
+		case e.Unauthenticated:
+			tenant = "none, from " + e.Source
+		case tenant == "":
 			tenant = "-"
 		}
 		reason := strings.ReplaceAll(e.Reason, "\n", " ")
