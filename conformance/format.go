@@ -103,9 +103,11 @@ func reportCategories(r *Report) []Category {
 	return Categories()
 }
 
-// mdCell makes text safe inside a Markdown table cell.
+// mdCell makes text safe inside a Markdown table cell, and shown as text
+// where Markdown is rendered as HTML (an agent's card and replies are not
+// markup).
 func mdCell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "|", `\|`).Replace(s)
 	s = strings.ReplaceAll(s, "\r", "")
 	return strings.ReplaceAll(s, "\n", "<br>")
 }

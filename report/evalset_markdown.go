@@ -35,7 +35,7 @@ func outcomeBadge(o CaseOutcome) string {
 // that an agent's text cannot break the table or the details around it.
 func mdText(s string, n int) string {
 	s = clip(s, n)
-	s = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "|", `\|`).Replace(s)
+	s = strings.ReplaceAll(htmlEscaper.Replace(s), "|", `\|`)
 	if s == "" {
 		return " "
 	}

@@ -22,7 +22,7 @@ func renderMarkdown(w io.Writer, e *result.Evaluation) error {
 // markdownHead writes the title and the table of metrics.
 func markdownHead(b *strings.Builder, e *result.Evaluation) {
 	fmt.Fprintf(b, "## proctor evaluation `%s`\n\n", e.ID)
-	fmt.Fprintf(b, "Domain **%s**, agent %s, status **%s**.\n\n", e.Domain, AgentLabel(e.Agent), e.Status)
+	fmt.Fprintf(b, "Domain **%s**, agent %s, status **%s**.\n\n", e.Domain, mdEscape(AgentLabel(e.Agent)), e.Status)
 	if e.Status == result.StatusFailed && e.Error != "" {
 		fmt.Fprintf(b, "**Failed:** %s\n\n", mdEscape(e.Error))
 	}
@@ -136,13 +136,18 @@ func whyFailed(s result.Simulation) string {
 	return strings.Join(why, "; ")
 }
 
-// mdEscape makes s fit in one Markdown table cell: pipes escaped, newlines
-// as spaces, cut after 300 characters (never inside one).
+// mdEscape makes s fit in one Markdown table cell, and show as text
+// where Markdown is rendered as HTML: cut after 300 characters (never
+// inside one), HTML's special characters escaped (an agent's card or reply
+// is not markup), pipes escaped, newlines as spaces.
 func mdEscape(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\n", " ")
 	if r := []rune(s); len(r) > 300 {
 		s = string(r[:300]) + "…"
 	}
-	return s
+	s = htmlEscaper.Replace(s)
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
 }
+
+// htmlEscaper escapes the characters that start markup or an entity.
+var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
