@@ -102,8 +102,11 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 	}
 	t := e.track(ctx, ec, spec.canceled, yield)
 	defer e.untrack(t)
-	state := a2a.TaskStateCanceled // unless the steps end it otherwise
-	defer func() { e.metrics.taskFinished(spec.skill, state, ctx.Err() != nil) }()
+	// How the task ended, for the metrics, as decided below: once the
+	// final event is sent the caller may leave and end ctx, which says
+	// nothing then of how the task ended.
+	state, stopped := a2a.TaskStateCanceled, false // unless the steps end it otherwise
+	defer func() { e.metrics.taskFinished(spec.skill, state, stopped) }()
 
 	queued := ticket.wait(t.ctx, func() { t.working(e.gate.runningText(tenantOf(ctx)), map[string]any{"queued": true}) })
 	var release func()
@@ -112,8 +115,10 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 	}
 	if !queued {
 		if e.drain.isDraining() && !t.active.wasCanceled() {
+			stopped = true
 			e.checkpoint(t, nil) // queued: it starts when proctor is back
 		}
+		stopped = stopped || ctx.Err() != nil
 		return // otherwise canceled while queued: Cancel reports it
 	}
 	ticket.started()
@@ -122,7 +127,9 @@ func (e *executor) startLongTask(ctx context.Context, ec *a2asrv.ExecutorContext
 	switch {
 	case t.active.wasCanceled() || ctx.Err() != nil:
 		// Cancel reports a canceled task; a dying server says nothing
+		stopped = ctx.Err() != nil
 	case t.active.wasDrained() || end.interrupted && e.drain.isDraining():
+		stopped = true
 		e.checkpoint(t, end.data)
 	default:
 		e.auditEnd(ctx, ec, spec.skill, end)

@@ -174,7 +174,8 @@ func responseCode(httpStatus int, grpcCode string) string {
 }
 
 // taskFinished counts a long task that ended in state, or, when the
-// server stopped it, as "interrupted". A nil m counts nothing.
+// server stopped it (a drain checkpointed it, or the server died under
+// it), as "interrupted". A nil m counts nothing.
 func (m *metrics) taskFinished(skill Skill, state a2a.TaskState, serverStopped bool) {
 	if m == nil {
 		return

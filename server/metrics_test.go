@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"encoding/json"
 	"io"
@@ -266,4 +267,37 @@ func TestRequestAndEvaluationLog(t *testing.T) {
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return strings.Trim(string(b), `"`)
+}
+
+// TestTasksFinishedByState: every kind of long task that completes is
+// counted completed in proctor_tasks_finished_total, not interrupted. A
+// task is counted just after its final event is sent: the metrics are read
+// until all three are.
+func TestTasksFinishedByState(t *testing.T) {
+	f := startTenants(t, server.TenantLimits{})
+	makeAliceObjects(t, f) // an evaluation, a conformance check and an eval-set run
+	finished := func() map[string]string {
+		parser := expfmt.NewTextParser(model.UTF8Validation)
+		families, err := parser.TextToMetricFamilies(bytes.NewReader(scrape(t, f.srv.MetricsURL())))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, m := range families["proctor_tasks_finished_total"].GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			got[labels["skill"]] += fmt.Sprintf("%s %v", labels["state"], m.GetCounter().GetValue())
+		}
+		return got
+	}
+	got := finished()
+	for deadline := time.Now().Add(10 * time.Second); len(got) < 3 && time.Now().Before(deadline); got = finished() {
+		time.Sleep(20 * time.Millisecond) // polling the counter: nothing else says it moved
+	}
+	want := map[string]string{"run_evaluation": "completed 1", "check_conformance": "completed 1", "run_evalset": "completed 1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tasks finished by skill (-want +got):\n%s", diff)
+	}
 }
