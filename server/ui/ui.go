@@ -109,6 +109,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Referrer-Policy", "no-referrer")
 	hdr.Set("X-Frame-Options", "DENY")
+	// Pages hold a tenant's results: no cache (a shared proxy's, or the
+	// browser's after sign-out) may keep them. The stylesheet says
+	// otherwise for itself.
+	hdr.Set("Cache-Control", "no-store")
 	base := strings.TrimSuffix(h.opts.Base, "/")
 	if !strings.HasPrefix(r.URL.Path, base+"/") {
 		h.fail(w, r, http.StatusNotFound, "no such page: %s", r.URL.Path)

@@ -175,6 +175,9 @@ func TestPages(t *testing.T) {
 			if tt.path != "/static/style.css" && !strings.Contains(hdr.Get("Content-Security-Policy"), "default-src 'none'") {
 				t.Errorf("GET %s: no Content-Security-Policy", tt.path)
 			}
+			if cc := hdr.Get("Cache-Control"); tt.path != "/static/style.css" && cc != "no-store" {
+				t.Errorf("GET %s: Cache-Control %q, want no-store", tt.path, cc)
+			}
 		})
 	}
 }
