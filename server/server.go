@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,6 +94,11 @@ type Config struct {
 	// authentication and request limits as the A2A endpoints: the web
 	// viewer of package server/ui, built with Base PathUI.
 	UI http.Handler
+	// TrustedProxies are the addresses of the TLS-terminating proxies in
+	// front of the server: a request from one of them that says
+	// X-Forwarded-Proto: https counts as secure, so the viewer's session
+	// cookie is Secure. Nobody else's X-Forwarded-Proto is believed.
+	TrustedProxies []netip.Prefix
 	// HeaderTimeout bounds the time a request's headers may take to arrive
 	// (and a gRPC connection's handshake).
 	HeaderTimeout time.Duration

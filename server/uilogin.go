@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -134,6 +136,11 @@ func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "use GET or POST", http.StatusMethodNotAllowed)
 		return
 	}
+	if why := crossSite(r); why != "" {
+		w.Header().Set("Connection", "close")
+		writeLoginForm(w, http.StatusForbidden, "Sign in from this proctor's own page: "+why+".")
+		return
+	}
 	token := strings.TrimSpace(r.PostFormValue("token"))
 	tenant, ok := s.tokens.lookup(token)
 	if !ok {
@@ -143,7 +150,7 @@ func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
 	expiry := s.sessions.now().Add(UISessionTTL)
 	http.SetCookie(w, &http.Cookie{
 		Name: uiCookie, Value: s.sessions.sign(sha256Of(token), expiry.Unix()), Path: PathUI,
-		Expires: expiry, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
+		Expires: expiry, HttpOnly: true, Secure: s.secure(r), SameSite: http.SameSiteStrictMode,
 	})
 	markAuthenticated(r.Context())
 	s.audit(store.WithTenant(r.Context(), tenant), "UI sign-in", nil, auditOutcome{outcome: store.AuditAccepted})
@@ -164,6 +171,50 @@ func (s *Server) refuseSignIn(w http.ResponseWriter, r *http.Request) {
 	}
 	s.auditUnauthenticated(r.Context(), "UI sign-in", host, "not a token of this server")
 	writeLoginForm(w, http.StatusUnauthorized, "That token is not one of this proctor's. Ask its operator for one.")
+}
+
+// crossSite says why a sign-in was posted from another site's page ("" if
+// it was not): a browser's Sec-Fetch-Site, else its Origin, names the
+// page. Without either (a command-line client) the post is let through:
+// only a browser carries another site's page to us. Refusing them keeps
+// another site from signing a browser into the attacker's tenant.
+func crossSite(r *http.Request) string {
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "", "same-origin", "none":
+	default:
+		return fmt.Sprintf("the form was posted from a %s page", site)
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return ""
+	}
+	if u, err := url.Parse(origin); err != nil || !strings.EqualFold(u.Host, r.Host) {
+		return fmt.Sprintf("the form was posted from %.100q, not from %.100q", origin, r.Host)
+	}
+	return ""
+}
+
+// secure reports whether r reached the server over TLS: its own, or a
+// proxy's in Config.TrustedProxies that says so (X-Forwarded-Proto:
+// https); anyone else's X-Forwarded-Proto is not believed.
+func (s *Server) secure(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	if !strings.EqualFold(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto")), "https") {
+		return false
+	}
+	addr, err := netip.ParseAddr(hostOf(r))
+	if err != nil {
+		return false
+	}
+	addr = addr.Unmap()
+	for _, p := range s.cfg.TrustedProxies {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
 }
 
 // hostOf is the host of a request's peer address.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -41,6 +42,7 @@ func newServeCmd() *cobra.Command {
 		maxResponse           int64
 		denyPrivate           bool
 		ecpCommands           []string
+		trustedProxies        []string
 		chatModel             string
 		drainTimeout          time.Duration
 		noResume              bool
@@ -155,8 +157,12 @@ their A2A task ids: a client polling GetTask sees working go on to completed
 			if err != nil {
 				return failErr(err)
 			}
+			proxies, err := parsePrefixes(trustedProxies)
+			if err != nil {
+				return usageErr("--trusted-proxy: %v", err)
+			}
 			srv, err := server.New(server.Config{
-				Host: host, Port: port, GRPCPort: grpcPort, CardURL: cardURL,
+				Host: host, Port: port, GRPCPort: grpcPort, CardURL: cardURL, TrustedProxies: proxies,
 				Tenants: tenants, TenantLimits: tenantLimits, Audit: db,
 				MaxConcurrent: maxConcurrent, MaxRequestBytes: maxRequest,
 				MaxStreamsPerTask: streamsPerTask, MaxStreamsPerCaller: streamsPerCaller, StreamWriteTimeout: streamWriteTimeout,
@@ -221,8 +227,28 @@ their A2A task ids: a client polling GetTask sees working go on to completed
 	fl.DurationVar(&drainTimeout, "drain-timeout", server.DefaultDrainTimeout,
 		"on SIGTERM or SIGINT, how long running simulations may finish before the rest is checkpointed for the next start to resume")
 	fl.BoolVar(&noResume, "no-resume", false, "do not carry on the tasks a previous proctor left unfinished: end them failed, naming the resume request")
+	fl.StringSliceVar(&trustedProxies, "trusted-proxy", nil, "address or CIDR of a TLS-terminating proxy in front of this server (repeatable): its X-Forwarded-Proto: https makes the viewer's session cookie Secure; nobody else's is believed")
 	fl.BoolVar(&denyPrivate, "deny-private-targets", false, "refuse to evaluate agents on loopback, private, link-local and other non-public addresses (after DNS resolution); for servers untrusted callers can reach")
 	return cmd
+}
+
+// parsePrefixes reads addresses ("10.0.0.7", "::1") and CIDR prefixes
+// ("10.0.0.0/8") as prefixes, an address as the prefix of itself alone.
+func parsePrefixes(list []string) ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(list))
+	for _, v := range list {
+		v = strings.TrimSpace(v)
+		if p, err := netip.ParsePrefix(v); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(v)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR prefix (10.0.0.7, 10.0.0.0/8)", v)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
 }
 
 // service is the skills' implementation for proctor serve. With denyPrivate
