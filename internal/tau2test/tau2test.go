@@ -1,6 +1,7 @@
 // Package tau2test finds tau2-bench's domain data for tests. The data is
 // never part of proctor: CI and developers have it in shared/tau2 beside the
-// checkout, or wherever PROCTOR_TAU2_DATA points.
+// checkout, wherever PROCTOR_TAU2_DATA points, or where `proctor domains
+// install tau2` put it.
 //
 // Usage:
 //
@@ -11,7 +12,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/proctor-eval/proctor/domains/tau2/install"
 )
+
+// SkipsEnvVar names a file to which each test skipped for want of data
+// adds a line (its name and the domain), so that `make test` can say at
+// its end how many were skipped and how to get the data.
+const SkipsEnvVar = "PROCTOR_TAU2_SKIPS"
 
 // EnvVar names the directory that holds the domains' data (its airline/,
 // retail/... subdirectories), as proctor itself reads it.
@@ -27,9 +35,25 @@ func Dir(tb testing.TB, domain string) string {
 		if os.Getenv("CI") != "" {
 			tb.Fatal(msg)
 		}
+		noteSkip(tb.Name(), domain)
 		tb.Skip(msg)
 	}
 	return dir
+}
+
+// noteSkip adds a line to the file SkipsEnvVar names, if it names one.
+// Test processes run in parallel: each line is one append.
+func noteSkip(test, domain string) {
+	path := os.Getenv(SkipsEnvVar)
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = f.WriteString(test + "\t" + domain + "\n")
 }
 
 // besideCheckout is shared/tau2 next to the module root, found by walking
@@ -52,13 +76,27 @@ func besideCheckout() string {
 }
 
 // Find returns the data directory of a domain and whether it exists, for
-// callers that can do without the data (a fuzz target's seed corpus).
+// callers that can do without the data (a fuzz target's seed corpus): under
+// PROCTOR_TAU2_DATA when set, else in shared/tau2 beside the checkout, else
+// in the copy `proctor domains install tau2` made.
 func Find(domain string) (string, bool) {
-	root := os.Getenv(EnvVar)
-	if root == "" {
-		root = besideCheckout()
+	if root := os.Getenv(EnvVar); root != "" {
+		return exists(filepath.Join(root, domain))
 	}
-	dir := filepath.Join(root, domain)
+	dir, ok := exists(filepath.Join(besideCheckout(), domain))
+	if ok {
+		return dir, true
+	}
+	if root, err := install.DefaultDir(); err == nil {
+		if installed, ok := exists(filepath.Join(root, domain)); ok {
+			return installed, true
+		}
+	}
+	return dir, false
+}
+
+// exists returns dir and whether it exists.
+func exists(dir string) (string, bool) {
 	_, err := os.Stat(dir)
 	return dir, err == nil
 }
