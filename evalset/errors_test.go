@@ -102,7 +102,6 @@ func TestLoadReportsEveryViolation(t *testing.T) {
 				"cases/a.yaml": "case: a\ntransport: websocket\ninput:\n  - content: hi\n    expected:\n      tool_call: []\n      final_response: {contains: x}\n  - role: system\n    content: ''\n    expected:\n      final_response: {regex: '(', case_insensitive: true}\nmax_steps: -1\n",
 				"cases/b.yaml": "case: a\ninput:\n  content: hi\n  extra: 1\nexpected:\n  final_response: {equals: x, contains: y}\n",
 				"cases/c.yaml": "case: c\ninput: {content: hi, expected: {final_response: {equals: x}}}\nexpected: {tool_calls: [{args_contain: ['']}]}\n",
-				"cases/d.yaml": "- not a case\n",
 			},
 			want: []string{
 				"cases/a.yaml: input[0].expected.tool_call: unknown field (known: final_response, tool_calls)",
@@ -116,7 +115,6 @@ func TestLoadReportsEveryViolation(t *testing.T) {
 				"cases/c.yaml: expected.tool_calls[0].name: missing",
 				"cases/c.yaml: expected.tool_calls[0].args_contain[0]: missing",
 				"cases/c.yaml: expected: the last turn's expectations are given twice: here and in input.expected",
-				"cases/d.yaml: not a YAML case: want a mapping with case, input and expected",
 				`cases: evalCases[1].evalId: duplicate case id "a" (also evalCases[0])`,
 			},
 		},
@@ -158,5 +156,56 @@ func TestLoadRefusesLargeFiles(t *testing.T) {
 	want := []string{"big.evalset.json: cannot read: file is larger than 32 MiB: split the set into several files"}
 	if diff := cmp.Diff(want, lines(t, err, dir)); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+}
+
+// TestWalkSkips: a directory walk does not enter hidden, vendored and
+// dependency directories, nor read YAML that is not a case (a Kubernetes
+// manifest), and says so; a file named explicitly is read whatever it is.
+func TestWalkSkips(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"evals/cases/hi.yaml":           "case: hi\ninput: {content: hi}\n",
+		"evals/cases/flow.yaml":         "{case: flow, input: {content: hi}}\n",
+		"evals/deploy/k8s.yaml":         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+		"evals/node_modules/pkg/a.yaml": "case: dep\ninput: {content: hi}\n",
+		"evals/.git/x.yaml":             "case: git\ninput: {content: hi}\n",
+		"evals/vendor/v.evalset.json":   `{"evalSetId": 3`,
+		"evals/lib/__pycache__/c.yaml":  "case: pyc\ninput: {content: hi}\n",
+		"evals/cases/notes.txt":         "not read at all",
+		"evals/cases/metrics.yaml":      "not a case either, but a metrics file by name",
+	})
+	sets, skipped, err := LoadReporting(dir + "/evals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []string
+	for _, s := range sets {
+		for _, c := range s.Cases {
+			cases = append(cases, c.ID)
+		}
+	}
+	var got []string
+	for _, s := range skipped {
+		rel, _ := filepath.Rel(dir, s.Path)
+		got = append(got, rel+": "+s.Why)
+	}
+	want := []string{
+		".git: a hidden directory",
+		"deploy/k8s.yaml: YAML without a top-level case: or input: key: not a case",
+		"lib/__pycache__: Python's packages or caches",
+		"node_modules: npm's dependencies",
+		"vendor: vendored dependencies",
+	}
+	for i := range want {
+		want[i] = "evals/" + want[i]
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"flow", "hi"}, cases); diff != "" {
+		t.Errorf("cases read (-want +got):\n%s", diff)
+	}
+	if _, err := Load(dir + "/evals/deploy/k8s.yaml"); err == nil || !strings.Contains(err.Error(), "k8s.yaml: case: missing") {
+		t.Errorf("a manifest named explicitly: %v, want it read and refused as not a case", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -37,6 +38,22 @@ const (
 // *ValidationError. YAML cases' scorers name the run's metrics: check them
 // with [Validate] once those are known.
 func Load(paths ...string) ([]*Set, error) {
+	sets, _, err := LoadReporting(paths...)
+	return sets, err
+}
+
+// Skipped is a directory or file a directory walk passed over, and why.
+type Skipped struct {
+	Path string
+	Why  string
+}
+
+// LoadReporting is Load, and also says what its directory walks passed
+// over: hidden, vendored and dependency directories (.git, node_modules,
+// vendor, __pycache__...) are not entered, and a YAML file with neither a
+// top-level case: nor input: key (a Kubernetes manifest, a CI workflow)
+// is not read as a case. A file named explicitly is read whatever it is.
+func LoadReporting(paths ...string) ([]*Set, []Skipped, error) {
 	l := &loader{p: newProblems(""), yamlSets: map[string]*Set{}}
 	if len(paths) == 0 {
 		l.p.add("", "no eval set files or directories given")
@@ -48,10 +65,11 @@ func Load(paths ...string) ([]*Set, error) {
 	for _, s := range l.sets {
 		validateSet(s, s.Metrics, false, l.p.in(s.Path))
 	}
+	slices.SortFunc(l.skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
 	if err := l.p.err(); err != nil {
-		return nil, err
+		return nil, l.skipped, err
 	}
-	return l.sets, nil
+	return l.sets, l.skipped, nil
 }
 
 // loader accumulates the sets of one Load call.
@@ -59,6 +77,7 @@ type loader struct {
 	p        problems
 	sets     []*Set
 	yamlSets map[string]*Set // by directory
+	skipped  []Skipped
 }
 
 func (l *loader) loadPath(path string) {
@@ -71,28 +90,52 @@ func (l *loader) loadPath(path string) {
 		l.loadFile(path)
 		return
 	}
-	files, err := walkSetFiles(path)
+	files, err := l.walkSetFiles(path)
 	if err != nil {
 		l.p.in(path).add("", "cannot walk the directory: %v", err)
 	}
-	if len(files) == 0 && err == nil {
-		l.p.in(path).add("", "no eval set files (*.evalset.json, *.test.json, *.yaml) in the directory")
-	}
+	read := 0
 	for _, f := range files {
-		l.loadFile(f)
+		if l.loadWalked(f) {
+			read++
+		}
+	}
+	if read == 0 && err == nil {
+		l.p.in(path).add("", "no eval set files (*.evalset.json, *.test.json, *.yaml cases) in the directory")
 	}
 }
 
+// skippedDir says why a walk does not enter a directory named name: a
+// hidden one, or other tools' dependencies and builds ("" to enter it).
+func skippedDir(name string) string {
+	switch name {
+	case "node_modules":
+		return "npm's dependencies"
+	case "vendor", "third_party":
+		return "vendored dependencies"
+	case "__pycache__", "site-packages", "venv":
+		return "Python's packages or caches"
+	}
+	if strings.HasPrefix(name, ".") {
+		return "a hidden directory"
+	}
+	return ""
+}
+
 // walkSetFiles lists the eval set and case files under dir, in lexical
-// order, leaving out metrics files and hidden directories.
-func walkSetFiles(dir string) ([]string, error) {
+// order, leaving out metrics files, and hidden, vendored and dependency
+// directories (noted in l.skipped).
+func (l *loader) walkSetFiles(dir string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && path != dir && strings.HasPrefix(d.Name(), ".") {
-			return filepath.SkipDir
+		if d.IsDir() && path != dir {
+			if why := skippedDir(d.Name()); why != "" {
+				l.skipped = append(l.skipped, Skipped{Path: path, Why: why})
+				return filepath.SkipDir
+			}
 		}
 		if d.Type().IsRegular() && isSetFileName(d.Name()) {
 			files = append(files, path)
@@ -100,6 +143,37 @@ func walkSetFiles(dir string) ([]string, error) {
 		return nil
 	})
 	return files, err
+}
+
+// loadWalked loads a file a directory walk found, unless it is a YAML
+// file that is not a case; it reports whether it read the file.
+func (l *loader) loadWalked(path string) bool {
+	if isYAMLName(path) {
+		data, err := readBounded(path)
+		if err == nil && !looksLikeYAMLCase(data) {
+			l.skipped = append(l.skipped, Skipped{Path: path, Why: "YAML without a top-level case: or input: key: not a case"})
+			return false
+		}
+	}
+	l.loadFile(path)
+	return true
+}
+
+// looksLikeYAMLCase reports whether YAML text has a top-level case: or
+// input: key (at the start of a line), or is a flow mapping ({...}), as a
+// case file has; a Kubernetes manifest or a CI workflow has neither.
+func looksLikeYAMLCase(data []byte) bool {
+	for line := range strings.Lines(string(data)) {
+		if strings.HasPrefix(line, "case:") || strings.HasPrefix(line, "input:") {
+			return true
+		}
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "---") {
+			if strings.HasPrefix(t, "{") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func isSetFileName(name string) bool {

@@ -211,7 +211,7 @@ func passK(m map[string]float64, k int) string {
 
 // outcomeCounts renders the totals: "4: 1 passed, 2 failed, 1 error".
 func outcomeCounts(s result.EvalSetSummary) string {
-	return fmt.Sprintf("%d: %d passed, %d failed, %s", s.NumCases, s.Passed, s.Failed, plural(s.Errors, "error"))
+	return fmt.Sprintf("%d: %d passed, %d failed, %s", s.NumCases, s.Passed, s.Failed, Plural(s.Errors, "error"))
 }
 
 // setsLine names the run's sets: "smoke (trpc, 4 cases)".
@@ -221,7 +221,7 @@ func setsLine(sets []result.EvalSetInfo) string {
 	}
 	parts := make([]string, len(sets))
 	for i, s := range sets {
-		parts[i] = fmt.Sprintf("%s (%s, %s)", s.ID, s.Format, plural(s.NumCases, "case"))
+		parts[i] = fmt.Sprintf("%s (%s, %s)", s.ID, s.Format, Plural(s.NumCases, "case"))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -355,8 +355,9 @@ func groupRuns(runs []*result.CaseResult, status func(*result.CaseResult) string
 	return groups
 }
 
-// plural is "1 case" or "3 cases".
-func plural(n int, noun string) string {
+// Plural is "1 case" or "3 cases": a count and its noun, made plural
+// with an s when the count is not one.
+func Plural(n int, noun string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, noun)
 	}

@@ -153,9 +153,11 @@ func (f *evalSetFlags) validate(cmd *cobra.Command) error {
 }
 
 // loadSets reads the sets and the metrics that replace theirs; a bad file
-// is a usage error that lists every violation.
-func loadSets(paths []string, metricsFile string) ([]*evalset.Set, error) {
-	sets, err := evalset.Load(paths...)
+// is a usage error that lists every violation. What directory walks
+// passed over is said on log.
+func loadSets(log io.Writer, paths []string, metricsFile string) ([]*evalset.Set, error) {
+	sets, skipped, err := evalset.LoadReporting(paths...)
+	noteSkipped(log, skipped)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -174,12 +176,31 @@ func loadSets(paths []string, metricsFile string) ([]*evalset.Set, error) {
 	return sets, nil
 }
 
+// maxSkippedShown bounds the skipped paths named one by one.
+const maxSkippedShown = 10
+
+// noteSkipped says which directories and files a walk passed over, and
+// why: the first few by name, then how many more.
+func noteSkipped(log io.Writer, skipped []evalset.Skipped) {
+	if len(skipped) == 0 {
+		return
+	}
+	fmt.Fprintf(log, "proctor: skipped %s while looking for eval sets (name a file to read it anyway):\n", report.Plural(len(skipped), "path"))
+	for i, s := range skipped {
+		if i == maxSkippedShown {
+			fmt.Fprintf(log, "  ... and %d more\n", len(skipped)-i)
+			break
+		}
+		fmt.Fprintf(log, "  %s: %s\n", s.Path, s.Why)
+	}
+}
+
 func runEvalSets(cmd *cobra.Command, f *evalSetFlags, paths []string) error {
 	ctx := cmd.Context()
 	if err := f.validate(cmd); err != nil {
 		return err
 	}
-	sets, err := loadSets(paths, f.metrics)
+	sets, err := loadSets(cmd.ErrOrStderr(), paths, f.metrics)
 	if err != nil {
 		return err
 	}
