@@ -50,6 +50,10 @@ func isUsage(err error) bool {
 }
 
 func main() {
+	// A reader that closes stdout early (proctor run | head -1) makes a
+	// write fail with EPIPE instead of killing proctor with SIGPIPE before
+	// it has finished and stored its work.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -230,7 +231,9 @@ func execute(cmd *cobra.Command, e executable, o output, next string) (*result.E
 		return nil, failErr(fmt.Errorf("%w\nproctor: the simulations stored before the error are %s", runErr, next))
 	}
 	eval := e.Evaluation()
-	if err := writeResult(cmd.OutOrStdout(), o.out, o.format, eval, o.cat); err != nil {
+	if err := writeResult(cmd.OutOrStdout(), o.out, o.format, eval, o.cat); errors.Is(err, syscall.EPIPE) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "proctor: stdout was closed before the whole result was written; evaluation %s is stored: proctor results %s\n", eval.ID, eval.ID)
+	} else if err != nil {
 		return nil, failErr(err)
 	}
 	if eval.Status == result.StatusInterrupted {
