@@ -271,7 +271,7 @@ func metricReason(m *result.MetricResult) string {
 	if m.Details == nil {
 		return ""
 	}
-	reason := m.Details.Reason
+	reason := readableReason(m.Details.Reason)
 	if len(m.Details.RubricScores) > 0 {
 		var rs []string
 		for _, r := range m.Details.RubricScores {
@@ -285,6 +285,20 @@ func metricReason(m *result.MetricResult) string {
 		reason += "rubrics " + strings.Join(rs, " ")
 	}
 	return reason
+}
+
+// readableReason is a metric's overall reason for people: tRPC-Agent-Go
+// joins its invocations' reasons with ";", empty ones too
+// ("0 tool calls, expected 1;;"), which the stored result keeps as it
+// is; shown, the empty ones are left out and the rest joined with "; ".
+func readableReason(reason string) string {
+	var parts []string
+	for p := range strings.SplitSeq(reason, ";") {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // toolCalls renders an invocation's tool calls as `name {"arg":1}`,
