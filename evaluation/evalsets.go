@@ -378,7 +378,7 @@ func (r *EvalSetRunner) save(ctx context.Context, run *result.EvalSetRun) error 
 		return fmt.Errorf("encode eval-set run: %w", err)
 	}
 	err = r.Store.PutEvaluation(ctx, store.Evaluation{
-		ID: run.ID, Kind: store.KindEvalSets, AgentURL: run.Agent.URL, Status: string(run.Status),
+		ID: run.ID, Kind: store.KindEvalSets, AgentURL: run.Agent.Address(), Status: string(run.Status),
 		CreatedAt: run.CreatedAt, UpdatedAt: run.UpdatedAt, Data: data,
 	})
 	if err != nil {

@@ -377,7 +377,7 @@ func (r *Runner) save(ctx context.Context, eval *result.Evaluation) error {
 		return fmt.Errorf("encode evaluation: %w", err)
 	}
 	err = r.Store.PutEvaluation(ctx, store.Evaluation{
-		ID: eval.ID, Domain: eval.Domain, AgentURL: eval.Agent.URL, Status: string(eval.Status),
+		ID: eval.ID, Domain: eval.Domain, AgentURL: eval.Agent.Address(), Status: string(eval.Status),
 		CreatedAt: eval.CreatedAt, UpdatedAt: eval.UpdatedAt, Data: data,
 	})
 	if err != nil {

@@ -69,11 +69,8 @@ type LeaderboardOptions struct {
 // AgentKey is how a leaderboard tells agents apart: "builtin" for the
 // reference agent, else its URL, else its card's name.
 func AgentKey(a result.AgentInfo) string {
-	switch {
-	case a.Builtin:
-		return "builtin"
-	case a.URL != "":
-		return a.URL
+	if addr := a.Address(); addr != "" {
+		return addr
 	}
 	return a.Name
 }

@@ -279,6 +279,20 @@ type AgentInfo struct {
 	Builtin bool `json:"builtin,omitempty"`
 }
 
+// BuiltinAddress is the address results of proctor's built-in reference
+// agent are filed under, whatever loopback port it listened on.
+const BuiltinAddress = "builtin"
+
+// Address is the agent's address as results are filed under it (the
+// store's agent_url, which `proctor results --agent` matches): its URL, or
+// BuiltinAddress for the built-in agent, whose URL changes every run.
+func (a AgentInfo) Address() string {
+	if a.Builtin {
+		return BuiltinAddress
+	}
+	return a.URL
+}
+
 // Config is how an evaluation was asked for; stored so that --resume can
 // finish it the same way.
 type Config struct {
