@@ -42,8 +42,10 @@ test: peers
 	then echo "benchmarks: each ran once and passed (figures: make bench)"; rm -f $$out; \
 	else cat $$out; rm -f $$out; exit 1; fi
 
+# -buildvcs=auto stamps the commit (proctor --version names it) even where
+# GOFLAGS turns stamping off, and builds without it outside a checkout.
 build:
-	$(GO) build -o bin/proctor ./cmd/proctor
+	$(GO) build -buildvcs=auto -o bin/proctor ./cmd/proctor
 
 lint:
 	gofmt -l . | (! grep .)
