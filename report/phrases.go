@@ -78,7 +78,7 @@ func VacuousNote(ids []string, limit int) string {
 }
 
 // SimulationsNote says how many simulations an evaluation has and of
-// what: "17 (17 tasks x 1 trials)" when they are all there, "40 of 204
+// what: "17 (17 tasks x 1 trial)" when they are all there, "40 of 204
 // (17 tasks x 12 trials)" when it did not finish, counting what it set out
 // to run.
 func SimulationsNote(e *result.Evaluation) string {
@@ -86,9 +86,9 @@ func SimulationsNote(e *result.Evaluation) string {
 	planned := len(e.Config.TaskIDs) * e.Config.NumTrials
 	switch {
 	case s.NumSimulations == s.NumTasks*s.NumTrials && (planned == 0 || planned == s.NumSimulations):
-		return fmt.Sprintf("%d (%d tasks x %d trials)", s.NumSimulations, s.NumTasks, s.NumTrials)
+		return fmt.Sprintf("%d (%s x %s)", s.NumSimulations, Plural(s.NumTasks, "task"), Plural(s.NumTrials, "trial"))
 	case planned > 0:
-		return fmt.Sprintf("%d of %d (%d tasks x %d trials)", s.NumSimulations, planned, len(e.Config.TaskIDs), e.Config.NumTrials)
+		return fmt.Sprintf("%d of %d (%s x %s)", s.NumSimulations, planned, Plural(len(e.Config.TaskIDs), "task"), Plural(e.Config.NumTrials, "trial"))
 	}
 	return fmt.Sprintf("%d (%d tasks, up to %d trials each)", s.NumSimulations, s.NumTasks, s.NumTrials)
 }

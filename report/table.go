@@ -23,6 +23,14 @@ func renderTable(w io.Writer, e *result.Evaluation) error {
 	return tableTasks(w, e)
 }
 
+// WriteSummary writes the evaluation's summary for a terminal: what it
+// evaluated, its scores and its traffic, without the table of tasks.
+func WriteSummary(w io.Writer, e *result.Evaluation) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tableHead(tw, e)
+	return tw.Flush()
+}
+
 // tableHead writes the rows about the evaluation: what it evaluated, its
 // scores and its traffic.
 func tableHead(tw io.Writer, e *result.Evaluation) {

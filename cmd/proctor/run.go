@@ -626,8 +626,17 @@ func dbPath(path string) (string, error) {
 	return p, nil
 }
 
+// writeResult writes the evaluation in format to --out, or to stdout
+// without it; a result written to a file is summed up on stdout.
 func writeResult(stdout io.Writer, out, format string, eval *result.Evaluation, cat *catalog.Catalog) error {
-	return writeOut(stdout, out, func(w io.Writer) error { return writeReport(w, format, eval, cat) })
+	if err := writeOut(stdout, out, func(w io.Writer) error { return writeReport(w, format, eval, cat) }); err != nil || out == "" {
+		return err
+	}
+	if err := report.WriteSummary(stdout, eval); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(stdout, "result       %s (%s)\n", out, format)
+	return err
 }
 
 // writeOut runs write on the file --out names (created, and closed with
