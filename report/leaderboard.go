@@ -64,6 +64,9 @@ type LeaderboardEntry struct {
 type LeaderboardOptions struct {
 	Domain, Split string
 	Latest        bool
+	// Derived ranks shards and rescores too; without it only runs and
+	// merges count (see result.Evaluation.Derived).
+	Derived bool
 }
 
 // AgentKey is how a leaderboard tells agents apart: "builtin" for the
@@ -83,6 +86,9 @@ func NewLeaderboard(evals []*result.Evaluation, opts LeaderboardOptions) Leaderb
 	chosen := map[string]*result.Evaluation{}
 	count := map[string]int{}
 	for _, e := range evals {
+		if e.Derived() && !opts.Derived {
+			continue
+		}
 		key := AgentKey(e.Agent)
 		count[key]++
 		if cur, ok := chosen[key]; !ok || better(e, cur, opts.Latest) {

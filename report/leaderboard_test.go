@@ -60,3 +60,38 @@ func TestNewLeaderboard(t *testing.T) {
 		})
 	}
 }
+
+// TestLeaderboardCountsOriginalRuns: a rescore (even a better one) and a
+// shard are neither an agent's best run nor counted among its
+// evaluations, unless derived evaluations are asked for; a merge is a run.
+func TestLeaderboardCountsOriginalRuns(t *testing.T) {
+	run := lbEval("run", "http://a", 1, 0.5, result.Interval{}, 10)
+	rescore := lbEval("rescore", "http://a", 2, 0.9, result.Interval{}, 10)
+	rescore.RescoredFrom = "run"
+	shard := lbEval("shard", "http://a", 3, 1, result.Interval{}, 5)
+	shard.Config.ShardIndex, shard.Config.NumShards = 1, 2
+	merge := lbEval("merge", "http://b", 4, 0.7, result.Interval{}, 10)
+	merge.MergedShards = 2
+	evals := []*result.Evaluation{run, rescore, shard, merge}
+	type row struct {
+		ID string
+		N  int
+	}
+	rows := func(derived bool) []row {
+		var out []row
+		for _, e := range NewLeaderboard(evals, LeaderboardOptions{Domain: "mock", Derived: derived}).Entries {
+			out = append(out, row{e.EvaluationID, e.Evaluations})
+		}
+		return out
+	}
+	if diff := cmp.Diff([]row{{"merge", 1}, {"run", 1}}, rows(false)); diff != "" {
+		t.Errorf("runs and merges only (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]row{{"shard", 3}, {"merge", 1}}, rows(true)); diff != "" {
+		t.Errorf("with derived evaluations (-want +got):\n%s", diff)
+	}
+	origins := []result.Origin{run.Origin(), rescore.Origin(), shard.Origin(), merge.Origin()}
+	if diff := cmp.Diff([]result.Origin{result.OriginRun, result.OriginRescore, result.OriginShard, result.OriginMerge}, origins); diff != "" {
+		t.Errorf("origins (-want +got):\n%s", diff)
+	}
+}

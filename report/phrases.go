@@ -204,3 +204,13 @@ func llmUsageLines(m result.Metrics) [][2]string {
 	}
 	return out
 }
+
+// ShortID is an id cut for tight columns: its last 12 characters (UUIDv7
+// ids made close together share their first ones), or the id itself when
+// short. The full id still resolves, and so does this ending.
+func ShortID(id string) string {
+	if len(id) <= 13 {
+		return id
+	}
+	return "…" + id[len(id)-12:]
+}

@@ -417,6 +417,47 @@ type Evaluation struct {
 	// this one scored again (proctor rescore); empty for an evaluation that
 	// ran its own simulations.
 	RescoredFrom string `json:"rescored_from,omitempty"`
+	// MergedShards is the number of shards proctor merge made this
+	// evaluation of; 0 for one that ran in one process.
+	MergedShards int `json:"merged_shards,omitempty"`
+}
+
+// Origin says how an evaluation came to be.
+type Origin string
+
+// Origins of evaluations.
+const (
+	// OriginRun: it ran its own simulations, in one process.
+	OriginRun Origin = "run"
+	// OriginMerge: proctor merge made it of shards; a whole evaluation,
+	// as a run is.
+	OriginMerge Origin = "merge"
+	// OriginShard: it ran one share of an evaluation's tasks.
+	OriginShard Origin = "shard"
+	// OriginRescore: it scored another evaluation's simulations again.
+	OriginRescore Origin = "rescore"
+)
+
+// Origin is how the evaluation came to be. Only runs and merges are
+// evaluations of an agent in their own right: a shard is a part of one,
+// and a rescore a second reading of one.
+func (e *Evaluation) Origin() Origin {
+	switch {
+	case e.RescoredFrom != "":
+		return OriginRescore
+	case e.Config.NumShards > 1:
+		return OriginShard
+	case e.MergedShards > 0:
+		return OriginMerge
+	}
+	return OriginRun
+}
+
+// Derived reports whether the evaluation is a shard or a rescore, not an
+// evaluation of an agent in its own right.
+func (e *Evaluation) Derived() bool {
+	o := e.Origin()
+	return o == OriginShard || o == OriginRescore
 }
 
 // SimulationRow is one simulation in brief. Its id names the task and the

@@ -13,7 +13,7 @@ import (
 
 func newLeaderboardCmd() *cobra.Command {
 	var dbPath, format, domain, split string
-	var latest bool
+	var latest, derived bool
 	cmd := &cobra.Command{
 		Use:   "leaderboard --domain D",
 		Short: "Rank the agents evaluated on a domain by pass^1",
@@ -49,7 +49,7 @@ default split ("base"; the mock domain has no splits).`,
 					return failErr(err)
 				}
 			}
-			lb := report.NewLeaderboard(evals, report.LeaderboardOptions{Domain: domain, Split: split, Latest: latest})
+			lb := report.NewLeaderboard(evals, report.LeaderboardOptions{Domain: domain, Split: split, Latest: latest, Derived: derived})
 			write := func() error { return report.WriteLeaderboard(cmd.OutOrStdout(), report.Format(format), lb) }
 			if format == formatHTML {
 				write = func() error { return ui.WriteLeaderboard(cmd.OutOrStdout(), lb) }
@@ -66,5 +66,6 @@ default split ("base"; the mock domain has no splits).`,
 	fl.StringVar(&domain, "domain", "", "domain whose evaluations to rank (required)")
 	fl.StringVar(&split, "split", "", `task split: base, train, test... (default: the domain's default split, "base")`)
 	fl.BoolVar(&latest, "latest", false, "rank each agent's latest evaluation instead of its best")
+	fl.BoolVar(&derived, "derived", false, "rank shards and rescores too (by default only runs and merged evaluations count)")
 	return cmd
 }

@@ -196,12 +196,27 @@ func listResults(out io.Writer, format string, heads []result.Evaluation) error 
 		return nil
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tCREATED\tDOMAIN\tAGENT\tSTATUS\tSIMS\tPASS^1\tAVG REWARD")
+	fmt.Fprintln(tw, "ID\tCREATED\tDOMAIN\tAGENT\tORIGIN\tSTATUS\tSIMS\tPASS^1\tAVG REWARD")
 	for _, e := range heads {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\n", e.ID, e.CreatedAt.Local().Format("2006-01-02 15:04"),
-			e.Domain, report.AgentLabel(e.Agent), e.Status, e.Summary.NumSimulations, e.Summary.PassHatK["1"], e.Summary.AvgReward)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\n", e.ID, e.CreatedAt.Local().Format("2006-01-02 15:04"),
+			e.Domain, report.AgentLabel(e.Agent), originLabel(&e), e.Status, e.Summary.NumSimulations, e.Summary.PassHatK["1"], e.Summary.AvgReward)
 	}
 	return tw.Flush()
+}
+
+// originLabel names how an evaluation came to be, for the results table:
+// "run", "merge of 4", "shard 2/4", "rescore of 01a1fd45".
+func originLabel(e *result.Evaluation) string {
+	switch o := e.Origin(); o {
+	case result.OriginMerge:
+		return fmt.Sprintf("merge of %d", e.MergedShards)
+	case result.OriginShard:
+		return fmt.Sprintf("shard %d/%d", e.Config.ShardIndex, e.Config.NumShards)
+	case result.OriginRescore:
+		return "rescore of " + report.ShortID(e.RescoredFrom)
+	default:
+		return string(o)
+	}
 }
 
 // shownStatus is the status to show for a stored evaluation, read while

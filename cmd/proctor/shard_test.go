@@ -18,12 +18,13 @@ import (
 )
 
 // sameEvaluation ignores what differs between two runs of one evaluation
-// by nature: ids, times, durations and latencies, the agent's loopback
+// by nature: ids, times, durations and latencies, a merged one's shard
+// count (checked on its own), the agent's loopback
 // address, the A2A context ids the agent gave out, and the bytes on the
 // wire (the agent's replies carry its task ids and timestamps, whose
 // lengths vary by a byte or two from one run to the next).
 var sameEvaluation = cmp.Options{
-	cmpopts.IgnoreFields(result.Evaluation{}, "ID", "CreatedAt", "UpdatedAt", "FinishedAt", "Agent.URL", "Agent.CardURL"),
+	cmpopts.IgnoreFields(result.Evaluation{}, "ID", "CreatedAt", "UpdatedAt", "FinishedAt", "Agent.URL", "Agent.CardURL", "MergedShards"),
 	cmpopts.IgnoreFields(result.Simulation{}, "StartedAt", "DurationMS", "ContextID"),
 	cmpopts.IgnoreFields(result.Metrics{}, "LatencyMS", "BytesSent", "BytesReceived"),
 	cmpopts.IgnoreFields(llm.Call{}, "LatencyMS"),
@@ -77,8 +78,8 @@ func TestShardsMergeAsOneProcess(t *testing.T) {
 	if diff := cmp.Diff(single, merged, sameEvaluation); diff != "" {
 		t.Errorf("4 shards merged differ from one process (-one +merged):\n%s", diff)
 	}
-	if merged.Summary.NumSimulations != 17*3 || merged.Status != result.StatusCompleted || merged.Config.NumShards != 0 {
-		t.Errorf("merged: %d simulations, status %s, num_shards %d", merged.Summary.NumSimulations, merged.Status, merged.Config.NumShards)
+	if merged.Summary.NumSimulations != 17*3 || merged.Status != result.StatusCompleted || merged.Config.NumShards != 0 || merged.MergedShards != 4 {
+		t.Errorf("merged: %d simulations, status %s, num_shards %d, merged_shards %d", merged.Summary.NumSimulations, merged.Status, merged.Config.NumShards, merged.MergedShards)
 	}
 }
 

@@ -36,6 +36,7 @@ func Merge(id string, files []*File) (*result.Evaluation, []evaluation.Recorded,
 	cfg := first.Config
 	cfg.ShardIndex, cfg.NumShards = 0, 0
 	eval := evaluation.NewEvaluation(id, cfg, first.Agent)
+	eval.MergedShards = len(files)
 	return eval, recs, nil
 }
 

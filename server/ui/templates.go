@@ -11,6 +11,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/proctor-eval/proctor/report"
 )
 
 //go:embed templates/*.html
@@ -98,16 +100,8 @@ func formatMS(v float64) string {
 	}
 }
 
-// shortID is the first 8 characters of an id, for tight columns; the
-// full id stays in the link and the title.
-func shortID(id string) string {
-	if len(id) <= 13 {
-		return id
-	}
-	// UUIDv7 ids share their first characters for runs made close
-	// together: show the end, which differs.
-	return "…" + id[len(id)-12:]
-}
+// shortID is report.ShortID: the full id stays in the link and the title.
+func shortID(id string) string { return report.ShortID(id) }
 
 func clamp01(v float64) float64 {
 	if math.IsNaN(v) {
