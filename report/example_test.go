@@ -31,7 +31,7 @@ func Example() {
 	//
 	// | metric | value |
 	// |---|---|
-	// | simulations | 1 (1 tasks x 1 trial) |
+	// | simulations | 1 (1 task x 1 trial) |
 	// | pass^1 | 1.000 (95% CI 0.207-1.000) |
 	// | average reward | 1.000 |
 	// | termination | user_stop 1 |
