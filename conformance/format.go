@@ -20,10 +20,11 @@ const (
 // Formats lists Write's formats.
 func Formats() []string { return []string{FormatText, FormatJSON, FormatMarkdown, FormatJUnit} }
 
-// Write renders a report: FormatText (a summary and every failure, for a
-// terminal), FormatJSON (the Report), FormatMarkdown (a summary, the
-// categories and a table of failures with remediation) or FormatJUnit (a
-// testsuite per category, a testcase per result, for CI systems).
+// Write renders a report: FormatText (a summary, the skipped checks with
+// why, and every failure, for a terminal), FormatJSON (the Report),
+// FormatMarkdown (a summary, the categories, the skipped checks and a table
+// of failures with remediation) or FormatJUnit (a testsuite per category,
+// a testcase per result, for CI systems).
 func Write(w io.Writer, format string, r *Report) error {
 	switch format {
 	case FormatJSON:
@@ -67,6 +68,12 @@ func writeText(w io.Writer, r *Report) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if skipped := r.Skipped(); len(skipped) > 0 {
+		fmt.Fprintf(w, "\nSkipped checks (they did not apply):\n")
+		for _, sk := range skipped {
+			fmt.Fprintf(w, "  %s [%s]: %s\n", sk.ID, strings.Join(sk.Transports, ", "), sk.Message)
+		}
 	}
 	failed := r.Failed()
 	if len(failed) == 0 {
@@ -132,6 +139,12 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		for _, f := range failed {
 			fmt.Fprintf(&b, "| `%s` %s | %s | %s | %s | %s |\n", f.ID, mdCell(f.Title), f.Level, mdCell(strings.Join(f.Transports, ", ")),
 				mdCell(f.Message), mdCell(f.Remediation+" ("+f.Spec+")"))
+		}
+	}
+	if skipped := r.Skipped(); len(skipped) > 0 {
+		b.WriteString("\n### Skipped (did not apply)\n\n| requirement | transports | why |\n| --- | --- | --- |\n")
+		for _, sk := range skipped {
+			fmt.Fprintf(&b, "| `%s` %s | %s | %s |\n", sk.ID, mdCell(sk.Title), mdCell(strings.Join(sk.Transports, ", ")), mdCell(sk.Message))
 		}
 	}
 	fmt.Fprintf(&b, "\nLevel rule: %s\n", r.LevelRule)

@@ -142,6 +142,18 @@ func (r *Report) Failed() []Result {
 	return out
 }
 
+// Skipped returns the checks that did not apply, with why (their
+// Message), in report order.
+func (r *Report) Skipped() []Result {
+	var out []Result
+	for _, res := range r.Results {
+		if res.Status == Skip {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
 // FailedIDs returns the sorted, distinct requirement ids that failed.
 func (r *Report) FailedIDs() []string {
 	var ids []string
