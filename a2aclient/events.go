@@ -3,6 +3,7 @@ package a2aclient
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -127,7 +128,7 @@ func (l *turnLog) message(source EventSource, m *a2a.Message, state a2a.TaskStat
 	if m == nil {
 		return
 	}
-	l.add(Event{Source: source, ID: m.ID, State: state, Parts: m.Parts, Metadata: m.Metadata, EventMetadata: eventMeta})
+	l.add(Event{Source: source, ID: m.ID, State: state, Parts: oneText(m.Parts), Metadata: m.Metadata, EventMetadata: eventMeta})
 }
 
 // artifactUpdate applies a streamed artifact update: a chunk with Append
@@ -141,14 +142,14 @@ func (l *turnLog) artifactUpdate(e *a2a.TaskArtifactUpdateEvent) {
 	if a == nil || len(a.Parts) == 0 {
 		return
 	}
-	ev := Event{Source: EventArtifact, ID: string(a.ID), Name: a.Name, Parts: a.Parts, Metadata: a.Metadata, EventMetadata: e.Metadata}
+	ev := Event{Source: EventArtifact, ID: string(a.ID), Name: a.Name, Parts: oneText(a.Parts), Metadata: a.Metadata, EventMetadata: e.Metadata}
 	i := l.find(ev)
 	switch {
 	case i < 0 || (a.ID == "" && !e.Append):
 		l.push(ev)
 	case e.Append:
 		old := &l.events[i]
-		old.Parts = continueText(old.Parts, a.Parts)
+		old.Parts = continueText(old.Parts, oneText(a.Parts))
 		old.Metadata = mergeMeta(old.Metadata, a.Metadata)
 		old.EventMetadata = mergeMeta(old.EventMetadata, e.Metadata)
 	default:
@@ -181,7 +182,7 @@ func (l *turnLog) task(t *a2a.Task, ts turnStart) {
 	l.message(EventStatus, t.Status.Message, state, t.Metadata)
 	for _, a := range t.Artifacts {
 		if a != nil {
-			l.add(Event{Source: EventArtifact, ID: string(a.ID), Name: a.Name, Parts: a.Parts, Metadata: a.Metadata, EventMetadata: t.Metadata})
+			l.add(Event{Source: EventArtifact, ID: string(a.ID), Name: a.Name, Parts: oneText(a.Parts), Metadata: a.Metadata, EventMetadata: t.Metadata})
 		}
 	}
 }
@@ -247,4 +248,39 @@ func IsThought(p *a2a.Part) bool {
 		}
 	}
 	return false
+}
+
+// Interim is the text of the agent's messages in the turn that are not
+// part of its answer (Parts), in order: progress it reported while it
+// worked, such as a working status message ("Processing your
+// question...") before an artifact. Streamed it arrives as status
+// updates, unstreamed in the task's history: both read the same. Thoughts
+// and data parts are left out, and so is a message whose text the answer
+// already holds.
+func (r *Response) Interim() []string {
+	answer := PartsText(r.Parts)
+	var out []string
+	for _, ev := range r.Events {
+		if ev.Source != EventStatus && ev.Source != EventHistory {
+			continue
+		}
+		text := strings.TrimSpace(spokenText(ev.Parts))
+		if text == "" || strings.Contains(answer, text) || slices.Contains(out, text) {
+			continue
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+// spokenText is the text of parts that are neither thoughts nor data,
+// joined by newlines.
+func spokenText(parts []*a2a.Part) string {
+	var said []string
+	for _, p := range parts {
+		if isText(p) && !IsThought(p) {
+			said = append(said, p.Text())
+		}
+	}
+	return strings.Join(said, "\n")
 }

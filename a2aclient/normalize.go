@@ -55,7 +55,7 @@ type turnStart struct {
 func fromResult(res a2a.SendMessageResult, ts turnStart) extracted {
 	switch r := res.(type) {
 	case *a2a.Message:
-		return extracted{parts: r.Parts, shape: ShapeMessage, metadata: []map[string]any{r.Metadata}, contextID: r.ContextID,
+		return extracted{parts: oneText(r.Parts), shape: ShapeMessage, metadata: []map[string]any{r.Metadata}, contextID: r.ContextID,
 			events: messageEvents(r)}
 	case *a2a.Task:
 		return fromTask(r, ts)
@@ -85,7 +85,7 @@ func fromTask(t *a2a.Task, ts turnStart) extracted {
 		if a == nil {
 			continue
 		}
-		out.parts = append(out.parts, a.Parts...)
+		out.parts = append(out.parts, oneText(a.Parts)...)
 		out.metadata = append(out.metadata, a.Metadata)
 	}
 	status := t.Status.Message
@@ -103,7 +103,7 @@ func fromTask(t *a2a.Task, ts turnStart) extracted {
 		out.shape = ShapeHistory
 		for _, m := range turn {
 			if status != nil && sameMessage(m, status) {
-				out.parts = append(out.parts, m.Parts...)
+				out.parts = append(out.parts, oneText(m.Parts)...)
 			} else {
 				out.parts = continueText(out.parts, m.Parts)
 			}
@@ -113,10 +113,10 @@ func fromTask(t *a2a.Task, ts turnStart) extracted {
 			}
 		}
 	case status != nil:
-		out.parts, out.shape = status.Parts, ShapeStatusMessage
+		out.parts, out.shape = oneText(status.Parts), ShapeStatusMessage
 	default:
 		if m := lastAgentMessage(t.History); m != nil {
-			out.parts, out.shape = m.Parts, ShapeHistory
+			out.parts, out.shape = oneText(m.Parts), ShapeHistory
 			out.metadata = append(out.metadata, m.Metadata)
 			out.said = append(out.said, m.ID)
 		}
@@ -125,6 +125,25 @@ func fromTask(t *a2a.Task, ts turnStart) extracted {
 		out.metadata = append(out.metadata, m.Metadata)
 		out.statusParts = m.Parts
 		out.said = append(out.said, m.ID)
+	}
+	return out
+}
+
+// oneText is the parts of one message or artifact with each run of text
+// parts made one text part, their texts joined with nothing in between:
+// the parts of one message or artifact are pieces of one text, as the
+// chunks of a streamed artifact are (the Python SDK folds appended chunks
+// into one artifact of many parts, cut anywhere, mid-word or mid-JSON),
+// and as Google's genai joins a response's text parts. So an agent reads
+// the same streamed or not. Text parts of different messages or
+// artifacts stay apart; a thought never joins an answer.
+func oneText(parts []*a2a.Part) []*a2a.Part {
+	if len(parts) < 2 {
+		return parts
+	}
+	var out []*a2a.Part
+	for _, p := range parts {
+		out = continueText(out, []*a2a.Part{p})
 	}
 	return out
 }
@@ -241,7 +260,7 @@ func rawObject(obj map[string]any, depth int) (extracted, bool) {
 	if parts, ok := obj["parts"].([]any); ok {
 		ctxID, _ := obj["contextId"].(string)
 		meta, _ := obj["metadata"].(map[string]any)
-		return extracted{parts: rawParts(parts), shape: ShapeMessage, contextID: ctxID, metadata: []map[string]any{meta},
+		return extracted{parts: oneText(rawParts(parts)), shape: ShapeMessage, contextID: ctxID, metadata: []map[string]any{meta},
 			events: messageEvents(rawMessage(obj))}, true
 	}
 	return extracted{}, false
@@ -320,7 +339,7 @@ func rawTaskAnswer(obj map[string]any) extracted {
 		for _, a := range arts {
 			am, _ := a.(map[string]any)
 			if ps, ok := am["parts"].([]any); ok {
-				out.parts = append(out.parts, rawParts(ps)...)
+				out.parts = append(out.parts, oneText(rawParts(ps))...)
 			}
 			if m, ok := am["metadata"].(map[string]any); ok {
 				out.metadata = append(out.metadata, m)
@@ -332,7 +351,7 @@ func rawTaskAnswer(obj map[string]any) extracted {
 		out.metadata = append(out.metadata, m)
 	}
 	if ps, ok := sm["parts"].([]any); ok {
-		out.statusParts = rawParts(ps)
+		out.statusParts = oneText(rawParts(ps))
 	}
 	if len(out.parts) > 0 {
 		out.shape = ShapeArtifacts
@@ -347,7 +366,7 @@ func rawTaskAnswer(obj map[string]any) extracted {
 			m, _ := hist[i].(map[string]any)
 			role, _ := m["role"].(string)
 			if ps, ok := m["parts"].([]any); ok && len(ps) > 0 && isAgentRole(role) {
-				out.parts, out.shape = rawParts(ps), ShapeHistory
+				out.parts, out.shape = oneText(rawParts(ps)), ShapeHistory
 				if meta, ok := m["metadata"].(map[string]any); ok {
 					out.metadata = append(out.metadata, meta)
 				}

@@ -48,7 +48,7 @@ func TestShapesFromA2AGoServer(t *testing.T) {
 				yield(m, nil)
 			},
 			wantShape: ShapeMessage,
-			wantText:  "plain \nmessage",
+			wantText:  "plain message", // one message's text parts are one text
 		},
 		{
 			name: "task with artifacts",
@@ -65,7 +65,7 @@ func TestShapesFromA2AGoServer(t *testing.T) {
 				}
 			}),
 			wantShape: ShapeArtifacts,
-			wantText:  "part one\npart two\n" + `{"name":"respond"}`,
+			wantText:  "part onepart two\n" + `{"name":"respond"}`, // an appended chunk continues the text
 			wantState: a2a.TaskStateCompleted,
 		},
 		{

@@ -414,12 +414,16 @@ func tau2RewardExtras(ri result.RewardInfo, match result.ActionMatch) map[string
 	return info
 }
 
-// newTau2Messages converts a transcript. A tool message's requestor is
+// newTau2Messages converts a transcript, leaving out the agent's interim
+// messages. A tool message's requestor is
 // that of the call it answers (the assistant when the call is unknown).
 func newTau2Messages(msgs []result.Message) []Tau2Message {
 	out := make([]Tau2Message, 0, len(msgs))
 	requestors := map[string]string{} // tool call id -> who made the call
 	for _, m := range msgs {
+		if m.Interim {
+			continue // not a message of tau2's: the answer follows
+		}
 		turn := m.Turn
 		tm := Tau2Message{Role: string(m.Role), TurnIdx: &turn}
 		if m.Role == result.RoleTool {

@@ -136,6 +136,13 @@ type Message struct {
 	// does not list the tool: a policy violation. The call stays in the
 	// transcript as the agent made it; the environment never saw it.
 	Refused bool `json:"refused,omitempty"`
+	// Interim marks an agent's message that came before its answer in the
+	// same turn: progress it reported while working ("Looking it up..."),
+	// as an A2A working status message, say. It is kept to show what the
+	// agent said, but is not the answer: the user simulator, COMMUNICATE,
+	// the judge and tau2 exports see only the answer, and it takes no
+	// step. It has the Turn of the answer that follows it.
+	Interim bool `json:"interim,omitempty"`
 }
 
 // Simulation is the result of one task x one trial.

@@ -192,13 +192,23 @@ type simRun struct {
 	env    domains.Env
 	turn   int
 	errors int
-	// history counts the transcript's leading history messages, which
-	// are not steps of the simulation.
-	history int
+	// history counts the transcript's leading history messages, and
+	// interim the agent's interim messages: neither is a step of the
+	// simulation.
+	history, interim int
 }
 
 // steps is the number of messages the simulation itself added.
-func (r *simRun) steps() int { return len(r.res.Messages) - r.history }
+func (r *simRun) steps() int { return len(r.res.Messages) - r.history - r.interim }
+
+// addInterim records what the agent said in a turn before its answer,
+// each marked interim, with the turn of the answer to come.
+func (r *simRun) addInterim(texts []string) {
+	for _, text := range texts {
+		r.res.Messages = append(r.res.Messages, result.Message{Role: result.RoleAssistant, Content: text, Interim: true, Turn: r.turn})
+		r.interim++
+	}
+}
 
 func (r *simRun) add(m result.Message) {
 	m.Turn = r.turn
@@ -302,7 +312,8 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 		if ctx.Err() != nil {
 			return result.TermTimeout, fmt.Errorf("simulation exceeded its %s timeout", r.s.limits.Timeout)
 		}
-		reply, thought, err := r.ask(ctx, conv, first, input)
+		reply, thought, interim, err := r.ask(ctx, conv, first, input)
+		r.addInterim(interim)
 		if err != nil {
 			if a2aclient.IsLocalExhaustion(err) {
 				// proctor's own machine ran out (too many open files...):
@@ -339,21 +350,22 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 	}
 }
 
-// ask sends the agent its next input and returns its parsed reply and
-// private thought, recording the requests' metrics: through the profile
-// and A2A parts, or straight to a StepConversation.
-func (r *simRun) ask(ctx context.Context, conv Conversation, first bool, input translation.Input) (translation.Reply, string, error) {
+// ask sends the agent its next input and returns its parsed reply, its
+// private thought and what it said before its answer (interim), recording
+// the requests' metrics: through the profile and A2A parts, or straight
+// to a StepConversation.
+func (r *simRun) ask(ctx context.Context, conv Conversation, first bool, input translation.Input) (reply translation.Reply, thought string, interim []string, err error) {
 	if sc, ok := conv.(StepConversation); ok {
 		out, err := sc.Step(ctx, StepRequest{
 			Setup: r.s.setup, First: first, Input: input,
 			UserID: r.res.ID, Time: SimulatedClock(r.turn),
 		})
 		if out == nil {
-			return translation.Reply{}, "", err
+			return translation.Reply{}, "", nil, err
 		}
 		r.res.Requests = append(r.res.Requests, out.Requests...)
 		r.res.NonConformant = append(r.res.NonConformant, out.NonConformant...)
-		return out.Reply, out.PrivateThought, err
+		return out.Reply, out.PrivateThought, nil, err
 	}
 	resp, err := conv.Send(ctx, r.s.profile.Render(r.s.setup, first, input))
 	if resp != nil {
@@ -363,9 +375,9 @@ func (r *simRun) ask(ctx context.Context, conv Conversation, first bool, input t
 		}
 	}
 	if err != nil {
-		return translation.Reply{}, "", err
+		return translation.Reply{}, "", nil, err
 	}
-	return translation.ParseReply(resp.Parts), "", nil
+	return translation.ParseReply(resp.Parts), "", resp.Interim(), nil
 }
 
 // agentOutcome is how a failed exchange with the agent ends the

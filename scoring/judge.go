@@ -134,7 +134,7 @@ func judgePrompt(assertions []string, messages []result.Message) string {
 				fmt.Fprintf(&b, "customer: %s\n", m.Content)
 			}
 		case result.RoleAssistant:
-			if m.Content != "" {
+			if m.Content != "" && !m.Interim {
 				fmt.Fprintf(&b, "agent: %s\n", m.Content)
 			}
 			for _, c := range m.ToolCalls {

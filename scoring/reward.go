@@ -273,12 +273,12 @@ func jsonEqual(a, b any) bool {
 }
 
 // checkCommunicate looks for each required string, case-insensitively, in
-// the agent's messages to the user (commas removed, so "1,000" matches
+// the agent's messages to the user (its answers, not its interim messages) (commas removed, so "1,000" matches
 // "1000"), as tau2-bench does.
 func checkCommunicate(required []string, messages []result.Message) ([]result.CommunicateCheck, float64) {
 	var said []string
 	for _, m := range messages {
-		if m.Role == result.RoleAssistant && m.Content != "" {
+		if m.Role == result.RoleAssistant && m.Content != "" && !m.Interim {
 			said = append(said, strings.ReplaceAll(strings.ToLower(m.Content), ",", ""))
 		}
 	}

@@ -110,12 +110,14 @@ func withCompare(a domains.Action, keys []string) domains.Action {
 }
 
 func TestCheckCommunicate(t *testing.T) {
-	msgs := []result.Message{assistant("You have 1,250 open TASKS."), {Role: result.RoleUser, Content: "secret"}}
+	msgs := []result.Message{assistant("You have 1,250 open TASKS."), {Role: result.RoleUser, Content: "secret"},
+		{Role: result.RoleAssistant, Content: "Looking up ticket 77...", Interim: true}}
 	cases := []struct {
 		info string
 		met  bool
 	}{
 		{"1250", true}, {"open tasks", true}, {"secret", false}, {"1251", false},
+		{"ticket 77", false}, // said only in an interim message: not told to the user as an answer
 	}
 	for _, tc := range cases {
 		checks, r := checkCommunicate([]string{tc.info}, msgs)

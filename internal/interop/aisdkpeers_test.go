@@ -139,7 +139,10 @@ type frameworkFacts struct {
 	// usage holds the streaming modes in which each reply carries the
 	// scripted model's usage; in the others proctor estimates tokens.
 	usage map[a2aclient.StreamingMode]bool
-	devs  []deviation
+	// interim is, by streaming mode, the text the agent reports as working
+	// before each of its answers (an interim message of the transcript).
+	interim map[a2aclient.StreamingMode]string
+	devs    []deviation
 }
 
 // frameworkCell is one simulation a framework test runs: an agent, an
@@ -171,7 +174,7 @@ func runFrameworkCell(t *testing.T, peers frameworkPeers, cell frameworkCell) {
 	if cell.mode == "refuse" && sim.Reward != 0 {
 		t.Errorf("the refusing agent earned reward %v, want 0", sim.Reward)
 	}
-	if diff := cmp.Diff(wantTranscript(t, cell.mode), transcriptOf(sim.Messages), cmp.Comparer(jsonEqual)); diff != "" {
+	if diff := cmp.Diff(withInterim(wantTranscript(t, cell.mode), cell.facts.interim[cell.streaming]), transcriptOf(sim.Messages), cmp.Comparer(jsonEqual)); diff != "" {
 		t.Errorf("transcript (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(cell.wantNonConformant(sim.Messages), sim.NonConformant, cmpopts.EquateEmpty()); diff != "" {
@@ -207,11 +210,28 @@ func checkTokens(t *testing.T, sim result.Simulation, in, out int64) {
 	}
 }
 
+// withInterim is a transcript with an interim agent message saying text
+// before each of the agent's answers (an assistant message after a user
+// or tool message); the transcript itself without text.
+func withInterim(want []transcriptEntry, text string) []transcriptEntry {
+	if text == "" {
+		return want
+	}
+	var out []transcriptEntry
+	for i, e := range want {
+		if i > 0 && e.Role == string(result.RoleAssistant) && want[i-1].Role != string(result.RoleAssistant) {
+			out = append(out, transcriptEntry{Role: string(result.RoleAssistant), Content: text, Interim: true})
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // agentTurns counts the agent's replies in msgs, after proctor's greeting.
 func agentTurns(msgs []result.Message) int {
 	n := 0
 	for _, m := range msgs[1:] {
-		if m.Role == result.RoleAssistant {
+		if m.Role == result.RoleAssistant && !m.Interim {
 			n++
 		}
 	}

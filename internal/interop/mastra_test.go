@@ -52,6 +52,9 @@ func TestMastra(t *testing.T) {
 		// A completed task's metadata.execution.usage holds the model's
 		// usage; streamed, the task ends in a status update without it.
 		usage: map[a2aclient.StreamingMode]bool{a2aclient.StreamingOff: true},
-		devs:  mastraDeviations(),
+		// Streamed, each answer follows a working status update saying
+		// so; the task read unstreamed keeps no such message.
+		interim: map[a2aclient.StreamingMode]string{a2aclient.StreamingOn: "Generating response..."},
+		devs:    mastraDeviations(),
 	})
 }

@@ -72,12 +72,13 @@ type transcriptEntry struct {
 	ToolCallID string          `json:"tool_call_id,omitempty"`
 	Name       string          `json:"name,omitempty"`
 	Error      bool            `json:"error,omitempty"`
+	Interim    bool            `json:"interim,omitempty"`
 }
 
 func transcriptOf(msgs []result.Message) []transcriptEntry {
 	out := make([]transcriptEntry, 0, len(msgs))
 	for _, m := range msgs {
-		e := transcriptEntry{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name, Error: m.Error}
+		e := transcriptEntry{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name, Error: m.Error, Interim: m.Interim}
 		if len(m.ToolCalls) > 0 {
 			// Arguments are maps: JSON gives them one canonical form.
 			e.ToolCalls, _ = json.Marshal(m.ToolCalls)

@@ -1,0 +1,105 @@
+package evaluation_test
+
+import (
+	"context"
+	"iter"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/internal/agenttest"
+	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/rollout"
+)
+
+// interimCounter is counterAgent behind a working status message: each
+// turn it says "Checking the counter..." before its answer, an artifact.
+type interimCounter struct{}
+
+func (interimCounter) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		if ec.StoredTask == nil && !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
+			return
+		}
+		answer := counterAgent(ctx, ec.ContextID, a2aclient.PartsText(ec.Message.Parts))
+		working := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart("Checking the counter..."))
+		for _, ev := range []a2a.Event{
+			a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, working),
+			a2a.NewArtifactEvent(ec, a2a.NewTextPart(answer)),
+			a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil),
+		} {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (interimCounter) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
+	}
+}
+
+// TestInterimMessages: an agent's working status messages reach the
+// transcript as interim agent messages, the same streamed or not, with
+// the turn of the answer they precede; the user simulator hears only the
+// answers, no step is spent on them, and the reward is the answers'.
+func TestInterimMessages(t *testing.T) {
+	d := counterDomain(t)
+	task, _ := d.Task("add-two")
+	type line struct {
+		Content string
+		Interim bool
+		Turn    int
+	}
+	transcripts := map[bool][]line{}
+	for _, streaming := range []bool{false, true} {
+		base := agenttest.StartExecutorPeer(t, agenttest.Peer{Transport: "jsonrpc", Protocol: "1.0", Streaming: streaming}, interimCounter{})
+		user := &recordingUser{script: []string{"Please add 2 to the counter.", rollout.StopToken}}
+		res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0,
+			rollout.ClientAgent(dial(t, base)), user)
+		if res.Reward != 1 || res.TerminationReason != result.TermUserStop {
+			t.Errorf("streaming=%v: reward %v, %s %s", streaming, res.Reward, res.TerminationReason, res.Error)
+		}
+		for _, m := range res.Messages {
+			if m.Role == result.RoleAssistant && len(m.ToolCalls) == 0 {
+				transcripts[streaming] = append(transcripts[streaming], line{m.Content, m.Interim, m.Turn})
+			}
+		}
+		for _, heard := range user.heard {
+			if heard == "Checking the counter..." {
+				t.Errorf("streaming=%v: the user simulator was shown an interim message", streaming)
+			}
+		}
+	}
+	want := []line{
+		{Content: rollout.AgentGreeting, Turn: 0},
+		{Content: "Checking the counter...", Interim: true, Turn: 2}, // before the tool call
+		{Content: "Checking the counter...", Interim: true, Turn: 4}, // before the answer
+		{Content: "Done, the count is 2.", Turn: 4},
+	}
+	for streaming, got := range transcripts {
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("streaming=%v: the agent's messages (-want +got):\n%s", streaming, diff)
+		}
+	}
+}
+
+// recordingUser says its script in turn and records what it was told.
+type recordingUser struct {
+	script []string
+	heard  []string
+}
+
+func (u *recordingUser) Reply(_ context.Context, agent string) (string, error) {
+	u.heard = append(u.heard, agent)
+	next := u.script[0]
+	if len(u.script) > 1 {
+		u.script = u.script[1:]
+	}
+	return next, nil
+}
