@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -14,6 +16,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/proctor-eval/proctor/internal/agentdial"
 )
@@ -80,10 +84,72 @@ type guard struct {
 	// UNAVAILABLE with the error flattened to text, so the interceptors
 	// look here to tell a refusal (final) from an outage (retried).
 	lastDenied atomic.Pointer[DeniedTargetError]
+	// exempt is the tests' exemption (see agentdial.Check).
+	exempt func(netip.AddrPort) bool
+}
+
+// CheckEndpoint reports, before any call, whether WithDenyPrivateTargets
+// refuses the interface the client chose: its host resolved now, every
+// address it resolves to checked. An agent card that points its
+// interfaces at private addresses is then refused up front, as its card
+// would have been, rather than in every call. nil without the guard, and
+// when the name does not resolve (the calls will say so); the dialer still
+// checks every connection (DNS may change between now and then).
+func (c *Client) CheckEndpoint(ctx context.Context) error {
+	if c.guard == nil || c.endpoint == nil {
+		return nil
+	}
+	return c.guard.admit(ctx, c.endpoint)
+}
+
+// admit checks the addresses an interface's host resolves to.
+func (g *guard) admit(ctx context.Context, iface *a2a.AgentInterface) error {
+	hostPort, err := interfaceHostPort(iface)
+	if err != nil {
+		return nil // the call reports an address it cannot use
+	}
+	if err := agentdial.CheckHost(hostPort); err != nil {
+		return err
+	}
+	host, portText, _ := net.SplitHostPort(hostPort)
+	port, err := strconv.ParseUint(portText, 10, 16)
+	if err != nil {
+		return nil
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil
+	}
+	for _, a := range addrs {
+		if err := agentdial.Check("tcp", netip.AddrPortFrom(a.Unmap(), uint16(port)).String(), g.exempt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// interfaceHostPort is the host:port an interface's URL dials.
+func interfaceHostPort(iface *a2a.AgentInterface) (string, error) {
+	if iface.ProtocolBinding == a2a.TransportProtocolGRPC {
+		target, _, err := agentdial.GRPCTarget(iface.URL)
+		return target, err
+	}
+	u, err := url.Parse(iface.URL)
+	if err != nil || u.Hostname() == "" {
+		return "", fmt.Errorf("interface URL %q has no host", iface.URL)
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"https": "443"}[u.Scheme]
+	}
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(u.Hostname(), port), nil
 }
 
 func newGuard(exempt func(netip.AddrPort) bool) *guard {
-	return &guard{dialer: &net.Dialer{
+	return &guard{exempt: exempt, dialer: &net.Dialer{
 		// As http.DefaultTransport's dialer.
 		Timeout:   30 * time.Second,
 		KeepAlive: 30 * time.Second,

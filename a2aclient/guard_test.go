@@ -293,3 +293,28 @@ func TestGuardedTransportHasNoProxy(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckEndpoint: with the guard, a card whose interface points at a
+// private address is refused before any call (so that a service rejects
+// the request with nothing stored, as it does a private card); an allowed
+// interface passes, and without the guard nothing is checked.
+func TestCheckEndpoint(t *testing.T) {
+	inner, innerConns := countingServer(t, agenttest.Handler(agenttest.Sorry))
+	front := httptest.NewServer(a2asrv.NewStaticAgentCardHandler(agenttest.Card(inner.URL)))
+	t.Cleanup(front.Close)
+	innerAddr := addrPortOf(t, inner.URL).String()
+
+	c := dial(t, front.URL, WithDenyPrivateTargets(), withGuardExempt(t, front.URL))
+	wantDenied(t, c.CheckEndpoint(testCtx(t)), innerAddr, "loopback address")
+
+	c = dial(t, front.URL, WithDenyPrivateTargets(), withGuardExempt(t, front.URL, inner.URL))
+	if err := c.CheckEndpoint(testCtx(t)); err != nil {
+		t.Errorf("an exempt interface: %v", err)
+	}
+	if err := dial(t, front.URL).CheckEndpoint(testCtx(t)); err != nil {
+		t.Errorf("without the guard: %v", err)
+	}
+	if n := innerConns.Load(); n != 0 {
+		t.Errorf("checking opened %d connections to the agent", n)
+	}
+}

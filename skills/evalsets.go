@@ -276,7 +276,7 @@ func (s *Service) dialEvalSetAgent(ctx context.Context, r EvalSetRequest, cfg re
 	if s.TracerProvider != nil {
 		opts = append(opts, a2aclient.WithTracerProvider(s.TracerProvider))
 	}
-	client, err := a2aclient.Dial(ctx, r.AgentURL, opts...)
+	client, err := dialChecked(ctx, r.AgentURL, opts...)
 	if err != nil {
 		if errors.Is(err, a2aclient.ErrDeniedTarget) {
 			return nil, invalid("agent_url %q: %v", truncate(r.AgentURL, 100), err)

@@ -403,7 +403,7 @@ func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain,
 	if s.TracerProvider != nil {
 		opts = append(opts, a2aclient.WithTracerProvider(s.TracerProvider))
 	}
-	client, err := a2aclient.Dial(ctx, target, opts...)
+	client, err := dialChecked(ctx, target, opts...)
 	if err != nil {
 		run.Close()
 		if errors.Is(err, a2aclient.ErrDeniedTarget) { // a request for what this service does not do
@@ -413,6 +413,22 @@ func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain,
 	}
 	run.client = client
 	return nil
+}
+
+// dialChecked dials an agent and checks, before any call, that the
+// interface its card chose is one the client's guard lets it reach: a card
+// that points at private addresses is refused as the request it is, with
+// nothing stored, rather than failing every simulation.
+func dialChecked(ctx context.Context, target string, opts ...a2aclient.Option) (*a2aclient.Client, error) {
+	client, err := a2aclient.Dial(ctx, target, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := client.CheckEndpoint(ctx); err != nil {
+		_ = client.Close()
+		return nil, err
+	}
+	return client, nil
 }
 
 // traceOptions are the client options that record a run's exchanges in
