@@ -500,6 +500,12 @@ func printSettings(w io.Writer, lc *loadedConfig, settings []setting) {
 	}
 	for _, s := range settings {
 		v := s.value
+		if s.key == "db" && v == "" {
+			// The default is a place, not nothing: say where.
+			if p, err := dbPath(""); err == nil {
+				v = p
+			}
+		}
 		if v == "" {
 			v = `""`
 		}

@@ -175,3 +175,17 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestConfigShowsTheDefaultDatabase: proctor config names the database a
+// command would use when nothing sets db, not "".
+func TestConfigShowsTheDefaultDatabase(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("PROCTOR_DB", "")
+	t.Setenv("XDG_DATA_HOME", data)
+	t.Chdir(t.TempDir()) // no proctor.yaml here
+	out := mustCLI(t, exitOK, "config").stdout
+	want := "db                " + filepath.Join(data, "proctor", "proctor.db") + "  (default)"
+	if !strings.Contains(out, want) {
+		t.Errorf("proctor config does not say %q:\n%s", want, out)
+	}
+}

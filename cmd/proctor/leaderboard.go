@@ -1,7 +1,11 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -9,6 +13,7 @@ import (
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/server/ui"
+	"github.com/proctor-eval/proctor/store"
 )
 
 func newLeaderboardCmd() *cobra.Command {
@@ -33,7 +38,7 @@ default split ("base"; the mock domain has no splits).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if domain == "" {
-				return usageErr("--domain is required (see 'proctor domains')")
+				return usageErr("--domain is required: %s", rankedDomains(cmd.Context(), dbPath))
 			}
 			if !slices.Contains([]string{"table", "markdown", "json", formatHTML}, format) {
 				return usageErr("--format %q: want table, markdown, json or html", format)
@@ -68,4 +73,31 @@ default split ("base"; the mock domain has no splits).`,
 	fl.BoolVar(&latest, "latest", false, "rank each agent's latest evaluation instead of its best")
 	fl.BoolVar(&derived, "derived", false, "rank shards and rescores too (by default only runs and merged evaluations count)")
 	return cmd
+}
+
+// rankedDomains says which domains have completed evaluations to rank in
+// the database (among its newest thousand), for a leaderboard asked for
+// without --domain.
+func rankedDomains(ctx context.Context, dbPath string) string {
+	db, path, err := openDBForReading(dbPath)
+	if err != nil || db == nil {
+		return "see 'proctor domains'"
+	}
+	defer db.Close()
+	evals, err := db.ListEvaluations(ctx, store.ListFilter{Status: string(result.StatusCompleted), Kind: store.KindSimulations, Limit: 1000})
+	if err != nil {
+		return "see 'proctor domains'"
+	}
+	count := map[string]int{}
+	for _, e := range evals {
+		count[e.Domain]++
+	}
+	if len(count) == 0 {
+		return fmt.Sprintf("%s holds no completed evaluation yet (see 'proctor domains' for what to evaluate)", path)
+	}
+	var names []string
+	for _, d := range slices.Sorted(maps.Keys(count)) {
+		names = append(names, fmt.Sprintf("%s (%s)", d, report.Plural(count[d], "evaluation")))
+	}
+	return "the domains with completed evaluations in " + path + " are " + strings.Join(names, ", ")
 }

@@ -30,7 +30,9 @@ func TestLeaderboard(t *testing.T) {
 	if !strings.Contains(none.stdout, "No completed evaluation") {
 		t.Errorf("another split:\n%s", none.stdout)
 	}
-	mustCLI(t, exitUsage, "leaderboard", "--db", db)
+	if noDomain := mustCLI(t, exitUsage, "leaderboard", "--db", db); !strings.Contains(noDomain.stderr, "mock (2 evaluations)") {
+		t.Errorf("without --domain, the error does not list the domains to rank:\n%s", noDomain.stderr)
+	}
 	mustCLI(t, exitUsage, "leaderboard", "--db", db, "--domain", "mock", "--format", "htm")
 	page := mustCLI(t, exitOK, "leaderboard", "--db", db, "--domain", "mock", "--format", "html").stdout
 	checkSelfContained(t, page)
