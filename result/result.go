@@ -284,6 +284,10 @@ type AgentInfo struct {
 	Streaming       bool   `json:"streaming,omitempty"`
 	// Builtin is true for proctor's own reference agent.
 	Builtin bool `json:"builtin,omitempty"`
+	// Model is the model spec of proctor's own LLM agent (agent_url
+	// "model:SPEC", --agent-model), which it ran in-process; empty for any
+	// other agent.
+	Model string `json:"model,omitempty"`
 }
 
 // BuiltinAddress is the address results of proctor's built-in reference
@@ -292,13 +296,21 @@ const BuiltinAddress = "builtin"
 
 // Address is the agent's address as results are filed under it (the
 // store's agent_url, which `proctor results --agent` matches): its URL, or
-// BuiltinAddress for the built-in agent, whose URL changes every run.
+// for proctor's own agents, whose loopback URL changes every run,
+// BuiltinAddress or ModelAgentPrefix and the model.
 func (a AgentInfo) Address() string {
-	if a.Builtin {
+	switch {
+	case a.Builtin:
 		return BuiltinAddress
+	case a.Model != "":
+		return ModelAgentPrefix + a.Model
 	}
 	return a.URL
 }
+
+// ModelAgentPrefix starts the address of proctor's own LLM agent:
+// "model:" and the model's spec ("model:openai:gpt-4.1").
+const ModelAgentPrefix = "model:"
 
 // Config is how an evaluation was asked for; stored so that --resume can
 // finish it the same way.

@@ -76,8 +76,8 @@ type Service struct {
 	// ECP says which ECP agents (agent_url ecp+stdio:..., ecp+ws://...)
 	// the service may launch or reach; the zero value launches none.
 	ECP ECPSettings
-	// NoBuiltin refuses agent_url "builtin" (a server may not want to start
-	// agents on request).
+	// NoBuiltin refuses agent_url "builtin" and "model:..." (a server may
+	// not want to start agents on request).
 	NoBuiltin bool
 	// Models makes the language models of LLM user simulators and judges;
 	// nil turns both off (user "llm" is then refused, and NL_ASSERTION
@@ -266,8 +266,8 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	if err := s.checkCeiling(req.MaxResponseBytes); err != nil {
 		return nil, err
 	}
-	if s.NoBuiltin && req.AgentURL == BuiltinAgent {
-		return nil, invalid("agent_url %q: this service does not start agents", BuiltinAgent)
+	if err := s.checkOwnAgent(req.AgentURL); err != nil {
+		return nil, err
 	}
 	if err := s.checkECP(req); err != nil {
 		return nil, err
@@ -375,15 +375,9 @@ func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain,
 	if ecp.IsTarget(cfg.Agent) {
 		return s.connectECP(ctx, run, evalID, cfg)
 	}
-	target := cfg.Agent
-	if cfg.Agent == BuiltinAgent {
-		agentCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-		run.stop = stop
-		var err error
-		if target, err = startBuiltin(agentCtx, domain); err != nil {
-			stop()
-			return err
-		}
+	target, own, err := s.startOwnAgent(ctx, run, domain, cfg.Agent)
+	if err != nil {
+		return err
 	}
 	// An evaluation recorded under a higher ceiling is resumed under
 	// today's.
@@ -391,7 +385,7 @@ func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain,
 		cfg.MaxResponseBytes = s.maxResponse()
 	}
 	opts := clientOptions(cfg, headers)
-	if cfg.Agent != BuiltinAgent { // our own loopback agent needs no guard
+	if !own { // our own loopback agent needs no guard
 		opts = append(opts, s.ClientOptions...)
 	}
 	traceOpts, err := s.traceOptions(evalID)
@@ -413,6 +407,73 @@ func (s *Service) connect(ctx context.Context, run *Run, domain *domains.Domain,
 	}
 	run.client = client
 	return nil
+}
+
+// modelOf is the model of agent_url "model:SPEC", else "".
+func modelOf(agentURL string) string {
+	spec, _ := ModelAgentSpec(agentURL)
+	return spec
+}
+
+// checkOwnAgent refuses proctor's own agents (built-in or model) where the
+// service starts no agents, and a model agent whose model cannot be made
+// (no key, unknown provider): made, not called.
+func (s *Service) checkOwnAgent(agentURL string) error {
+	spec, isModel := ModelAgentSpec(agentURL)
+	if s.NoBuiltin && (agentURL == BuiltinAgent || isModel) {
+		return invalid("agent_url %q: this service does not start agents", truncate(agentURL, 100))
+	}
+	if !isModel {
+		return nil
+	}
+	if s.Models == nil {
+		return invalid("agent_url %q: this proctor has no language models configured", truncate(agentURL, 100))
+	}
+	if _, err := s.Models.Model(context.Background(), spec, llm.RoleAgent); err != nil {
+		return invalid("agent_url %q: %v", truncate(agentURL, 100), err)
+	}
+	return nil
+}
+
+// startOwnAgent starts the agent agentURL names when it is one of
+// proctor's own, on loopback until run stops (the built-in agent, or the
+// LLM agent of "model:SPEC"), and returns the URL to reach the agent at
+// and whether proctor started it.
+func (s *Service) startOwnAgent(ctx context.Context, run *Run, domain *domains.Domain, agentURL string) (target string, own bool, err error) {
+	spec, isModel := ModelAgentSpec(agentURL)
+	if agentURL != BuiltinAgent && !isModel {
+		return agentURL, false, nil
+	}
+	agentCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	run.stop = stop
+	if isModel {
+		target, err = s.startModelAgent(agentCtx, domain, spec)
+	} else {
+		target, err = startBuiltin(agentCtx, domain)
+	}
+	if err != nil {
+		stop()
+		return "", false, err
+	}
+	return target, true, nil
+}
+
+// startModelAgent serves proctor's LLM agent (refagent's baseline
+// participant) on spec's model, on a loopback port until ctx ends.
+func (s *Service) startModelAgent(ctx context.Context, d *domains.Domain, spec string) (string, error) {
+	if s.Models == nil {
+		return "", invalid("agent_url %q: this proctor has no language models configured", result.ModelAgentPrefix+spec)
+	}
+	m, err := s.Models.Model(ctx, spec, llm.RoleAgent)
+	if err != nil {
+		return "", invalid("agent_url %q: %v", result.ModelAgentPrefix+spec, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("start the model agent: %w", err)
+	}
+	go func() { _ = refagent.ServeBaseline(ctx, ln, refagent.BaselineConfig{Model: m, Domain: d.Name}) }()
+	return refagent.BaseURL(ln.Addr()), nil
 }
 
 // dialChecked dials an agent and checks, before any call, that the
@@ -473,6 +534,7 @@ func agentInfo(client *a2aclient.Client, cfg result.Config) result.AgentInfo {
 		URL: iface.URL, CardURL: client.CardURL(), Name: card.Name, Version: card.Version,
 		Transport: string(iface.ProtocolBinding), ProtocolVersion: string(iface.ProtocolVersion),
 		Streaming: client.Streaming(), Builtin: cfg.Agent == BuiltinAgent,
+		Model: modelOf(cfg.Agent),
 	}
 }
 
@@ -565,8 +627,8 @@ func (s *Service) resumable(ctx context.Context, id string) (*result.Evaluation,
 // are refused when the agent is reached (the service's client options
 // apply to resumed evaluations too).
 func (s *Service) checkStoredAgent(cfg result.Config) error {
-	if s.NoBuiltin && cfg.Agent == BuiltinAgent {
-		return invalid("agent_url %q: this service does not start agents", BuiltinAgent)
+	if err := s.checkOwnAgent(cfg.Agent); err != nil {
+		return err
 	}
 	if ecp.IsTarget(cfg.Agent) {
 		return s.checkECPTarget(cfg.Agent, cfg.ECPConfig)
@@ -801,8 +863,8 @@ func (s *Service) Check(req EvaluationRequest) error {
 	if err := s.checkCeiling(req.MaxResponseBytes); err != nil {
 		return err
 	}
-	if s.NoBuiltin && req.AgentURL == BuiltinAgent {
-		return invalid("agent_url %q: this service does not start agents", BuiltinAgent)
+	if err := s.checkOwnAgent(req.AgentURL); err != nil {
+		return err
 	}
 	if err := s.checkECP(req); err != nil {
 		return err

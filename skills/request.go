@@ -159,9 +159,14 @@ func (r *EvaluationRequest) check(v *validator.Validate) error {
 	if r.Timeout < 0 || r.RequestTimeout < 0 {
 		out = append(out, "timeout and request_timeout must not be negative")
 	}
-	if r.AgentURL != "" && r.AgentURL != BuiltinAgent && !ecp.IsTarget(r.AgentURL) {
+	if spec, ok := ModelAgentSpec(r.AgentURL); ok {
+		if !validModelSpec(spec) {
+			out = append(out, fmt.Sprintf("agent_url %q: want model:provider:model, such as model:openai:gpt-4.1", truncate(r.AgentURL, 100)))
+		}
+	} else if r.AgentURL != "" && r.AgentURL != BuiltinAgent && !ecp.IsTarget(r.AgentURL) {
 		if u, err := url.Parse(r.AgentURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			out = append(out, fmt.Sprintf("agent_url %q: want %q, an http:// or https:// URL, or an ECP agent (ecp+stdio:COMMAND ARGS, ecp+ws://HOST:PORT/PATH)", truncate(r.AgentURL, 100), BuiltinAgent))
+			out = append(out, fmt.Sprintf("agent_url %q: want %q, an http:// or https:// URL, model:PROVIDER:MODEL (proctor's own LLM agent), "+
+				"or an ECP agent (ecp+stdio:COMMAND ARGS, ecp+ws://HOST:PORT/PATH)", truncate(r.AgentURL, 100), BuiltinAgent))
 		}
 	}
 	if r.Profile != "" && !slices.Contains(translation.ProfileNames(), r.Profile) {
@@ -287,6 +292,12 @@ func modelSpecProblems(user, judge string) []string {
 		}
 	}
 	return out
+}
+
+// ModelAgentSpec returns the model of an agent_url that names proctor's
+// own LLM agent ("model:openai:gpt-4.1" names openai:gpt-4.1).
+func ModelAgentSpec(agentURL string) (spec string, ok bool) {
+	return strings.CutPrefix(agentURL, result.ModelAgentPrefix)
 }
 
 // header returns the request's headers as an http.Header.

@@ -43,6 +43,7 @@ const (
 
 type runFlags struct {
 	domain, agent, profile, user string
+	agentModel                   string
 	split, tau2Data              string
 	numTrials, numTasks          int
 	taskIDs                      []string
@@ -96,7 +97,8 @@ default), train or test (telecom also small and full).`,
 	fl.BoolVar(&f.strict, "strict", false, "add ACTION to every task's reward basis: the expected tool calls must be made, not just their effect reached")
 	fl.StringVar(&f.actionMatch, "action-match", string(result.ActionMatchTau2), "how ACTION matches expected tool calls: tau2 (tau2-bench's reading) or exact (proctor's stricter one: the right side, every expected argument)")
 	addTau2Flag(cmd, &f.tau2Data)
-	fl.StringVar(&f.agent, "agent", builtinAgent, `agent base URL, agent card URL, "builtin", or an ECP agent: 'ecp+stdio:COMMAND ARGS' or ecp+ws://HOST:PORT/PATH`)
+	fl.StringVar(&f.agent, "agent", builtinAgent, `agent base URL, agent card URL, "builtin", model:PROVIDER:MODEL (see --agent-model), or an ECP agent: 'ecp+stdio:COMMAND ARGS' or ecp+ws://HOST:PORT/PATH`)
+	fl.StringVar(&f.agentModel, "agent-model", "", "evaluate a model without writing an agent: proctor serves an ADK LLM agent on it (the baseline participant) in-process, e.g. openai:gpt-4.1 (same as --agent model:openai:gpt-4.1)")
 	fl.StringVar(&f.profile, "profile", string(translation.ProfileAgentBeats), "what the agent is told and how: "+strings.Join(translation.ProfileNames(), ", "))
 	fl.StringVar(&f.user, "user", skills.DefaultUser, "user simulator: scripted (the task's script) or llm (a model plays the user: --user-model)")
 	fl.IntVar(&f.numTrials, "num-trials", skills.DefaultNumTrials, "trials per task (pass^k is reported for every k up to this)")
@@ -138,6 +140,12 @@ default), train or test (telecom also small and full).`,
 // the server.
 func (f *runFlags) validate(cmd *cobra.Command) error {
 	errs := f.llm.validate(cmd)
+	if f.agentModel != "" {
+		if cmd.Flags().Changed("agent") {
+			errs = append(errs, "--agent-model and --agent both name the agent: give one")
+		}
+		f.agent = result.ModelAgentPrefix + f.agentModel
+	}
 	errs = append(errs, f.shard.resolve(cmd, f.resume != "")...)
 	if !slices.Contains(report.Formats(), report.Format(f.format)) && f.format != formatHTML {
 		errs = append(errs, fmt.Sprintf("--format %q: want table, json, markdown, tau2 or html", f.format))
