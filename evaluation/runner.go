@@ -116,10 +116,15 @@ func (r *Runner) Run(ctx context.Context, eval *result.Evaluation, tasks []*doma
 
 // run is Run under the evaluation's span.
 func (r *Runner) run(ctx context.Context, eval *result.Evaluation, tasks []*domains.Task) error {
-	if err := r.start(ctx, eval, tasks); err != nil {
+	// The record is saved, and what it finished read, even when ctx ends
+	// first: cut short this early, the evaluation must still be stored,
+	// and end as interrupted below, not missing or left "running" (a drain
+	// checkpoints its task for a resume, which refuses both).
+	record := context.WithoutCancel(ctx)
+	if err := r.start(record, eval, tasks); err != nil {
 		return err
 	}
-	t, jobs, err := r.plan(ctx, eval, tasks)
+	t, jobs, err := r.plan(record, eval, tasks)
 	if err != nil {
 		return err
 	}

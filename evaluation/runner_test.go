@@ -6,6 +6,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
@@ -100,6 +103,57 @@ func TestRunnerStoresAndScores(t *testing.T) {
 	raw, err := db.Requests(context.Background(), eval.ID, loaded.Simulations[0].ID)
 	if err != nil || len(raw) < 10 {
 		t.Errorf("per-request metrics not stored: %v %s", err, raw)
+	}
+}
+
+// cancelOnSave is a store that ends a context once the evaluation's
+// record is first saved: a run cut short between saving it and reading
+// what it already finished.
+type cancelOnSave struct {
+	*store.DB
+	cancel context.CancelFunc
+}
+
+func (s cancelOnSave) PutEvaluation(ctx context.Context, e store.Evaluation) error {
+	defer s.cancel()
+	return s.DB.PutEvaluation(ctx, e)
+}
+
+// TestRunnerCutShortBeforeItPlaysIsInterrupted: a run whose context ends
+// before its first simulation (a drain or a ^C just as it starts) leaves
+// its evaluation stored as interrupted, which a resume carries on, and not
+// missing nor "running", which no resume accepts.
+func TestRunnerCutShortBeforeItPlaysIsInterrupted(t *testing.T) {
+	d := counterDomain(t)
+	client := dial(t, agenttest.Start(t, counterAgent).URL)
+	for _, tc := range []struct {
+		name  string
+		store func(*store.DB, context.CancelFunc) evaluation.Store
+	}{
+		{"canceled before the run", func(db *store.DB, cancel context.CancelFunc) evaluation.Store { cancel(); return db }},
+		{"canceled once the record is saved", func(db *store.DB, cancel context.CancelFunc) evaluation.Store {
+			return cancelOnSave{DB: db, cancel: cancel}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openStore(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			r := &evaluation.Runner{
+				Simulator: rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
+				Scorer:    scoring.NewScorer(d, false),
+				Agent:     rollout.ClientAgent(client),
+				Store:     tc.store(db, cancel),
+			}
+			eval := evaluation.NewEvaluation(store.NewID(), result.Config{Domain: d.Name}, result.AgentInfo{})
+			runErr := r.Run(ctx, eval, allTasks(d))
+			stored, err := db.GetEvaluation(context.Background(), eval.ID)
+			got := []any{runErr, eval.Status, stored.Status, err}
+			want := []any{nil, result.StatusInterrupted, string(result.StatusInterrupted), nil}
+			if diff := cmp.Diff(want, got, cmpopts.EquateErrors()); diff != "" {
+				t.Errorf("run error, status, stored status, lookup error (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
