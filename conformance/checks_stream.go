@@ -29,13 +29,13 @@ func (l streamLog) describeEnd() string {
 	case l.stayedOpen:
 		return fmt.Sprintf("a stream still open %s after its final event", closeGrace)
 	case l.timedOut:
-		return fmt.Sprintf("no final event before the time limit (%d events)", len(l.items))
+		return fmt.Sprintf("no final event before the time limit (%s)", eventCount(len(l.items)))
 	case l.problem != "":
-		return fmt.Sprintf("%s after %d events", l.problem, len(l.items))
+		return fmt.Sprintf("%s after %s", l.problem, eventCount(len(l.items)))
 	case l.finalIdx < 0:
-		return fmt.Sprintf("a stream that closed after %d events without a terminal state", len(l.items))
+		return fmt.Sprintf("a stream that closed after %s without a terminal state", eventCount(len(l.items)))
 	}
-	return fmt.Sprintf("%d events", len(l.items))
+	return eventCount(len(l.items))
 }
 
 // isFinal reports whether an event ends its stream: a Message, or a task
@@ -313,4 +313,12 @@ func (r *run) checkDisconnect(ctx context.Context, c caller, in Interface) {
 		return
 	}
 	r.fail(ReqStreamDisconnect, tr, "the task "+jsonString(id)+" after the client hung up", g.describe(), g.ex)
+}
+
+// eventCount is "1 event" or "3 events".
+func eventCount(n int) string {
+	if n == 1 {
+		return "1 event"
+	}
+	return fmt.Sprintf("%d events", n)
 }

@@ -84,6 +84,7 @@ func funcs() template.FuncMap {
 		"add":     func(a, b int) int { return a + b },
 		"passks":  passKs,
 		"joinstr": strings.Join,
+		"plural":  report.Plural,
 		"ciw":     func(lo, hi float64) string { return fmt.Sprintf("%.1f", 100*math.Max(0, clamp01(hi)-clamp01(lo))) },
 	}
 }
