@@ -137,7 +137,7 @@ func TestBrowserPages(t *testing.T) {
 			"#terminations": {"user_stop"}, "#status-codes": {"200", "503"}, "#tokens": {"judge", "$0.0"}, "#curves": {"pass^k"}, "#latency": {"requests"},
 		}},
 		{"simulation", s.failSim, map[string][]string{
-			"#sim-id": {failingSim}, "#reward": {"0.000"}, "#conversation": {"book_flight", "I want to book <script>", "toggle_airplane_mode", "requested by the user", "private thought"},
+			"#sim-id": {failingSim}, "#reward": {"0.000"}, "#conversation": {"book_flight", "I want to book <script>", "toggle_airplane_mode", "requested by the user", "private thought", "interim (not the answer"},
 			"#breakdown": {"final database differs", "expectedhash0123", expectedFlight, actualFlight, missingInfo, "judge votes 1/3", "The agent confirms <script>"},
 		}},
 		{"simulation-db-records", s.mockSim, map[string][]string{

@@ -116,9 +116,9 @@ func failingInfo() result.RewardInfo {
 	}
 }
 
-// conversation is turns exchanges: the user asks, the agent calls a tool
-// and answers; the first turn also holds a user-requested call and a
-// private thought.
+// conversation is turns exchanges: the user asks, the agent calls a tool,
+// says it is on it (interim) and answers; the user calls a tool of their
+// own; and the agent's calls come with a private thought.
 func conversation(turns int) []result.Message {
 	msgs := []result.Message{{Role: result.RoleUser, Content: "I want to book " + xss, Turn: 0}}
 	for i := range turns {
@@ -128,6 +128,7 @@ func conversation(turns int) []result.Message {
 			result.Message{Role: result.RoleAssistant, Turn: 2*i + 1, PrivateThought: "private: the user seems unsure",
 				ToolCalls: []domains.ToolCall{{ID: id, Name: "book_flight", Arguments: args}}},
 			result.Message{Role: result.RoleTool, ToolCallID: id, Name: "book_flight", Content: `{"status":"booked","note":"` + xss + `"}`, Turn: 2*i + 1},
+			result.Message{Role: result.RoleAssistant, Content: "Booking it now...", Interim: true, Turn: 2*i + 1},
 			result.Message{Role: result.RoleAssistant, Content: fmt.Sprintf("Booked (turn %d).", i), Turn: 2*i + 1},
 			result.Message{Role: result.RoleUser, Content: "Thanks, one more thing.", Turn: 2*i + 2,
 				Requestor: "user", ToolCalls: []domains.ToolCall{{ID: id + "u", Name: "toggle_airplane_mode", Arguments: map[string]any{}, Requestor: "user"}}},

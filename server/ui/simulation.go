@@ -35,8 +35,10 @@ type chatItem struct {
 	Content   string
 	Private   string
 	History   bool
-	Turn      int
-	Calls     []callView
+	// Interim marks what the agent said before its answer in a turn.
+	Interim bool
+	Turn    int
+	Calls   []callView
 	// ToolName and Error describe an unmatched tool result (Role tool).
 	ToolName string
 	Error    bool
@@ -243,7 +245,8 @@ func chatItems(msgs []result.Message) []chatItem {
 			items = append(items, chatItem{Role: string(m.Role), Requestor: m.Requestor, Content: m.Content, ToolName: m.Name, Error: m.Error, Turn: m.Turn, History: m.History})
 			continue
 		}
-		it := chatItem{Role: string(m.Role), Requestor: m.Requestor, Content: m.Content, Private: m.PrivateThought, History: m.History, Turn: m.Turn}
+		it := chatItem{Role: string(m.Role), Requestor: m.Requestor, Content: m.Content, Private: m.PrivateThought, History: m.History,
+			Interim: m.Interim, Turn: m.Turn}
 		for _, tc := range m.ToolCalls {
 			it.Calls = append(it.Calls, callView{ID: tc.ID, Name: tc.Name, Requestor: tc.Requestor, Args: prettyJSON(tc.Arguments), Brief: brief(compactJSON(tc.Arguments))})
 		}

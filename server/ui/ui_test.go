@@ -126,7 +126,7 @@ func TestPages(t *testing.T) {
 		{"evaluation id huge", "/eval/" + strings.Repeat("9", 2000), 400, []string{"id of 1 to 512"}, nil},
 		{"eval-set run via evaluation", "/eval/" + s.runID, 302, nil, nil},
 		{"simulation failing", s.failSim, 200, []string{failingSim, "book_flight", expectedFlight, actualFlight, missingInfo, judgeReasoning, "votes 1/3",
-			"expectedhash0123", "actualhash4567", "private thought", "requested by the user", "toggle_airplane_mode", escapedXSS()}, nil},
+			"expectedhash0123", "actualhash4567", "private thought", "interim (not the answer", "requested by the user", "toggle_airplane_mode", escapedXSS()}, nil},
 		{"simulation's differing records", s.mockSim, 200, []string{`id="db-records"`, "<code>tasks</code>", "<code>T-1022</code>", "missing", "Order catering",
 			"<code>next_task_number</code>", "1023", "1022", `id="wire-trace"`, "SendMessage", "agent unavailable", "Authorization: " + a2aclient.Redacted, escapedXSS()},
 			[]string{"raw-secret-value", "/other", `id="wire-note"`}},
