@@ -18,9 +18,10 @@
 //     filter then lets through. Store stamps every status it saves.
 //   - No version negotiation: every A2A-Version is served as the
 //     interface's version (A2A 1.0 §3.6.2). Version, GRPCUnary and
-//     GRPCStream refuse other versions, and a request without the header
-//     on an interface that does not serve 0.3, with
-//     VersionNotSupportedError.
+//     GRPCStream refuse other versions with VersionNotSupportedError, and
+//     serve a request without the header as the interface's version;
+//     JSONRPCEndpoint serves one without the header by the version its
+//     method belongs to, at a URL that may serve both versions.
 //
 // The transport wrappers mark a request to refuse; Handler answers it, so
 // that a2a-go writes the error in each binding's own form.
@@ -28,7 +29,8 @@
 // Usage:
 //
 //	handler := a2afix.Handler(a2asrv.NewHandler(executor, a2asrv.WithTaskStore(a2afix.Store(store))))
-//	mux.Handle("/a2a/jsonrpc", a2afix.Version(a2a.Version, a2afix.JSONRPC(a2asrv.NewJSONRPCHandler(handler))))
+//	mux.Handle("/a2a/jsonrpc", a2afix.JSONRPCEndpoint{Declared: []a2a.ProtocolVersion{a2a.Version},
+//		Handlers: map[a2a.ProtocolVersion]http.Handler{a2a.Version: a2asrv.NewJSONRPCHandler(handler), a2av0.Version: a2av0.NewJSONRPCHandler(handler)}})
 //	mux.Handle("/a2a/rest/", a2afix.Version(a2a.Version, http.StripPrefix("/a2a/rest", a2afix.REST(a2asrv.NewRESTHandler(handler)))))
 //	grpc.NewServer(grpc.ChainUnaryInterceptor(a2afix.GRPCUnary(a2a.Version)), grpc.ChainStreamInterceptor(a2afix.GRPCStream(a2a.Version)))
 package a2afix
@@ -69,9 +71,7 @@ func JSONRPC(next http.Handler) http.Handler {
 			return
 		}
 		if id, ok := invalidEnvelope(body); ok {
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id,
-				"error": map[string]any{"code": -32600, "message": "Invalid Request: not a JSON-RPC 2.0 request object"}})
+			writeJSONRPCError(w, id, -32600, "Invalid Request: not a JSON-RPC 2.0 request object")
 			return
 		}
 		if cleared, v := checkListTasks(body); v != nil {

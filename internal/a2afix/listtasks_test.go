@@ -163,7 +163,7 @@ func TestVersionRefusal(t *testing.T) {
 		{"1.0", "1.0", false},
 		{"1.0", "1.0.7", false},
 		{"1.0", " 1.0 ", false},
-		{"1.0", "", true},
+		{"1.0", "", false}, // served as the interface's version
 		{"1.0", "0.3", true},
 		{"1.0", "9.9", true},
 		{"1.0", "1", true},

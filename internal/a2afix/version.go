@@ -13,10 +13,6 @@ import (
 	"google.golang.org/grpc/metadata"
 )
 
-// defaultVersion is the version of a request that names none (A2A 1.0
-// §3.6.2: agents MUST interpret an empty value as 0.3).
-const defaultVersion = "0.3"
-
 // majorMinor reads a protocol version as "Major.Minor", ignoring a patch
 // number (§3.6: patch numbers MUST NOT be considered in negotiation).
 func majorMinor(v string) (string, bool) {
@@ -38,18 +34,17 @@ func majorMinor(v string) (string, bool) {
 }
 
 // versionRefusal is the VersionNotSupportedError for a request that asked
-// for requested ("" when it named none) on an interface serving served,
-// or nil when the interface serves it.
+// for requested on an interface serving served, or nil when the interface
+// serves it. A request that names no version is served: an HTTP+JSON or
+// gRPC interface serves one version, which its path or service names
+// (A2A 1.0 §3.6.2 reads no header as 0.3, but 1.0 clients that send none,
+// the A2A TCK among them, would be refused outright); JSON-RPC, where the
+// method names the version, is [JSONRPCEndpoint]'s.
 func versionRefusal(served a2a.ProtocolVersion, requested string) error {
 	want, _ := majorMinor(string(served))
 	asked := strings.TrimSpace(requested)
 	if asked == "" {
-		if want == defaultVersion {
-			return nil
-		}
-		return a2a.NewError(a2a.ErrVersionNotSupported, fmt.Sprintf(
-			"the request names no A2A-Version, which means %s (A2A 1.0 §3.6.2); this interface serves %s: send the header A2A-Version: %s",
-			defaultVersion, want, want))
+		return nil
 	}
 	if got, ok := majorMinor(asked); ok && got == want {
 		return nil
@@ -62,12 +57,13 @@ func versionRefusal(served a2a.ProtocolVersion, requested string) error {
 		asked, want, want, asked))
 }
 
-// Version makes an HTTP interface (JSON-RPC or HTTP+JSON) negotiate the
-// protocol version (A2A 1.0 §3.6.2): a request whose A2A-Version header
-// (or A2A-Version query parameter, §3.6.1) names a version other than
-// served, or that names none on an interface that does not serve 0.3,
-// is answered VersionNotSupportedError (-32009, HTTP 400, in the
-// binding's error form). next must serve a [Handler].
+// Version makes an HTTP+JSON interface negotiate the protocol version
+// (A2A 1.0 §3.6.2): a request whose A2A-Version header (or A2A-Version
+// query parameter, §3.6.1) names a version other than served is answered
+// VersionNotSupportedError (-32009, HTTP 400, in the binding's error
+// form); one that names none is served as served, the version its path
+// says. next must serve a [Handler]. JSON-RPC interfaces use
+// [JSONRPCEndpoint].
 func Version(served a2a.ProtocolVersion, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		asked := r.Header.Get(a2a.SvcParamVersion)
