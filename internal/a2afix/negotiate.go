@@ -41,7 +41,7 @@ func MethodVersion(method string) string { return methodVersions[method] }
 //     version it does not serve is refused -32009. A2A 1.0 §3.6.2 reads
 //     a missing header as 0.3, but 1.0 clients that send none (the A2A
 //     TCK among them) would otherwise be refused outright, and the method
-//     already says which version the caller speaks. Inferred hears of it.
+//     already says which version the caller speaks. Served hears of it.
 //   - Anything else (a method neither version has, a body that is not
 //     JSON-RPC) goes to the first declared version's handler, which
 //     answers it as JSON-RPC says (-32601, -32700, -32600).
@@ -55,9 +55,10 @@ type JSONRPCEndpoint struct {
 	Declared []a2a.ProtocolVersion
 	// Handlers serve each version, keyed by Major.Minor ("1.0", "0.3").
 	Handlers map[a2a.ProtocolVersion]http.Handler
-	// Inferred, if set, is called with each request that named no
-	// version and the version its method chose, before it is served.
-	Inferred func(r *http.Request, version a2a.ProtocolVersion)
+	// Served, if set, is told which version serves each request it does
+	// not refuse, and whether the request's method chose it (the request
+	// named no version), before it is served.
+	Served func(r *http.Request, version a2a.ProtocolVersion, byMethod bool)
 }
 
 // ServeHTTP implements http.Handler.
@@ -79,16 +80,13 @@ func (e JSONRPCEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case methodVersion == "":
-		e.serve(w, r, own)
+		e.serve(w, r, own, false)
 	case e.Handlers[methodVersion] == nil:
 		writeJSONRPCError(w, id, -32009, fmt.Sprintf(
 			"%s is an A2A %s method and the request names no A2A-Version; this interface serves %s: call it with A2A %s methods and the header A2A-Version: %s",
 			method, methodVersion, own, own, own))
 	default:
-		if e.Inferred != nil {
-			e.Inferred(r, methodVersion)
-		}
-		e.serve(w, r, methodVersion)
+		e.serve(w, r, methodVersion, true)
 	}
 }
 
@@ -96,7 +94,7 @@ func (e JSONRPCEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // when the URL declares it, or refuses it.
 func (e JSONRPCEndpoint) serveAsked(w http.ResponseWriter, r *http.Request, asked, method string, id json.RawMessage) {
 	if v, ok := e.declares(asked); ok {
-		e.serve(w, r, v)
+		e.serve(w, r, v, false)
 		return
 	}
 	// a2a-go writes the refusal in its form once it has read the method,
@@ -105,11 +103,11 @@ func (e JSONRPCEndpoint) serveAsked(w http.ResponseWriter, r *http.Request, aske
 	methodVersion := a2a.ProtocolVersion(MethodVersion(method))
 	switch {
 	case methodVersion == "":
-		e.serve(w, r.WithContext(withRefusal(r.Context(), refusal)), e.Declared[0])
+		e.refuse(w, r, refusal, e.Declared[0])
 	case e.Handlers[methodVersion] == nil:
 		writeJSONRPCError(w, id, -32009, refusal.Error())
 	default:
-		e.serve(w, r.WithContext(withRefusal(r.Context(), refusal)), methodVersion)
+		e.refuse(w, r, refusal, methodVersion)
 	}
 }
 
@@ -144,9 +142,19 @@ func (e JSONRPCEndpoint) refusal(asked string) error {
 		"A2A-Version %q is not served here, which serves %s: send one of those", asked, strings.Join(names, " and ")))
 }
 
-// serve hands r to version v's handler, behind [JSONRPC].
-func (e JSONRPCEndpoint) serve(w http.ResponseWriter, r *http.Request, v a2a.ProtocolVersion) {
+// serve hands r to version v's handler, behind [JSONRPC]; byMethod says
+// whether r's method chose v.
+func (e JSONRPCEndpoint) serve(w http.ResponseWriter, r *http.Request, v a2a.ProtocolVersion, byMethod bool) {
+	if e.Served != nil {
+		e.Served(r, v, byMethod)
+	}
 	JSONRPC(e.Handlers[v]).ServeHTTP(w, r)
+}
+
+// refuse hands r to version v's handler marked to be refused with err,
+// which the handler answers in its form.
+func (e JSONRPCEndpoint) refuse(w http.ResponseWriter, r *http.Request, err error, v a2a.ProtocolVersion) {
+	JSONRPC(e.Handlers[v]).ServeHTTP(w, r.WithContext(withRefusal(r.Context(), err)))
 }
 
 // peek reads a POST request's JSON-RPC method and id without consuming its

@@ -58,7 +58,11 @@ func TestJSONRPCEndpointNegotiation(t *testing.T) {
 	} {
 		var inferred a2a.ProtocolVersion
 		ep := endpoints[tc.endpoint]
-		ep.Inferred = func(_ *http.Request, v a2a.ProtocolVersion) { inferred = v }
+		ep.Served = func(_ *http.Request, v a2a.ProtocolVersion, byMethod bool) {
+			if byMethod {
+				inferred = v
+			}
+		}
 		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"`+tc.method+`","params":{"id":"nope"}}`))
 		if tc.header != "" {
 			req.Header.Set(a2a.SvcParamVersion, tc.header)
