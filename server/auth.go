@@ -65,7 +65,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="proctor"`)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
-		if strings.HasSuffix(r.URL.Path, "jsonrpc") {
+		if isJSONRPCPath(r.URL.Path) {
 			var req struct {
 				ID any `json:"id"`
 			}

@@ -53,10 +53,12 @@ func TestEveryEndpointNeedsAToken(t *testing.T) {
 	type endpoint struct{ method, path, body string }
 	var endpoints []endpoint
 	for _, m := range rpc10 {
-		endpoints = append(endpoints, endpoint{"POST", PathJSONRPC, fmt.Sprintf(`{"jsonrpc":"2.0","id":42,"method":%q,"params":{"id":"t"}}`, m)})
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":42,"method":%q,"params":{"id":"t"}}`, m)
+		endpoints = append(endpoints, endpoint{"POST", PathJSONRPC, body}, endpoint{"POST", "/", body})
 	}
 	for _, m := range rpc03 {
-		endpoints = append(endpoints, endpoint{"POST", PathJSONRPC03, fmt.Sprintf(`{"jsonrpc":"2.0","id":42,"method":%q,"params":{"id":"t"}}`, m)})
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":42,"method":%q,"params":{"id":"t"}}`, m)
+		endpoints = append(endpoints, endpoint{"POST", PathJSONRPC03, body}, endpoint{"POST", "/", body})
 	}
 	rest := []endpoint{
 		{"POST", "/message:send", `{"message":{}}`}, {"POST", "/message:stream", `{"message":{}}`},
@@ -80,7 +82,7 @@ func TestEveryEndpointNeedsAToken(t *testing.T) {
 				if code != http.StatusUnauthorized {
 					t.Fatalf("HTTP %d %s, want 401", code, clip([]byte(body)))
 				}
-				if !strings.HasSuffix(e.path, "jsonrpc") {
+				if !strings.HasSuffix(e.path, "jsonrpc") && e.path != "/" {
 					if !strings.Contains(body, "UNAUTHENTICATED") {
 						t.Errorf("body %s, want UNAUTHENTICATED", clip([]byte(body)))
 					}
@@ -134,7 +136,8 @@ func TestEveryEndpointNeedsAToken(t *testing.T) {
 		}
 	}
 
-	for _, p := range []string{"/.well-known/agent-card.json", PathHealth} {
+	for _, p := range []string{"/.well-known/agent-card.json", "/.well-known/agent.json", PathJSONRPC + "/.well-known/agent-card.json",
+		PathJSONRPC03 + "/.well-known/agent-card.json", "/", PathHealth} {
 		if code, body := rawExchange(t, srv, "GET "+p+" HTTP/1.1\r\nHost: proctor\r\n\r\n"); code != 200 {
 			t.Errorf("GET %s without a token: %d %s", p, code, clip([]byte(body)))
 		}
@@ -173,6 +176,11 @@ func TestPathTricks(t *testing.T) {
 		{"PUT", "/a2a/rest/tasks/t"},
 		{"PATCH", "/a2a/v0.3/rest/v1/tasks"},
 		{"TRACE", "/a2a/jsonrpc"},
+		{"POST", "//"},
+		{"POST", "/./"},
+		{"POST", "/?A2A-Version=0.3"},
+		{"POST", "/.well-known/agent-card.json"},
+		{"POST", "/a2a/jsonrpc/.well-known/../"},
 	} {
 		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
 			code, answer := rawExchange(t, srv, fmt.Sprintf("%s %s HTTP/1.1\r\nHost: proctor\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: %d\r\n\r\n%s",

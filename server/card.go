@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -135,6 +136,52 @@ func cardSkills(io []string) []a2a.AgentSkill {
 			InputModes: io, OutputModes: io,
 		},
 	}
+}
+
+// cardPaths are the paths below a URL where the card is served: A2A's
+// well-known path and the one of A2A 0.2 and earlier.
+var cardPaths = []string{a2asrv.WellKnownAgentCardPath, "/.well-known/agent.json"}
+
+// routeCards serves the card, publicly, at the well-known paths below the
+// base URL and below each HTTP interface's URL, where platforms that take
+// an interface's URL for the agent's look for it.
+func routeCards(mux *http.ServeMux, card *a2a.AgentCard) {
+	h := cardHandler(card)
+	for _, base := range []string{"", PathJSONRPC, PathREST, PathJSONRPC03, PathREST03} {
+		for _, p := range cardPaths {
+			mux.Handle(base+p, h)
+		}
+	}
+}
+
+// isJSONRPCPath reports whether path is one of the JSON-RPC endpoints
+// (the root and the two interfaces), whose refusals are JSON-RPC errors.
+func isJSONRPCPath(path string) bool {
+	return path == "/" || path == PathJSONRPC || path == PathJSONRPC03
+}
+
+// root answers what no other route takes: GET / points to the card and
+// the interfaces, anything else is a 404 that says where to look. (POST /
+// is JSON-RPC, routed before this.)
+func (s *Server) root(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	body := map[string]any{
+		"agent_card": a2asrv.WellKnownAgentCardPath,
+		"jsonrpc":    "POST / or an interface URL of the card",
+	}
+	switch {
+	case r.URL.Path != "/":
+		w.WriteHeader(http.StatusNotFound)
+		body["error"] = "no such path: " + truncate(r.URL.Path, 100) + "; proctor serves A2A at the interface URLs of its agent card"
+	case r.Method == http.MethodGet || r.Method == http.MethodHead:
+		body["name"] = s.card.Name
+		body["interfaces"] = s.card.SupportedInterfaces
+	default:
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		body["error"] = r.Method + " /: POST A2A JSON-RPC here, or GET the agent card"
+	}
+	_ = json.NewEncoder(w).Encode(body)
 }
 
 // cardHandler serves the card in the form the client speaks. A request that

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
@@ -40,6 +41,11 @@ type requestRecord struct {
 	method string
 	tenant string
 	failed bool
+	// version is the protocol version that served the request, when the
+	// endpoint serves more than one or the request named none; byMethod
+	// says the request's method chose it.
+	version  string
+	byMethod bool
 }
 
 type requestRecordKey struct{}
@@ -65,11 +71,37 @@ func noteTenant(ctx context.Context, tenant string) {
 	}
 }
 
+// noteVersion records the protocol version a JSON-RPC request was served
+// by, and whether its method chose it (a2afix.JSONRPCEndpoint.Served).
+func noteVersion(r *http.Request, v a2a.ProtocolVersion, byMethod bool) {
+	if rec := requestRecordFrom(r.Context()); rec != nil {
+		rec.mu.Lock()
+		rec.version, rec.byMethod = string(v), byMethod
+		rec.mu.Unlock()
+	}
+}
+
 // fields are the record's fields.
 func (rec *requestRecord) fields() (method, tenant string, failed bool) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	return rec.method, rec.tenant, rec.failed
+}
+
+// versionAttrs are the record's version fields: the version that served
+// the request (the endpoint's when none was noted), and
+// version_inferred: true when the request's method chose it.
+func (rec *requestRecord) versionAttrs(ep endpoint) []slog.Attr {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.version == "" {
+		return []slog.Attr{slog.String("version", ep.version)}
+	}
+	attrs := []slog.Attr{slog.String("version", rec.version)}
+	if rec.byMethod {
+		attrs = append(attrs, slog.Bool("version_inferred", true))
+	}
+	return attrs
 }
 
 // methodRecorder is an a2asrv.CallInterceptor that tells the request log
@@ -113,10 +145,10 @@ func (s *Server) logRequests(ep endpoint, next http.Handler) http.Handler {
 // logRequest writes a request's record.
 func (s *Server) logRequest(ctx context.Context, rec *requestRecord, ep endpoint, status slog.Attr, start time.Time) {
 	method, tenant, failed := rec.fields()
-	s.log.LogAttrs(ctx, slog.LevelInfo, logRequest,
-		slog.String("method", method), slog.String("binding", ep.binding), slog.String("version", ep.version),
+	attrs := append([]slog.Attr{slog.String("method", method), slog.String("binding", ep.binding)}, rec.versionAttrs(ep)...)
+	s.log.LogAttrs(ctx, slog.LevelInfo, logRequest, append(attrs,
 		slog.String("tenant", tenant), status, slog.Bool("failed", failed),
-		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))
+		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000))...)
 }
 
 // grpcEndpoint is the gRPC interface in the request log.

@@ -334,7 +334,8 @@ func (s *Server) closeListeners() {
 // limit and the tokens.
 func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(a2asrv.WellKnownAgentCardPath, cardHandler(s.card))
+	routeCards(mux, s.card)
+	mux.HandleFunc("/", s.root)
 	mux.HandleFunc(PathHealth, s.health)
 	if s.metricsLn == nil {
 		mux.Handle(PathMetrics, s.metrics.handler())
@@ -346,10 +347,18 @@ func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 		return s.logRequests(ep, withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticate(s.joinTrace(s.rateLimit(limitDepth(binding, h)))))))))
 	}
 	// Each interface serves one protocol version and refuses requests
-	// for another (a2afix.Version; no A2A-Version header means 0.3).
-	mux.Handle(PathJSONRPC, guard(bindingJSONRPC, endpoint{"jsonrpc", "1.0"}, a2afix.Version(a2a.Version, a2afix.JSONRPC(a2asrv.NewJSONRPCHandler(handler)))))
+	// for another (a2afix); a JSON-RPC request that names no version is
+	// served by the version its method belongs to, on every JSON-RPC path.
+	// The root serves JSON-RPC of both versions, for platforms (the
+	// AgentBeats gateway) that post to the card's base URL.
+	jsonrpc := map[a2a.ProtocolVersion]http.Handler{a2a.Version: a2asrv.NewJSONRPCHandler(handler), a2av0.Version: a2av0.NewJSONRPCHandler(handler)}
+	jsonrpcAt := func(declared ...a2a.ProtocolVersion) http.Handler {
+		return a2afix.JSONRPCEndpoint{Declared: declared, Handlers: jsonrpc, Served: noteVersion}
+	}
+	mux.Handle(PathJSONRPC, guard(bindingJSONRPC, endpoint{"jsonrpc", "1.0"}, jsonrpcAt(a2a.Version)))
+	mux.Handle(PathJSONRPC03, guard(bindingJSONRPC, endpoint{"jsonrpc", "0.3"}, jsonrpcAt(a2av0.Version)))
+	mux.Handle("POST /{$}", guard(bindingJSONRPC, endpoint{"jsonrpc", "1.0 or 0.3"}, jsonrpcAt(a2a.Version, a2av0.Version)))
 	mux.Handle(PathREST+"/", guard(bindingREST, endpoint{"rest", "1.0"}, a2afix.Version(a2a.Version, http.StripPrefix(PathREST, a2afix.REST(a2asrv.NewRESTHandler(handler))))))
-	mux.Handle(PathJSONRPC03, guard(bindingJSONRPC, endpoint{"jsonrpc", "0.3"}, a2afix.Version(a2av0.Version, a2afix.JSONRPC(a2av0.NewJSONRPCHandler(handler)))))
 	mux.Handle(PathREST03+"/", guard(bindingREST03, endpoint{"rest", "0.3"}, a2afix.Version(a2av0.Version, http.StripPrefix(PathREST03, a2av0.NewRESTHandler(handler)))))
 	if s.cfg.UI != nil {
 		mux.Handle(PathUI, withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticateUI(s.cfg.UI))))))

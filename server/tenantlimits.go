@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -243,7 +242,7 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
 		w.Header().Set("Content-Type", "application/json")
-		if strings.HasSuffix(r.URL.Path, "jsonrpc") {
+		if isJSONRPCPath(r.URL.Path) {
 			var req struct {
 				ID any `json:"id"`
 			}

@@ -19,8 +19,10 @@ import (
 // TestVersionNegotiation: every interface serves its own protocol version
 // and answers a request for another with VersionNotSupportedError (A2A
 // 1.0 §3.6.2; -32009, HTTP 400 with ErrorInfo VERSION_NOT_SUPPORTED, gRPC
-// FAILED_PRECONDITION per §5.4). No header means 0.3; a patch number is
-// ignored; the version may come as a query parameter (§3.6.1).
+// FAILED_PRECONDITION per §5.4). A request without the header is served
+// by the interface's version (JSON-RPC: by its method's,
+// TestHeaderlessJSONRPC); a patch number is ignored; the version may come
+// as a query parameter (§3.6.1).
 func TestVersionNegotiation(t *testing.T) {
 	srv := startServer(t, Config{})
 	base := srv.URL()
@@ -69,12 +71,12 @@ func TestVersionNegotiation(t *testing.T) {
 		{PathJSONRPC, "", "?A2A-Version=1.0", served},
 		{PathJSONRPC, "9.9", "", refused},
 		{PathJSONRPC, "0.3", "", refused},
-		{PathJSONRPC, "", "", refused},
+		{PathJSONRPC, "", "", served},
 		{PathJSONRPC, "one", "", refused},
 		{PathREST, "1.0", "", served},
 		{PathREST, "9.9", "", refused},
 		{PathREST, "0.3", "", refused},
-		{PathREST, "", "", refused},
+		{PathREST, "", "", served},
 		{PathJSONRPC03, "0.3", "", served},
 		{PathJSONRPC03, "", "", served},
 		{PathJSONRPC03, "1.0", "", refused},
@@ -96,7 +98,7 @@ func TestVersionNegotiation(t *testing.T) {
 	for _, tc := range []struct {
 		version string
 		want    codes.Code
-	}{{"1.0", codes.NotFound}, {"1.0.0", codes.NotFound}, {"9.9", codes.FailedPrecondition}, {"0.3", codes.FailedPrecondition}, {"", codes.FailedPrecondition}} {
+	}{{"1.0", codes.NotFound}, {"1.0.0", codes.NotFound}, {"9.9", codes.FailedPrecondition}, {"0.3", codes.FailedPrecondition}, {"", codes.NotFound}} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if tc.version != "" {
 			ctx = metadata.AppendToOutgoingContext(ctx, "a2a-version", tc.version)
