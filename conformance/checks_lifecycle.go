@@ -253,15 +253,24 @@ func (r *run) checkRunning(ctx context.Context, info *cardInfo, c caller, in Int
 	var subRep reply
 	var first event
 	var gotFirst bool
+	// 1.0 subscriptions begin with the Task, read before the cancel; 0.3
+	// leaves the first event open (§7.9), and an agent may send nothing
+	// until the task changes: its first event is read after the cancel.
+	v03 := in.ProtocolVersion == version03
 	if info.streaming {
 		sub, subRep = c.subscribe(ctx, id)
 		if sub != nil {
 			defer sub.close()
-			first, gotFirst = sub.next()
+			if !v03 {
+				first, gotFirst = sub.next()
+			}
 		}
 	}
 	canceled := r.judgeCancel(ctx, c, in, id)
 	if info.streaming {
+		if sub != nil && v03 {
+			first, gotFirst = sub.next()
+		}
 		r.judgeSubscribe(in, id, sub, subRep, first, gotFirst, canceled)
 	}
 	if canceled {
@@ -313,41 +322,62 @@ func (r *run) judgeCancel(ctx context.Context, c caller, in Interface, id string
 	return false
 }
 
-// judgeSubscribe records subscribe: the first event must be the task, and
-// once the task was canceled the stream must end with it.
+// judgeSubscribe records subscribe: the first event must be the task (0.3:
+// any event of the task), and once the task was canceled the stream must
+// end with it.
 func (r *run) judgeSubscribe(in Interface, id string, sub events, subRep reply, first event, gotFirst, canceled bool) {
 	tr := []string{in.Name}
 	if sub == nil {
 		r.fail(ReqSubscribe, tr, "a stream of the task's events", subRep.describe(), subRep.ex)
 		return
 	}
+	wantFirst, began := "the Task as the first event", "the subscription began with the task"
+	firstOK := gotFirst && first.obj != nil && first.obj.Kind == kindTask
+	if in.ProtocolVersion == version03 {
+		wantFirst, began = "an event of the task", "the subscription streamed the task"
+		firstOK = gotFirst && first.obj != nil && first.obj.Kind != kindMessage
+	}
 	switch {
 	case !gotFirst:
-		r.fail(ReqSubscribe, tr, "the Task as the first event", "a stream that closed at once", sub.exchange())
+		r.fail(ReqSubscribe, tr, wantFirst, "a stream that closed at once", sub.exchange())
 		return
 	case first.obj == nil:
-		r.fail(ReqSubscribe, tr, "the Task as the first event", describeEvent(first), sub.exchange())
+		r.fail(ReqSubscribe, tr, wantFirst, describeEvent(first), sub.exchange())
 		return
-	case first.obj.Kind != kindTask && !(in.ProtocolVersion == version03 && first.obj.Kind == kindStatus):
-		r.fail(ReqSubscribe, tr, "the Task as the first event", first.obj.summary(), sub.exchange())
+	case !firstOK:
+		r.fail(ReqSubscribe, tr, wantFirst, first.obj.summary(), sub.exchange())
 		return
 	case first.obj.TaskID != id:
 		r.fail(ReqSubscribe, tr, "task "+jsonString(id), "task "+jsonString(first.obj.TaskID), sub.exchange())
 		return
 	}
 	if !canceled {
-		r.pass(ReqSubscribe, tr, "the subscription began with the task; its end was not observed, as the task could not be canceled")
+		r.pass(ReqSubscribe, tr, began+"; its end was not observed, as the task could not be canceled")
 		return
 	}
-	log := drain(sub, in.ProtocolVersion)
+	log := drain(&replay{events: sub, first: &first}, in.ProtocolVersion)
 	switch {
 	case log.finalIdx < 0:
 		r.fail(ReqSubscribe, tr, "the stream ending with the canceled state", log.describeEnd(), sub.exchange())
 	case !log.ended:
 		r.fail(ReqSubscribe, tr, "the stream closed after the final event", log.describeEnd(), sub.exchange())
 	default:
-		r.pass(ReqSubscribe, tr, fmt.Sprintf("the subscription began with the task and ended with %s", log.items[log.finalIdx].obj.summary()))
+		r.pass(ReqSubscribe, tr, fmt.Sprintf("%s and ended with %s", began, log.items[log.finalIdx].obj.summary()))
 	}
+}
+
+// replay is a stream whose first event, already read, is read again.
+type replay struct {
+	events
+	first *event
+}
+
+func (r *replay) next() (event, bool) {
+	if e := r.first; e != nil {
+		r.first = nil
+		return *e, true
+	}
+	return r.events.next()
 }
 
 func describeEvent(e event) string {

@@ -34,7 +34,9 @@ func errVersionNotSupported() wantError {
 // with GetTask of an unknown task: an interface that serves the request
 // answers as it answered with its own version (base), one that does not
 // VersionNotSupportedError. info tells which other versions the agent
-// serves at the same URL.
+// serves at the same URL. 0.3.0 defines neither the A2A-Version header
+// nor VersionNotSupportedError: on a 0.3 interface only the patch check
+// applies (a header the agent ignores changes nothing).
 func (r *run) checkVersions(ctx context.Context, info *cardInfo, c caller, in Interface, base reply) {
 	tr := []string{in.Name}
 	served := func(v string) bool {
@@ -51,13 +53,34 @@ func (r *run) checkVersions(ctx context.Context, info *cardInfo, c caller, in In
 		return sameAnswer(rep, base) && (!refused.matches(rep, in.ProtocolBinding) || refused.matches(base, in.ProtocolBinding))
 	}
 	asBase := "the answer it gives with A2A-Version " + in.ProtocolVersion + " (" + base.describe() + ")"
+	if in.ProtocolVersion == version03 {
+		why := "0.3.0 defines neither the A2A-Version header nor VersionNotSupportedError"
+		r.skip(ReqVersionUnsupported, tr, why)
+		r.skip(ReqVersionDefault, tr, why)
+	} else {
+		r.checkVersionUnsupported(c, in, probe, served(version03))
+		r.checkVersionDefault(ctx, c, in, servedAs, served(version03))
+	}
 
-	// An unsupported version; and, for a 1.0 interface whose URL serves
-	// no 0.3, the other version the suite knows.
+	// A patch number changes nothing.
+	patched := in.ProtocolVersion + ".1"
+	if rep := probe(patched); servedAs(rep) {
+		r.pass(ReqVersionPatch, tr, "A2A-Version "+patched+" is served as "+in.ProtocolVersion)
+	} else {
+		r.fail(ReqVersionPatch, tr, asBase, rep.describe()+" for A2A-Version "+patched, rep.ex)
+	}
+}
+
+// checkVersionUnsupported checks that a 1.0 interface refuses a version
+// it does not serve: an unsupported one, and 0.3 unless its URL serves
+// 0.3 too (with03).
+func (r *run) checkVersionUnsupported(c caller, in Interface, probe func(string) reply, with03 bool) {
+	tr := []string{in.Name}
+	refused := errVersionNotSupported()
 	var bad []string
 	var exs []Exchange
 	unsupported := []string{"9.9"}
-	if in.ProtocolVersion == version10 && !served(version03) {
+	if !with03 {
 		unsupported = append(unsupported, version03)
 	}
 	for _, v := range unsupported {
@@ -71,40 +94,27 @@ func (r *run) checkVersions(ctx context.Context, info *cardInfo, c caller, in In
 	} else {
 		r.pass(ReqVersionUnsupported, tr, "A2A-Version "+strings.Join(unsupported, " and ")+" refused with "+refused.describe(in.ProtocolBinding))
 	}
-
-	// No header means 0.3.
-	if in.ProtocolVersion != version03 && served(version03) {
-		r.skip(ReqVersionDefault, tr, "the URL also serves 0.3: a request without A2A-Version is a 0.3 request, checked on the 0.3 interface")
-	} else {
-		r.checkVersionDefault(ctx, c, in, servedAs, asBase)
-	}
-
-	// A patch number changes nothing.
-	patched := in.ProtocolVersion + ".1"
-	if rep := probe(patched); servedAs(rep) {
-		r.pass(ReqVersionPatch, tr, "A2A-Version "+patched+" is served as "+in.ProtocolVersion)
-	} else {
-		r.fail(ReqVersionPatch, tr, asBase, rep.describe()+" for A2A-Version "+patched, rep.ex)
-	}
 }
 
-// checkVersionDefault sends the request without A2A-Version: a 0.3
-// interface serves it, another refuses it.
-func (r *run) checkVersionDefault(ctx context.Context, c caller, in Interface, servedAs func(reply) bool, asBase string) {
+// checkVersionDefault sends a 1.0 request (GetTask) without A2A-Version
+// to a 1.0 interface. Serving it (its method, path or service says 1.0) is
+// what 1.0 clients that send no header (the A2A TCK among them) need;
+// refusing it as 0.3 (§3.6.2: no header means 0.3) with
+// VersionNotSupportedError, or answering it as 0.3 where the URL serves
+// 0.3 too (with03), is strict and conformant too. Anything else fails.
+func (r *run) checkVersionDefault(ctx context.Context, c caller, in Interface, servedAs func(reply) bool, with03 bool) {
 	tr := []string{in.Name}
-	refused := errVersionNotSupported()
 	none := c.get(withVersion(ctx, ""), unknownTaskID(), nil)
 	switch {
-	case in.ProtocolVersion == version03:
-		if servedAs(none) {
-			r.pass(ReqVersionDefault, tr, "a request without A2A-Version is served as 0.3")
-		} else {
-			r.fail(ReqVersionDefault, tr, asBase, none.describe()+" without A2A-Version", none.ex)
-		}
-	case refused.matches(none, in.ProtocolBinding):
-		r.pass(ReqVersionDefault, tr, "a request without A2A-Version (0.3) is refused: the interface serves "+in.ProtocolVersion)
+	case servedAs(none):
+		r.pass(ReqVersionDefault, tr, "a 1.0 request without A2A-Version is served as 1.0")
+	case errVersionNotSupported().matches(none, in.ProtocolBinding):
+		r.pass(ReqVersionDefault, tr, "strict: a 1.0 request without A2A-Version is refused as 0.3 (§3.6.2); "+
+			"1.0 clients that send no header, the A2A TCK among them, cannot use this interface")
+	case with03 && errMethodNotFound().matches(none, in.ProtocolBinding):
+		r.pass(ReqVersionDefault, tr, "strict: a 1.0 request without A2A-Version is answered as 0.3 (§3.6.2), which the URL also serves")
 	default:
-		r.fail(ReqVersionDefault, tr, refused.describe(in.ProtocolBinding)+": no A2A-Version means 0.3, which the interface does not serve",
+		r.fail(ReqVersionDefault, tr, "the request served as 1.0, or "+errVersionNotSupported().describe(in.ProtocolBinding),
 			none.describe()+" without A2A-Version", none.ex)
 	}
 }

@@ -28,7 +28,7 @@ func Example() {
 	fmt.Println("failed:", rep.FailedIDs())
 	// Output:
 	// level: non-conformant
-	// failed: [error-invalid-request list-tasks version-default version-unsupported]
+	// failed: [error-invalid-request list-tasks version-unsupported]
 }
 
 // exampleTB is the part of testing.TB that agenttest uses: Helper and
