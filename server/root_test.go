@@ -134,10 +134,10 @@ func TestRootAndCardPaths(t *testing.T) {
 	}
 	card := answer{Status: 200, HasCard: true}
 	want := map[string]answer{
-		"GET /":                 {Status: 200, HasCard: false, Says: "card at /.well-known/agent-card.json"},
-		"GET /no/such/path":     {Status: 404, Says: "error, card at /.well-known/agent-card.json"},
-		"PUT /":                 {Status: 405, Says: "error, card at /.well-known/agent-card.json"},
-		"GET /.well-known/x":    {Status: 404, Says: "error, card at /.well-known/agent-card.json"},
+		"GET /":                       {Status: 200, HasCard: false, Says: "card at /.well-known/agent-card.json"},
+		"GET /no/such/path":           {Status: 404, Says: "error, card at /.well-known/agent-card.json"},
+		"PUT /":                       {Status: 405, Says: "error, card at /.well-known/agent-card.json"},
+		"GET /.well-known/x":          {Status: 404, Says: "error, card at /.well-known/agent-card.json"},
 		"GET /.well-known/agent.json": card,
 	}
 	for _, base := range []string{"", PathJSONRPC, PathREST, PathJSONRPC03, PathREST03} {
