@@ -110,8 +110,10 @@ func (a *Agent) Card(url string) *a2a.AgentCard {
 // a2afix stands in front of a2a-go, as in proctor serve, so that the agent
 // answers what a2a-go answers wrongly as the specification says (-32600
 // for a malformed request, -32602 for invalid ListTasks parameters,
-// VersionNotSupportedError for a request that does not ask for 1.0: a
-// request without an A2A-Version header means 0.3). The card declares no security, so every
+// VersionNotSupportedError for a request that asks for another version
+// than 1.0). A request without an A2A-Version header is served when its
+// method is a 1.0 one and refused -32009 when it is a 0.3 one
+// (a2afix.JSONRPCEndpoint). The card declares no security, so every
 // caller is one anonymous user: a2a-go's task store otherwise refuses
 // ListTasks as unauthenticated (-31401).
 func (a *Agent) Handler(cardURL string) http.Handler {
@@ -127,7 +129,8 @@ func serveA2A(card *a2a.AgentCard, exec a2asrv.AgentExecutor) http.Handler {
 	handler := a2afix.Handler(a2asrv.NewHandler(exec, a2asrv.WithTaskStore(a2afix.Store(store))))
 	mux := http.NewServeMux()
 	mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(card))
-	mux.Handle("/", a2afix.Version(protocolVersion, a2afix.JSONRPC(a2asrv.NewJSONRPCHandler(handler))))
+	mux.Handle("/", a2afix.JSONRPCEndpoint{Declared: []a2a.ProtocolVersion{protocolVersion},
+		Handlers: map[a2a.ProtocolVersion]http.Handler{protocolVersion: a2asrv.NewJSONRPCHandler(handler)}})
 	return mux
 }
 

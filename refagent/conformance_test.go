@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/proctor-eval/proctor/conformance"
 )
 
@@ -142,9 +144,22 @@ func TestListTasksTCKAndVersions(t *testing.T) {
 			t.Errorf("ListTasks %s: %+v, want tasks [] and nextPageToken \"\"", params, out)
 		}
 	}
-	for _, v := range []string{"9.9", "0.3", ""} {
-		if out := call(v, `{"jsonrpc":"2.0","id":5,"method":"GetTask","params":{"id":"nope"}}`); out.Error == nil || out.Error.Code != -32009 {
-			t.Errorf("A2A-Version %q: %+v, want VersionNotSupportedError -32009", v, out)
+	// An explicit version other than 1.0 is refused; without one, the
+	// method says the version: 1.0's is served (the agent keeps no tasks:
+	// TaskNotFoundError), 0.3's refused.
+	got := map[string]int{}
+	for _, v := range []string{"9.9", "0.3", "", "1.0"} {
+		for _, m := range []string{"GetTask", "tasks/get"} {
+			out := call(v, `{"jsonrpc":"2.0","id":5,"method":"`+m+`","params":{"id":"nope"}}`)
+			if out.Error == nil {
+				t.Fatalf("A2A-Version %q, %s: %+v, want an error", v, m, out)
+			}
+			got[v+" "+m] = out.Error.Code
 		}
+	}
+	want := map[string]int{"9.9 GetTask": -32009, "9.9 tasks/get": -32009, "0.3 GetTask": -32009, "0.3 tasks/get": -32009,
+		" GetTask": -32001, " tasks/get": -32009, "1.0 GetTask": -32001, "1.0 tasks/get": -32601}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("error codes by A2A-Version and method (-want +got):\n%s", diff)
 	}
 }
