@@ -9,11 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -739,6 +741,52 @@ func TestServeAgentBeats(t *testing.T) {
 		t.Run("js-"+cell.name(), func(t *testing.T) {
 			t.Parallel()
 			checkAssessment(t, jsSend(t, srv.URL(), cell, modeStream, assessment(participant)), participant)
+		})
+	}
+}
+
+// gatewayWire sends requests as the AgentBeats gateway's run_assessment
+// does: to the card's base URL (the root path), without A2A-Version, as
+// A2A 0.3 clients send them. It counts the requests it sent.
+type gatewayWire struct {
+	t    *testing.T
+	sent atomic.Int64
+}
+
+func (g *gatewayWire) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Del(a2a.SvcParamVersion)
+	if r.URL.Path != "/" {
+		g.t.Errorf("the gateway posts to the base URL, not to %s", r.URL.Path)
+	}
+	g.sent.Add(1)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestServeAgentBeatsGateway plays the AgentBeats gateway: it takes the
+// card's URL to be proctor's base URL and posts A2A 0.3 JSON-RPC
+// (message/stream, or message/send then tasks/get) there without
+// A2A-Version, with the assessment request as text. proctor serves the
+// root path and the evaluation reaches the participant.
+func TestServeAgentBeatsGateway(t *testing.T) {
+	participant := startRefAgent(t)
+	srv := startServe(t, server.Config{})
+	card := &a2a.AgentCard{Name: "proctor", Capabilities: a2a.AgentCapabilities{Streaming: true},
+		SupportedInterfaces: []*a2a.AgentInterface{{URL: srv.URL() + "/", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2av0.Version}}}
+	for _, mode := range clientModes {
+		t.Run(mode, func(t *testing.T) {
+			wire := &gatewayWire{t: t}
+			c, err := sdkclient.NewFromCard(t.Context(), card, sdkclient.WithDefaultsDisabled(),
+				sdkclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC,
+					a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: &http.Client{Transport: wire}})))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = c.Destroy() })
+			checkAssessment(t, goSend(t, c, mode, assessment(participant)), participant)
+			if wire.sent.Load() == 0 {
+				t.Error("no request went through the gateway's wire")
+			}
 		})
 	}
 }
