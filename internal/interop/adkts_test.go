@@ -57,16 +57,8 @@ func adktsDeviations() []deviation {
 		{conformance.ReqInvalidParams, "JSONRPC 0.3", "JSON-RPC 2.0 §5.1 and 0.3 §8.1: invalid params is -32602; " + dualPackage, false},
 		{conformance.ReqParseError, "JSONRPC 0.3", "JSON-RPC 2.0 §5.1 and 0.3 §8.1: a body that is not JSON is -32700; toA2a mounts " +
 			"express.json() in front of the JSON-RPC handler, which answers it with an HTML HTTP 400 page", false},
-		{conformance.ReqVersionUnsupported, "JSONRPC 0.3", noNegotiation03, false},
-		{conformance.ReqVersionUnsupported, "HTTP+JSON 0.3", noNegotiation03, false},
 	}
 }
-
-// noNegotiation03 is the version-unsupported deviation of 0.3-era servers
-// (ADK for TypeScript's @a2a-js/sdk 0.3.14, Gemini CLI's A2A server),
-// which predate A2A 1.0 §3.6.2's negotiation.
-const noNegotiation03 = "A2A 1.0 §3.6.2: a version the interface does not serve is VersionNotSupportedError; the server " +
-	"does not negotiate: a request with A2A-Version 9.9 is served like any other (its answer for an unknown task)"
 
 // TestADKTS evaluates agents built with ADK for TypeScript and served with
 // its toA2a, from the card toA2a makes: both scripted agents, on both

@@ -104,7 +104,6 @@ func TestGeminiCLI(t *testing.T) {
 		assertDeviations(t, rep, []deviation{
 			{conformance.ReqCardDefaults, "HTTP", "A2A 0.3 §5.5: preferredTransport defaults to JSONRPC, which proctor assumes; " +
 				"the server's card states protocolVersion but no preferredTransport", false},
-			{conformance.ReqVersionUnsupported, "JSONRPC 0.3", noNegotiation03, false},
 		})
 		// The held answer keeps the task running: cancel and subscribe are
 		// judged on a working task, whatever the machine's load.

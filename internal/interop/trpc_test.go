@@ -230,9 +230,6 @@ func trpcDeviations() []deviation {
 			"NewAgentCard (agent_card.go) leaves it empty", false},
 		{conformance.ReqCardDefaults, "HTTP", "A2A 0.3 §5.5 (protocolVersion: required, default 0.3.0; preferredTransport: default " +
 			"JSONRPC): server/a2a's NewAgentCard (agent_card.go) sets neither; proctor assumes JSON-RPC at 0.3.0", false},
-		{conformance.ReqVersionUnsupported, jsonrpc, "A2A 1.0 §3.6.2: a version the interface does not serve is " +
-			"VersionNotSupportedError; trpc-a2a-go's JSON-RPC server does not negotiate: a request with A2A-Version 9.9 is served " +
-			"like any other (TaskNotFoundError for an unknown task)", false},
 		{conformance.ReqCardSkills, "HTTP", "A2A 0.3 §5.5.4 (AgentSkill.id is required): server/a2a's buildSkillsFromCardTools " +
 			"(agent_card.go) gives its skills no id", false},
 		{conformance.ReqSendMessage, jsonrpc, "A2A 0.3 §6.4 (Message.parts is required): the Task server/a2a returns carries one " +

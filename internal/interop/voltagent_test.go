@@ -28,9 +28,6 @@ func voltAgentDeviations() []deviation {
 		{conformance.ReqCardDefaults, "HTTP", "A2A 0.3 §5.5 AgentCard: protocolVersion is required (default 0.3.0) and " +
 			"preferredTransport defaults to JSONRPC; @voltagent/a2a-server's buildAgentCard sets neither, and proctor assumes " +
 			"JSON-RPC at 0.3.0", false},
-		{conformance.ReqVersionUnsupported, "JSONRPC 0.3", "A2A 1.0 §3.6.2: a version the interface does not serve is " +
-			"VersionNotSupportedError; VoltAgent's A2A route does not negotiate: a request with A2A-Version 9.9 is served like " +
-			"any other (TaskNotFoundError for an unknown task)", false},
 		{conformance.ReqSendMessage, "JSONRPC 0.3", bareTask, false},
 		{conformance.ReqTaskGet, "JSONRPC 0.3", bareTask, false},
 		{conformance.ReqHistoryLength, "JSONRPC 0.3", "A2A 0.3 §7.3 tasks/get: historyLength limits the history returned; " +
