@@ -40,14 +40,16 @@ type options struct {
 	httpClient       *http.Client
 	requestTimeout   time.Duration
 	maxResponseBytes int64
-	headers          http.Header
-	maxConns         int
-	transport        Transport
-	protocol         ProtocolVersion
-	streaming        StreamingMode
-	retries          int
-	retryBase        time.Duration
-	denyPrivate      bool
+	// maxResponseValues bounds the values of a reply (WithMaxResponseValues).
+	maxResponseValues int64
+	headers           http.Header
+	maxConns          int
+	transport         Transport
+	protocol          ProtocolVersion
+	streaming         StreamingMode
+	retries           int
+	retryBase         time.Duration
+	denyPrivate       bool
 	// guardExempt lets tests, which have only loopback servers, exempt some
 	// addresses from WithDenyPrivateTargets. Nothing else sets it.
 	guardExempt func(netip.AddrPort) bool
@@ -162,6 +164,9 @@ type Client struct {
 	guard    *guard // nil unless WithDenyPrivateTargets
 	ownsPool bool   // the connection pool was made by Dial, so Close empties it
 	bodies   *sync.Pool
+	// values bounds the values of replies (WithMaxResponseValues); nil for
+	// no bound.
+	values *valueLimits
 	// streaming says whether turns use SendStreamingMessage.
 	streaming bool
 	// cardNotes are the card's deviations from the protocol that Dial
@@ -176,7 +181,8 @@ type Client struct {
 func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	o := options{
 		requestTimeout: DefaultRequestTimeout, maxResponseBytes: DefaultMaxResponseBytes, maxConns: 64,
-		streaming: StreamingAuto, retries: DefaultRetries, retryBase: DefaultRetryBase,
+		maxResponseValues: DefaultMaxResponseValues,
+		streaming:         StreamingAuto, retries: DefaultRetries, retryBase: DefaultRetryBase,
 		tracer: tracing.Tracer(nil),
 	}
 	for _, opt := range opts {
@@ -186,7 +192,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("agent URL %q: want an absolute http:// or https:// URL", target)
 	}
-	c := &Client{opts: o, ownsPool: o.httpClient == nil, bodies: newBodyPool()}
+	c := &Client{opts: o, ownsPool: o.httpClient == nil, bodies: newBodyPool(), values: newValueLimits(o.maxResponseValues)}
 	hc := o.httpClient
 	switch {
 	case o.denyPrivate:
@@ -214,7 +220,7 @@ func Dial(ctx context.Context, target string, opts ...Option) (*Client, error) {
 		base = &traceTransport{base: base, trace: o.trace, headers: o.headers}
 	}
 	c.http = &http.Client{
-		Transport:     &recordingTransport{base: base, headers: o.headers, maxBytes: o.maxResponseBytes},
+		Transport:     &recordingTransport{base: base, headers: o.headers, maxBytes: o.maxResponseBytes, values: c.values},
 		CheckRedirect: hc.CheckRedirect,
 		Jar:           hc.Jar,
 	}

@@ -2,9 +2,12 @@ package a2aclient
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -68,6 +71,44 @@ func TestHostileAgents(t *testing.T) {
 			wantCalls: 1,
 			streaming: true,
 			maxTime:   3 * time.Second,
+		},
+		{
+			// 4 MB of `[{},...]` in a data part: 1.3 million values, refused
+			// after the first DefaultMaxResponseValues of them.
+			name:      "data part of empty objects",
+			agent:     func(t *testing.T) *agenttest.Hostile { return agenttest.DataBombAgent(t, 4_000_000/3, false) },
+			wantClass: ErrClassTooLarge,
+			wantCalls: 1,
+			maxTime:   3 * time.Second,
+			check:     wantValueRefusal("JSON values"),
+		},
+		{
+			name:      "data part of empty objects, streamed",
+			agent:     func(t *testing.T) *agenttest.Hostile { return agenttest.DataBombAgent(t, 4_000_000/3, true) },
+			wantClass: ErrClassTooLarge,
+			wantCalls: 1,
+			streaming: true,
+			maxTime:   3 * time.Second,
+			check:     wantValueRefusal("JSON values"),
+		},
+		{
+			// 16 MiB less a little of structpb nulls: 4 million values,
+			// within the byte cap.
+			name:      "gRPC data part of nulls",
+			agent:     func(t *testing.T) *agenttest.Hostile { return agenttest.GRPCNullsAgent(t, 16<<20-4096, false) },
+			wantClass: ErrClassTooLarge,
+			wantCalls: 1,
+			maxTime:   3 * time.Second,
+			check:     wantValueRefusal("protobuf messages"),
+		},
+		{
+			name:      "gRPC data part of nulls, streamed",
+			agent:     func(t *testing.T) *agenttest.Hostile { return agenttest.GRPCNullsAgent(t, 16<<20-4096, true) },
+			wantClass: ErrClassTooLarge,
+			wantCalls: 1,
+			streaming: true,
+			maxTime:   3 * time.Second,
+			check:     wantValueRefusal("protobuf messages"),
 		},
 		{
 			name:      "endless stream",
@@ -179,6 +220,17 @@ func TestHostileAgents(t *testing.T) {
 	}
 }
 
+// wantValueRefusal checks that the error says the reply had too many
+// values of the kind what names.
+func wantValueRefusal(what string) func(t *testing.T, m RequestMetrics) {
+	return func(t *testing.T, m RequestMetrics) {
+		want := fmt.Sprintf("the reply has more than %d %s", DefaultMaxResponseValues, what)
+		if !strings.Contains(m.Error, want) {
+			t.Errorf("error %q, want it to say %q", m.Error, want)
+		}
+	}
+}
+
 // countingReader counts the bytes read through it.
 type countingReader struct {
 	r io.Reader
@@ -223,7 +275,7 @@ func TestReadWhole(t *testing.T) {
 	run := func(body io.Reader, contentLength, limit int64) result {
 		ex := &exchange{pool: newBodyPool()}
 		wire := &countingReader{r: body}
-		rc := readWhole(ex, &http.Response{Body: io.NopCloser(wire), ContentLength: contentLength}, limit)
+		rc := readWhole(context.Background(), ex, &http.Response{Body: io.NopCloser(wire), ContentLength: contentLength}, limit, nil)
 		var r result
 		r.read, r.err = io.ReadAll(rc)
 		_ = rc.Close()
@@ -263,7 +315,7 @@ func TestReadWhole(t *testing.T) {
 	// read error of the exchange.
 	broken := io.MultiReader(bytes.NewReader(pattern(5000)), iotest.ErrReader(io.ErrUnexpectedEOF))
 	ex := &exchange{pool: newBodyPool()}
-	rc := readWhole(ex, &http.Response{Body: io.NopCloser(broken), ContentLength: 9000}, 0)
+	rc := readWhole(context.Background(), ex, &http.Response{Body: io.NopCloser(broken), ContentLength: 9000}, 0, nil)
 	got, err := io.ReadAll(rc)
 	if len(got) != 5000 || !errors.Is(err, io.ErrUnexpectedEOF) || !errors.Is(ex.bodyReadErr(), io.ErrUnexpectedEOF) {
 		t.Errorf("broken body: read %d bytes, err %v, recorded %v", len(got), err, ex.bodyReadErr())

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/sync/semaphore"
 )
 
 // ErrorClass says what kind of failure a call met, in
@@ -91,6 +92,13 @@ type exchange struct {
 	contextID string
 	// onRelease run when the call ends (see atRelease).
 	onRelease []func()
+	// heldValues is how many values of heldFrom, the Client's in-flight
+	// value budget, the latest reply holds (see hold).
+	heldValues int64
+	heldFrom   *semaphore.Weighted
+	// limitErr says which limit a response went over when it was not the
+	// byte cap (see refuseValues).
+	limitErr error
 }
 
 // newBodyPool returns a pool for the copies of response bodies kept for
@@ -110,6 +118,7 @@ func (ex *exchange) release() {
 	ended := ex.onRelease
 	ex.onRelease = nil
 	ex.dropBodyLocked()
+	ex.releaseValuesLocked()
 	ex.mu.Unlock()
 	for _, f := range ended {
 		f()
@@ -166,13 +175,6 @@ func (ex *exchange) code() string {
 	return ex.grpcCode
 }
 
-// overLimit reports whether a response went over the size cap.
-func (ex *exchange) overLimit() bool {
-	ex.mu.Lock()
-	defer ex.mu.Unlock()
-	return ex.tooLarge
-}
-
 // bodyReadErr returns the error that reading the latest response body
 // failed with at the transport, or nil.
 func (ex *exchange) bodyReadErr() error {
@@ -191,6 +193,9 @@ type recordingTransport struct {
 	base     http.RoundTripper
 	headers  http.Header
 	maxBytes int64
+	// values bounds the values of replies (WithMaxResponseValues); nil
+	// for no bound.
+	values *valueLimits
 	// fixKinds gives 0.3 stream events without a kind their kind (see
 	// kindFixer). Dial sets it for a 0.3 interface, before any call.
 	fixKinds bool
@@ -230,6 +235,7 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		// answered must not pass for this one's status or body.
 		ex.status, ex.readErr = 0, nil
 		ex.dropBodyLocked()
+		ex.releaseValuesLocked()
 		ex.mu.Unlock()
 	}
 	resp, err := t.send(req, ex)
@@ -251,13 +257,17 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if isEventStream(req.Header.Get("Accept")) || isEventStream(resp.Header.Get("Content-Type")) {
 		// An event stream is read as it arrives (it may never end), and
 		// it is never decoded tolerantly, so no copy of it is kept.
-		resp.Body = newRSFilter(&recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes}, ex)
+		var body io.ReadCloser = &recordingBody{rc: resp.Body, ex: ex, limit: t.maxBytes}
+		if t.values != nil {
+			body = newEventValues(req.Context(), body, ex, t.values)
+		}
+		resp.Body = newRSFilter(body, ex)
 		if t.fixKinds {
 			resp.Body = newKindFixer(resp.Body, ex)
 		}
 		return resp, nil
 	}
-	resp.Body = readWhole(ex, resp, t.maxBytes)
+	resp.Body = readWhole(req.Context(), ex, resp, t.maxBytes, t.values)
 	return resp, nil
 }
 
@@ -286,7 +296,12 @@ const pieceSize = 1 << 20
 // after that, never copied as it grows; and a body over the cap is dropped
 // before a2a-go sees any of it. A Content-Length over the cap fails without
 // reading at all.
-func readWhole(ex *exchange, resp *http.Response, limit int64) io.ReadCloser {
+//
+// With values set, the body's JSON values are counted as they arrive: a
+// body with more than values.perReply of them is dropped as one over the
+// byte cap is, and a body within it holds its count of the Client's
+// in-flight budget (waiting within ctx for it) before a2a-go sees it.
+func readWhole(ctx context.Context, ex *exchange, resp *http.Response, limit int64, values *valueLimits) io.ReadCloser {
 	rc := resp.Body
 	defer rc.Close()
 	if limit > 0 && resp.ContentLength > limit {
@@ -297,6 +312,7 @@ func readWhole(ex *exchange, resp *http.Response, limit int64) io.ReadCloser {
 		// One byte more than announced, to read the end without growing.
 		b.head.Grow(int(min(resp.ContentLength+1, maxKeptBody)))
 	}
+	var count jsonCounter
 	for {
 		p := b.space()
 		if limit > 0 && int64(len(p)) > limit-b.total+1 {
@@ -304,23 +320,51 @@ func readWhole(ex *exchange, resp *http.Response, limit int64) io.ReadCloser {
 		}
 		n, err := rc.Read(p)
 		b.commit(p[:n])
-		ex.mu.Lock()
-		ex.received += int64(n)
-		if err != nil && err != io.EOF && ex.readErr == nil {
-			ex.readErr = err
+		ex.noteRead(n, err)
+		if values != nil {
+			count.scan(p[:n])
+			if err != nil {
+				count.finish()
+			}
 		}
-		ex.mu.Unlock()
 		switch {
 		case limit > 0 && b.total > limit:
 			b.drop()
 			return ex.tooLargeBody(limit)
+		case values != nil && count.n > values.perReply:
+			b.drop()
+			return ex.refusedBody(values.tooMany("JSON values"))
 		case err == io.EOF:
+			if values != nil {
+				if herr := ex.hold(ctx, values, count.n); herr != nil {
+					b.drop()
+					return &wholeBody{ex: ex, err: herr}
+				}
+			}
 			return b
 		case err != nil:
 			b.err = err // the connection broke mid-body: a2a-go sees it too
 			return b
 		}
 	}
+}
+
+// noteRead counts n bytes received and records err, the first error other
+// than io.EOF that reading the body met.
+func (ex *exchange) noteRead(n int, err error) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.received += int64(n)
+	if err != nil && err != io.EOF && ex.readErr == nil {
+		ex.readErr = err
+	}
+}
+
+// refusedBody marks the exchange as over a limit other than the byte cap
+// and returns a body that fails with err at the first read.
+func (ex *exchange) refusedBody(err error) *wholeBody {
+	ex.refuseValues(err)
+	return &wholeBody{ex: ex, err: err}
 }
 
 // tooLargeBody marks the exchange as over the size cap and returns a body

@@ -3,7 +3,6 @@ package a2aclient
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"slices"
@@ -48,8 +47,8 @@ func (cv *Conversation) stream(ctx context.Context, ex *exchange, msg *a2a.Messa
 		if err != nil {
 			return extracted{}, err
 		}
-		if ex.overLimit() {
-			return extracted{}, fmt.Errorf("%w (%d bytes)", errResponseTooLarge, cv.client.opts.maxResponseBytes)
+		if err := ex.overLimitErr(cv.client.opts.maxResponseBytes); err != nil {
+			return extracted{}, err
 		}
 		switch e := ev.(type) {
 		case *a2a.Message:

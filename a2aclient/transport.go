@@ -149,6 +149,9 @@ func (c *Client) grpcDialOptions() []grpc.DialOption {
 	if c.guard != nil {
 		opts = append(opts, c.guard.grpcDialOptions()...)
 	}
+	if c.values != nil {
+		opts = append(opts, c.values.grpcDialOptions()...)
+	}
 	return opts
 }
 
