@@ -3,6 +3,8 @@ package evaluation_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -10,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/evaluation"
@@ -165,6 +169,45 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 			maxHeap:   48 << 20,
 		},
 		{
+			// 4 MB of `[{},...]` in a data part (1.3 million values) is
+			// refused after the first 2^18 values, about 800 KB, before
+			// a2a-go decodes any of it. (Decoded, it used to take the heap
+			// to some 285 MB.)
+			name:      "data part of empty objects, 4 MB",
+			agent:     func(t *testing.T) *agenttest.Hostile { return agenttest.DataBombAgent(t, 4_000_000/3, false) },
+			wantClass: a2aclient.ErrClassTooLarge,
+			tries:     1,
+			maxWall:   3 * time.Second,
+			maxHeap:   16 << 20,
+		},
+		{
+			name:      "data part of empty objects, 4 MB, streamed",
+			agent:     func(t *testing.T) *agenttest.Hostile { return agenttest.DataBombAgent(t, 4_000_000/3, true) },
+			wantClass: a2aclient.ErrClassTooLarge,
+			tries:     1,
+			maxWall:   3 * time.Second,
+			maxHeap:   16 << 20,
+		},
+		{
+			// Just under the 16 MiB cap of structpb nulls: 4 million
+			// values, refused on the wire bytes gRPC received, before they
+			// become messages (which used to take some 500 MB each).
+			name:      "gRPC data part of nulls, 16 MiB",
+			agent:     func(t *testing.T) *agenttest.Hostile { return agenttest.GRPCNullsAgent(t, 16<<20-4096, false) },
+			wantClass: a2aclient.ErrClassTooLarge,
+			tries:     1,
+			maxWall:   10 * time.Second, // counting 4 million messages takes a second a reply under -race
+			maxHeap:   48 << 20,
+		},
+		{
+			name:      "gRPC data part of nulls, 16 MiB, streamed",
+			agent:     func(t *testing.T) *agenttest.Hostile { return agenttest.GRPCNullsAgent(t, 16<<20-4096, true) },
+			wantClass: a2aclient.ErrClassTooLarge,
+			tries:     1,
+			maxWall:   10 * time.Second, // counting 4 million messages takes a second a reply under -race
+			maxHeap:   48 << 20,
+		},
+		{
 			// Events every 10 ms are about 30 KB/s: the request timeout
 			// ends the stream long before the 16 MiB cap would.
 			name:      "endless stream, 300ms request timeout",
@@ -313,6 +356,67 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 				if q.ErrorClass != tc.wantClass || q.Error == "" || q.Retries != tc.tries-1 || q.LatencyMS <= 0 {
 					t.Errorf("%s: stored request %+v, want class %s after %d retries", sim.ID, q, tc.wantClass, tc.tries-1)
 				}
+			}
+		})
+	}
+}
+
+// TestConcurrentValueBombs: 128 conversations at once on one Client, each
+// answered with a data part of empty objects, stay under a stated heap
+// ceiling whether the replies are over the value limit (refused before
+// decoding) or at it (decoded, at most four replies' worth at once). The
+// limit is scaled down to 2^14 values so that the decoding stays quick
+// under -race; the heap scales with it (see the README's Performance).
+// With PROCTOR_LOAD=full the same replies are also sent with no value
+// limit, for comparison (logged, not bounded).
+func TestConcurrentValueBombs(t *testing.T) {
+	const limit, conversations = 1 << 14, 128
+	cases := []struct {
+		name    string
+		objects int   // empty objects in the data part; the reply holds 11 values more
+		values  int64 // WithMaxResponseValues
+		wantErr bool
+		maxHeap uint64 // 0: logged only
+	}{
+		{name: "over the limit (4 MB each)", objects: 4_000_000 / 3, values: limit, wantErr: true, maxHeap: 24 << 20},
+		{name: "at the limit", objects: limit - 11, values: limit, maxHeap: 32 << 20},
+	}
+	if os.Getenv("PROCTOR_LOAD") == "full" {
+		cases = append(cases, struct {
+			name    string
+			objects int
+			values  int64
+			wantErr bool
+			maxHeap uint64
+		}{name: "at the limit, no limit", objects: limit - 11, values: 0})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			agent := agenttest.DataBombAgent(t, tc.objects, false)
+			client := dial(t, agent.URL, a2aclient.WithMaxResponseValues(tc.values), a2aclient.WithRetries(0, time.Millisecond))
+			heap := watchHeap()
+			errs := make([]error, conversations)
+			var wg sync.WaitGroup
+			for i := range conversations {
+				wg.Go(func() {
+					_, errs[i] = client.NewConversation().Send(context.Background(), []*a2a.Part{a2a.NewTextPart("hello")})
+				})
+			}
+			wg.Wait()
+			heap.stop()
+			t.Logf("%d conversations: heap base %.1f MiB, peak +%.1f MiB (bound +%.0f MiB; with unswept objects +%.1f MiB), after +%.1f MiB; %.1f MiB allocated, %d collections",
+				conversations, mib(heap.base), mib(heap.peakOver()), mib(tc.maxHeap), mib(heap.over(heap.peakObjects)), mib(heap.over(heap.after)), mib(heap.allocs), heap.cycles)
+			for i, err := range errs {
+				var cerr *a2aclient.CallError
+				switch {
+				case tc.wantErr && (!errors.As(err, &cerr) || cerr.Class != a2aclient.ErrClassTooLarge):
+					t.Fatalf("conversation %d: error %v, want %s", i, err, a2aclient.ErrClassTooLarge)
+				case !tc.wantErr && err != nil:
+					t.Fatalf("conversation %d: %v", i, err)
+				}
+			}
+			if over := heap.peakOver(); tc.maxHeap > 0 && over > tc.maxHeap {
+				t.Errorf("peak heap %.1f MiB over the baseline, want under %.0f MiB", mib(over), mib(tc.maxHeap))
 			}
 		})
 	}
