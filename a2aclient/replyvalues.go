@@ -172,28 +172,29 @@ func (c *jsonCounter) scan(p []byte) {
 }
 
 // skipString moves through a string from p[i]: it returns the index after
-// the string's closing quote, or len(p) when the string goes on.
+// the string's closing quote or after a backslash in it, or len(p) when
+// the string goes on. It looks for both with bytes.IndexByte, which runs
+// through long strings (a big text part) many bytes at a time.
 func (c *jsonCounter) skipString(p []byte, i int) int {
-	for i < len(p) {
-		if c.escaped {
-			c.escaped = false
-			i++
-			continue
-		}
-		j := bytes.IndexAny(p[i:], "\"\\")
-		if j < 0 {
-			return len(p)
-		}
-		i += j
-		if p[i] == '\\' {
-			c.escaped = true
-			i++
-			continue
-		}
-		c.inString, c.afterString = false, true
+	if c.escaped {
+		c.escaped = false
 		return i + 1
 	}
-	return i
+	rest := p[i:]
+	q := bytes.IndexByte(rest, '"')
+	before := rest
+	if q >= 0 {
+		before = rest[:q]
+	}
+	if b := bytes.IndexByte(before, '\\'); b >= 0 {
+		c.escaped = true
+		return i + b + 1
+	}
+	if q < 0 {
+		return len(p)
+	}
+	c.inString, c.afterString = false, true
+	return i + q + 1
 }
 
 // finish counts a string left pending at the end of the text and resets
