@@ -604,10 +604,11 @@ func (s *Service) resumable(ctx context.Context, id string) (*result.Evaluation,
 	if eval.Status == result.StatusCompleted {
 		return nil, invalid("resume: evaluation %s is already completed", eval.ID)
 	}
-	if eval.Status == result.StatusRunning {
+	if eval.Status == result.StatusRunning && !s.writerGone(ctx, eval.ID) {
 		// A proctor that died leaves "running" behind, but the store is
 		// opened to mark such evaluations interrupted whenever no other
-		// proctor has it open: this one may be running elsewhere now.
+		// proctor has it open, and a writer known to be gone is taken
+		// over: this one may be running elsewhere now.
 		return nil, invalid("resume: evaluation %s is running (in another proctor on this database, or one that stopped while another proctor had the database open: it becomes interrupted, and resumable, once no proctor has the database open)", eval.ID)
 	}
 	if eval.RescoredFrom != "" {
@@ -649,6 +650,14 @@ func (s *Service) ResumeSimulations(ctx context.Context, id string) (int, error)
 		return 0, err
 	}
 	return max(len(tasks)*max(eval.Config.NumTrials, 1)-len(eval.Simulations), 0), nil
+}
+
+// writerGone reports whether the process that last wrote an evaluation
+// has certainly exited (see store.Process.Gone): one it left "running"
+// was killed while another proctor had the database open.
+func (s *Service) writerGone(ctx context.Context, id string) bool {
+	rec, err := s.Store.GetEvaluation(ctx, id)
+	return err == nil && rec.Writer.Gone()
 }
 
 // domain finds a domain with the tasks of a split, and says which split

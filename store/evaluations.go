@@ -33,6 +33,10 @@ type Evaluation struct {
 	// new record from its context, and keeps a stored record's. Empty for
 	// records without an owner, whom only admins see.
 	Tenant string `json:"tenant,omitempty"`
+	// Writer is the process that put the record: PutEvaluation sets the
+	// current one when it is nil. A record left "running" by a writer that
+	// is gone (Process.Gone) is no longer running.
+	Writer *Process `json:"writer,omitempty"`
 	// CreatedAt is set by PutEvaluation when zero: to the stored record's
 	// CreatedAt if one exists, else to UpdatedAt.
 	CreatedAt time.Time `json:"created_at"`
@@ -81,6 +85,9 @@ func (db *DB) PutEvaluation(ctx context.Context, e Evaluation) error {
 	}
 	if e.UpdatedAt.IsZero() {
 		e.UpdatedAt = time.Now().UTC().Round(0)
+	}
+	if e.Writer == nil {
+		e.Writer = db.writer
 	}
 	e.Data = normRaw(e.Data)
 	if err := db.checkSize(fmt.Sprintf("data of evaluation %q", e.ID), len(e.Data)); err != nil {

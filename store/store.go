@@ -48,6 +48,7 @@ type DB struct {
 	readOnly  bool
 	maxRecord int
 	sessions  *sessions
+	writer    *Process // this process, as PutEvaluation records it
 }
 
 type options struct {
@@ -161,7 +162,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 		return nil, err
 	}
 	o.shortLocks = o.shortLocks && shortLocksSupported
-	db := &DB{path: path, readOnly: o.readOnly, maxRecord: o.maxRecord}
+	db := &DB{path: path, readOnly: o.readOnly, maxRecord: o.maxRecord, writer: thisProcess()}
 	db.sessions = newSessions(path, existed, o)
 	if err := db.sessions.lockWriters(o); err != nil {
 		return nil, err

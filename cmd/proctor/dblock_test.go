@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -135,3 +136,43 @@ func TestLockedDatabaseMessage(t *testing.T) {
 // runtimeHasFlock says whether this platform has the flock that short locks
 // need.
 func runtimeHasFlock() bool { return runtime.GOOS != "windows" && runtime.GOOS != "plan9" }
+
+// TestResumeTakesOverFromAKilledRun kills a proctor run (SIGKILL) while
+// another proctor (here, this process) has the database open, so that
+// nobody marks its evaluation interrupted: --resume sees that the process
+// which left it running is gone, takes it over and finishes it (issue 30).
+func TestResumeTakesOverFromAKilledRun(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("telling a dead writer needs /proc")
+	}
+	db := tempDB(t)
+	agent := newGatedAgent(1)
+	srv := agenttest.Start(t, agent.reply)
+	t.Cleanup(agent.release)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd, _, stderr, progressed, stderrDone := startProctor(ctx, t, 1, "run", "--agent", srv.URL, "--db", db,
+		"--concurrency", "1", "--num-tasks", "3", "--progress", "lines", "--format", "json")
+	waitProgress(ctx, t, stderr, progressed, stderrDone)
+	other, err := store.Open(db, store.WithShortLocks()) // as `proctor serve` would
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-stderrDone
+	_ = cmd.Wait()
+	agent.release()
+
+	list := decodeArray(t, mustCLI(t, exitOK, "results", "--db", db, "--format", "json").stdout)
+	if len(list) != 1 {
+		t.Fatalf("results lists %d evaluations, want 1", len(list))
+	}
+	id := str(t, list[0].(map[string]any), "id")
+	res := decodeObject(t, mustCLI(t, exitOK, "run", "--resume", id, "--db", db, "--format", "json", "--progress", "none").stdout)
+	if got := []any{str(t, res, "id"), str(t, res, "status"), num(t, res, "summary.num_simulations")}; !cmp.Equal(got, []any{id, "completed", 3.0}) {
+		t.Errorf("resume after the kill: id, status, simulations = %v; want %s, completed, 3", got, id)
+	}
+}
