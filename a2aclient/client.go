@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -414,7 +415,37 @@ func (c *Client) fetchCard(ctx context.Context, cardURL string) (*a2a.AgentCard,
 	if err != nil {
 		return nil, nil, fmt.Errorf("GET %s: not a valid agent card: %w", cardURL, err)
 	}
-	return card, applyCardDefaults(card, body), nil
+	notes := applyCardDefaults(card, body)
+	return card, append(notes, readPre03AsV03(card)...), nil
+}
+
+// readPre03AsV03 takes the card's interfaces at protocol 0.2.x as 0.3 and
+// returns the deviation, or nil when there are none. A2A 0.2.5 is the 0.3
+// wire in all that proctor uses (message/send, message/stream, tasks/get,
+// kind discriminators, lowercase states), except that it requires
+// configuration.acceptedOutputModes, which proctor always sends. fasta2a
+// (pydantic-ai's Agent.to_a2a()) publishes such cards.
+func readPre03AsV03(card *a2a.AgentCard) []string {
+	var declared []string
+	for _, iface := range card.SupportedInterfaces {
+		if iface == nil || !isPre03(iface.ProtocolVersion) {
+			continue
+		}
+		if v := string(iface.ProtocolVersion); !slices.Contains(declared, v) {
+			declared = append(declared, v)
+		}
+		iface.ProtocolVersion = a2av0.Version
+	}
+	if len(declared) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("card declares protocol %s; evaluated as 0.3", strings.Join(declared, ", "))}
+}
+
+// isPre03 reports whether v is a 0.2.x protocol version ("0.2", "0.2.5").
+func isPre03(v a2a.ProtocolVersion) bool {
+	s := strings.TrimPrefix(strings.TrimSpace(string(v)), "v")
+	return s == "0.2" || strings.HasPrefix(s, "0.2.")
 }
 
 // applyCardDefaults gives a 0.2/0.3-style card (url, no supportedInterfaces)

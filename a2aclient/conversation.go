@@ -237,7 +237,7 @@ func (cv *Conversation) attempt(ctx context.Context, ex *exchange, msg *a2a.Mess
 // send makes the call; when a2a-go cannot decode a 200 reply, the raw body is
 // read tolerantly and the reply flagged as non-conformant.
 func (cv *Conversation) send(ctx context.Context, ex *exchange, msg *a2a.Message) (extracted, string, error) {
-	res, err := cv.client.sdk.SendMessage(ctx, &a2a.SendMessageRequest{Message: msg})
+	res, err := cv.client.sdk.SendMessage(ctx, sendRequest(msg))
 	if err == nil {
 		return fromResult(res, cv.turnStart()), "", nil
 	}
@@ -245,6 +245,18 @@ func (cv *Conversation) send(ctx context.Context, ex *exchange, msg *a2a.Message
 		return out, nc, nil
 	}
 	return extracted{}, "", err
+}
+
+// sendRequest is the request that sends msg. Its configuration names the
+// output modes proctor reads (text parts, and data parts as JSON; "text" is
+// how many cards write text/plain): A2A 0.2.5 requires
+// acceptedOutputModes, and fasta2a answers HTTP 500 to a request without
+// it. 0.3 and 1.0 leave it optional; it is sent on every wire alike.
+func sendRequest(msg *a2a.Message) *a2a.SendMessageRequest {
+	return &a2a.SendMessageRequest{
+		Message: msg,
+		Config:  &a2a.SendMessageConfig{AcceptedOutputModes: []string{"text/plain", "text", "application/json"}},
+	}
 }
 
 // readTolerantly reads the body of the last 200 reply, which a2a-go could

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -17,6 +19,7 @@ import (
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/evaluation"
+	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
 	"github.com/proctor-eval/proctor/scoring"
@@ -314,5 +317,48 @@ func TestStreaming(t *testing.T) {
 		if err := conforms(name, m.Parts); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestEndToEndFastA2A plays mock tasks against the reference agent behind a
+// fasta2a-shaped peer (pydantic-ai's Agent.to_a2a(): a 0.2.5 card, tasks
+// polled with tasks/get, HTTP 500 to a message without
+// acceptedOutputModes): proctor evaluates it as 0.3 and the agent earns
+// reward 1, with the card's protocol version flagged as non-conformant.
+func TestEndToEndFastA2A(t *testing.T) {
+	d := mockDomain(t)
+	agent, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := agenttest.StartFastA2A(t, agenttest.FastA2AOptions{}, func(_ context.Context, contextID, text string) string {
+		return agent.Reply(contextID, text)
+	})
+	client, err := a2aclient.Dial(t.Context(), peer.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Close() })
+	sim := rollout.NewSimulator(d, profileByName(t, translation.ProfileAgentBeats), rollout.Limits{})
+	for _, task := range d.Tasks[:3] {
+		t.Run(task.ID, func(t *testing.T) {
+			user, err := rollout.NewScriptedUser(&task)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, aborted := evaluation.Simulate(t.Context(), sim, scoring.NewScorer(d, false), &task, 0, rollout.ClientAgent(client), user)
+			if aborted {
+				t.Fatal("simulation aborted")
+			}
+			if res.Reward != 1 || res.TerminationReason != result.TermUserStop || res.Error != "" {
+				t.Errorf("reward %v, termination %s, error %q; reward info %+v", res.Reward, res.TerminationReason, res.Error, res.RewardInfo)
+			}
+			if !slices.ContainsFunc(res.NonConformant, func(s string) bool { return strings.Contains(s, "card declares protocol 0.2.5; evaluated as 0.3") }) {
+				t.Errorf("non-conformant %q does not flag the card's protocol version", res.NonConformant)
+			}
+		})
+	}
+	if n := peer.Refused(); n != 0 {
+		t.Errorf("the peer answered HTTP 500 to %d requests", n)
 	}
 }
