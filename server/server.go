@@ -359,7 +359,7 @@ func (s *Server) routes(handler a2asrv.RequestHandler) http.Handler {
 	mux.Handle(PathJSONRPC03, guard(bindingJSONRPC, endpoint{"jsonrpc", "0.3"}, jsonrpcAt(a2av0.Version)))
 	mux.Handle("POST /{$}", guard(bindingJSONRPC, endpoint{"jsonrpc", "1.0 or 0.3"}, jsonrpcAt(a2a.Version, a2av0.Version)))
 	mux.Handle(PathREST+"/", guard(bindingREST, endpoint{"rest", "1.0"}, a2afix.Version(a2a.Version, http.StripPrefix(PathREST, a2afix.REST(a2asrv.NewRESTHandler(handler))))))
-	mux.Handle(PathREST03+"/", guard(bindingREST03, endpoint{"rest", "0.3"}, a2afix.Version(a2av0.Version, http.StripPrefix(PathREST03, a2av0.NewRESTHandler(handler)))))
+	mux.Handle(PathREST03+"/", guard(bindingREST03, endpoint{"rest", "0.3"}, a2afix.Version(a2av0.Version, http.StripPrefix(PathREST03, a2afix.REST03(a2av0.NewRESTHandler(handler))))))
 	if s.cfg.UI != nil {
 		mux.Handle(PathUI, withRemoteHost(slowReaders(s.cfg.StreamWriteTimeout, s.bodyDeadline(s.limit(s.authenticateUI(s.cfg.UI))))))
 	}

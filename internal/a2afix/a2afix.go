@@ -22,6 +22,9 @@
 //     serve a request without the header as the interface's version;
 //     JSONRPCEndpoint serves one without the header by the version its
 //     method belongs to, at a URL that may serve both versions.
+//   - HTTP+JSON at 0.3 reads only JSON field names, where ProtoJSON takes
+//     proto names too, and sends a stream's errors as events 0.3 clients
+//     cannot read. REST03 renames and answers them (see there).
 //
 // The transport wrappers mark a request to refuse; Handler answers it, so
 // that a2a-go writes the error in each binding's own form.
@@ -32,6 +35,7 @@
 //	mux.Handle("/a2a/jsonrpc", a2afix.JSONRPCEndpoint{Declared: []a2a.ProtocolVersion{a2a.Version},
 //		Handlers: map[a2a.ProtocolVersion]http.Handler{a2a.Version: a2asrv.NewJSONRPCHandler(handler), a2av0.Version: a2av0.NewJSONRPCHandler(handler)}})
 //	mux.Handle("/a2a/rest/", a2afix.Version(a2a.Version, http.StripPrefix("/a2a/rest", a2afix.REST(a2asrv.NewRESTHandler(handler)))))
+//	mux.Handle("/a2a/v0.3/rest/", a2afix.Version(a2av0.Version, http.StripPrefix("/a2a/v0.3/rest", a2afix.REST03(a2av0.NewRESTHandler(handler)))))
 //	grpc.NewServer(grpc.ChainUnaryInterceptor(a2afix.GRPCUnary(a2a.Version)), grpc.ChainStreamInterceptor(a2afix.GRPCStream(a2a.Version)))
 package a2afix
 
