@@ -1,6 +1,7 @@
 package evalset
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 )
@@ -60,21 +61,30 @@ func DecodeMetrics(name string, data []byte) ([]*Metric, error) {
 // one set named name, as [Load] reads the case files of one directory.
 // Violations name each text as name[i]. Every problem is reported at
 // once, as a *ValidationError; check the cases' scorers with [Validate]
-// once the run's metrics are known.
-func DecodeYAMLCases(name string, texts []string) (*Set, error) {
+// once the run's metrics are known. The cases together hold at most
+// MaxValues values. When ctx ends before every case is read, the error is
+// ctx's.
+func DecodeYAMLCases(ctx context.Context, name string, texts []string) (*Set, error) {
 	p := newProblems(name)
 	set := &Set{ID: name, Name: name, AppName: name, Format: FormatYAML, Path: name}
 	if len(texts) == 0 {
 		p.add("", "no cases: give at least one YAML case")
 	}
+	budget := newYAMLBudget()
 	for i, text := range texts {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("reading %s[%d]: %w", name, i, err)
+		}
 		tp := p.in(fmt.Sprintf("%s[%d]", name, i))
 		if len(text) > MaxFileSize {
 			tp.add("", "the case is larger than %d MiB", MaxFileSize>>20)
 			continue
 		}
-		if c := parseYAMLCase([]byte(text), tp); c != nil {
+		if c := parseYAMLCase([]byte(text), budget, tp); c != nil {
 			set.Cases = append(set.Cases, c)
+		}
+		if budget.over {
+			break // the next cases would all be over it too
 		}
 	}
 	if len(set.Cases) > 0 {

@@ -1,6 +1,7 @@
 package evalset
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -62,7 +63,7 @@ func TestDecodeMatchesLoad(t *testing.T) {
 	for _, f := range files {
 		texts = append(texts, string(readTestFile(t, f)))
 	}
-	got, err := DecodeYAMLCases("cases", texts)
+	got, err := DecodeYAMLCases(context.Background(), "cases", texts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestDecodeReportsEveryViolation(t *testing.T) {
 			return err
 		}, nil},
 		{"yaml", func() error {
-			_, err := DecodeYAMLCases("yaml_cases", []string{"case: a\ninput: hi\n", "case: b\n", "- 1"})
+			_, err := DecodeYAMLCases(context.Background(), "yaml_cases", []string{"case: a\ninput: hi\n", "case: b\n", "- 1"})
 			return err
 		}, nil},
 	}
@@ -122,6 +123,6 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = Decode("eval_set", data)
 		_, _ = DecodeMetrics("metrics", data)
-		_, _ = DecodeYAMLCases("yaml_cases", []string{string(data)})
+		_, _ = DecodeYAMLCases(context.Background(), "yaml_cases", []string{string(data)})
 	})
 }

@@ -52,14 +52,24 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
+// MaxViolations bounds the violations one call reports; a last one says
+// how many more were found.
+const MaxViolations = 1_000
+
 // problems collects violations for one file.
 type problems struct {
 	file string
-	list *[]Violation
+	list *violationList
+}
+
+// violationList holds the violations collected, and a count of those past MaxViolations.
+type violationList struct {
+	kept []Violation
+	more int
 }
 
 func newProblems(file string) problems {
-	return problems{file: file, list: new([]Violation)}
+	return problems{file: file, list: &violationList{}}
 }
 
 // in returns a collector writing to the same list for another file.
@@ -68,17 +78,25 @@ func (p problems) in(file string) problems {
 }
 
 func (p problems) add(path, format string, args ...any) {
-	*p.list = append(*p.list, Violation{File: p.file, Path: path, Message: fmt.Sprintf(format, args...)})
+	if len(p.list.kept) >= MaxViolations {
+		p.list.more++
+		return
+	}
+	p.list.kept = append(p.list.kept, Violation{File: p.file, Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
-func (p problems) empty() bool { return len(*p.list) == 0 }
+func (p problems) empty() bool { return len(p.list.kept) == 0 }
 
 // err is the collected violations as a *ValidationError, or nil.
 func (p problems) err() error {
 	if p.empty() {
 		return nil
 	}
-	return &ValidationError{Violations: *p.list}
+	list := p.list.kept
+	if p.list.more > 0 {
+		list = append(list[:len(list):len(list)], Violation{Message: fmt.Sprintf("and %d more problems: mend these first", p.list.more)})
+	}
+	return &ValidationError{Violations: list}
 }
 
 // field appends a field name to a path.

@@ -36,7 +36,7 @@ func FuzzADKSet(f *testing.F) {
 	addSeeds(f, "testdata/adk/weather/weather.evalset.json", "testdata/adkcamel/camel.evalset.json", "testdata/adkold/simple.test.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := newProblems("f")
-		if checkJSONDepth(data) != nil {
+		if checkJSONShape(data) != nil {
 			return
 		}
 		checkSet(parseADK("f.evalset.json", data, p), p)
@@ -49,7 +49,7 @@ func FuzzYAMLCase(f *testing.F) {
 	f.Add([]byte("case: i\ninput: {content: hi}\nexpected:\n  tool_calls: [{name: t, result: {a: [1]}}]\ninspect:\n  - {path: a.b, equals: {x: 1}}\n  - {path: c, matches: '^x'}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := newProblems("f")
-		if c := parseYAMLCase(data, p); c != nil {
+		if c := parseYAMLCase(data, newYAMLBudget(), p); c != nil {
 			checkSet(&Set{ID: "s", Format: FormatYAML, Cases: []*Case{c}}, p)
 		}
 	})

@@ -24,6 +24,19 @@ func opaque(t reflect.Type) bool {
 // its struct tags named tag, does not have. Values typed any are not
 // checked.
 func checkKeys(v any, t reflect.Type, tag, path string, p problems) {
+	k := keyChecker{tag: tag, p: p, fields: map[reflect.Type]map[string]reflect.Type{}}
+	k.check(v, t, path)
+}
+
+// keyChecker is one checkKeys call: its tag, its problems, and the fields
+// of each struct type met, read once.
+type keyChecker struct {
+	tag    string
+	p      problems
+	fields map[reflect.Type]map[string]reflect.Type
+}
+
+func (k *keyChecker) check(v any, t reflect.Type, path string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -32,37 +45,41 @@ func checkKeys(v any, t reflect.Type, tag, path string, p problems) {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		checkStructKeys(v, t, tag, path, p)
+		k.checkStruct(v, t, path)
 	case reflect.Slice:
 		list, ok := v.([]any)
 		if !ok && t.Implements(reflect.TypeFor[singleOrList]()) {
-			checkKeys(v, t.Elem(), tag, path, p)
+			k.check(v, t.Elem(), path)
 			return
 		}
 		for i, e := range list {
-			checkKeys(e, t.Elem(), tag, index(path, i), p)
+			k.check(e, t.Elem(), index(path, i))
 		}
 	case reflect.Map:
 		m, _ := v.(map[string]any)
-		for _, k := range sortedKeys(m) {
-			checkKeys(m[k], t.Elem(), tag, field(path, k), p)
+		for _, key := range sortedKeys(m) {
+			k.check(m[key], t.Elem(), field(path, key))
 		}
 	}
 }
 
-func checkStructKeys(v any, t reflect.Type, tag, path string, p problems) {
+func (k *keyChecker) checkStruct(v any, t reflect.Type, path string) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return
 	}
-	fields := tagFields(t, tag)
-	for _, k := range sortedKeys(m) {
-		ft, known := fields[k]
+	fields, read := k.fields[t]
+	if !read {
+		fields = tagFields(t, k.tag)
+		k.fields[t] = fields
+	}
+	for _, key := range sortedKeys(m) {
+		ft, known := fields[key]
 		if !known {
-			p.add(field(path, k), "unknown field (known: %s)", knownList(sortedKeys(fields)))
+			k.p.add(field(path, key), "unknown field (known: %s)", knownList(sortedKeys(fields)))
 			continue
 		}
-		checkKeys(m[k], ft, tag, field(path, k), p)
+		k.check(m[key], ft, field(path, key))
 	}
 }
 

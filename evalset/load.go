@@ -209,7 +209,7 @@ func (l *loader) loadFile(path string) {
 
 // addYAMLCase adds a YAML case to the set of its directory.
 func (l *loader) addYAMLCase(path string, data []byte, p problems) {
-	c := parseYAMLCase(data, p)
+	c := parseYAMLCase(data, newYAMLBudget(), p)
 	if c == nil {
 		return
 	}

@@ -42,7 +42,7 @@ func parseMetrics(data []byte, isYAML bool, p problems) []*Metric {
 		}
 		data = converted
 	}
-	if err := checkJSONDepth(data); err != nil {
+	if err := checkJSONShape(data); err != nil {
 		p.add("", "%v", err)
 		return nil
 	}

@@ -25,7 +25,7 @@ const (
 // parseSetJSON reads an eval set file of any JSON format; nil when the file
 // is not one (the problems say why).
 func parseSetJSON(path string, data []byte, p problems) *Set {
-	if err := checkJSONDepth(data); err != nil {
+	if err := checkJSONShape(data); err != nil {
 		p.add("", "%v", err)
 		return nil
 	}

@@ -160,7 +160,7 @@ func checkScorer(c *Case, metrics []*Metric, p problems) {
 // reported here.
 func compileCasePatterns(c *Case, metrics []*Metric, path string, name pathNamer, p problems) {
 	for _, m := range c.Metrics {
-		compileMetricPatterns(c, m, path, name, problems{file: p.file, list: new([]Violation)})
+		compileMetricPatterns(c, m, path, name, problems{file: p.file, list: &violationList{}})
 	}
 	for _, m := range metrics {
 		if m != nil && !slices.ContainsFunc(c.Metrics, func(own *Metric) bool { return own.Name == m.Name }) {

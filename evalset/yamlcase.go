@@ -88,15 +88,11 @@ type yamlText struct {
 	CaseInsensitive bool    `yaml:"case_insensitive"`
 }
 
-// parseYAMLCase reads one YAML case file into a case with its metrics; nil
-// when it cannot be read (the problems say why).
-func parseYAMLCase(data []byte, p problems) *Case {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		p.add("", "invalid YAML: %v", err)
-		return nil
-	}
-	if err := checkYAMLDepth(&root, 0); err != nil {
+// parseYAMLCase reads one YAML case file into a case with its metrics,
+// spending the budget; nil when it cannot be read (the problems say why).
+func parseYAMLCase(data []byte, budget *yamlBudget, p problems) *Case {
+	root, err := parseYAML(data, budget)
+	if err != nil {
 		p.add("", "%v", err)
 		return nil
 	}
@@ -111,7 +107,7 @@ func parseYAMLCase(data []byte, p problems) *Case {
 	}
 	checkKeys(generic, reflect.TypeFor[yamlCase](), "yaml", "", p)
 	var y yamlCase
-	if err := decodeYAMLCase(data, &root, &y, p.empty()); err != nil {
+	if err := decodeYAMLCase(data, root, &y, p.empty()); err != nil {
 		addYAMLError(p, err)
 		return nil
 	}
@@ -194,13 +190,10 @@ func describeFieldError(fe validator.FieldError) string {
 	return fmt.Sprintf("fails %s", fe.Tag())
 }
 
-// yamlToJSON converts a YAML document to JSON, its depth bounded.
+// yamlToJSON converts a YAML document to JSON, within the bounds.
 func yamlToJSON(data []byte) ([]byte, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("invalid YAML: %w", err)
-	}
-	if err := checkYAMLDepth(&root, 0); err != nil {
+	root, err := parseYAML(data, newYAMLBudget())
+	if err != nil {
 		return nil, err
 	}
 	var v any

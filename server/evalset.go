@@ -55,9 +55,10 @@ const (
 	nameYAMLCases = "yaml_cases"
 )
 
-// sets decodes the inline set and metrics, within the bounds. A bad set is
-// an *skills.InvalidRequestError listing every violation by its path.
-func (p *evalSetParams) sets() ([]*evalset.Set, error) {
+// sets decodes the inline set and metrics, within the bounds (see
+// evalset.MaxValues), stopping when ctx ends. A bad set is an
+// *skills.InvalidRequestError listing every violation by its path.
+func (p *evalSetParams) sets(ctx context.Context) ([]*evalset.Set, error) {
 	hasSet := len(p.EvalSet) > 0 && string(p.EvalSet) != "null"
 	switch {
 	case hasSet && len(p.YAMLCases) > 0:
@@ -74,9 +75,12 @@ func (p *evalSetParams) sets() ([]*evalset.Set, error) {
 	if size > MaxEvalSetBytes {
 		return nil, invalid("the eval set and metrics are %d bytes; at most %d (%d MiB): split the set over several runs", size, MaxEvalSetBytes, MaxEvalSetBytes>>20)
 	}
-	set, err := p.decodeSet(hasSet)
+	set, err := p.decodeSet(ctx, hasSet)
 	if err != nil {
 		return nil, setViolations(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	if len(set.Cases) > MaxEvalSetCases {
 		return nil, invalid("%s has %d cases; at most %d: split it over several runs", nameEvalSet, len(set.Cases), MaxEvalSetCases)
@@ -97,9 +101,9 @@ func (p *evalSetParams) sets() ([]*evalset.Set, error) {
 
 // decodeSet decodes eval_set (an object, or a string holding one), else
 // yaml_cases.
-func (p *evalSetParams) decodeSet(hasSet bool) (*evalset.Set, error) {
+func (p *evalSetParams) decodeSet(ctx context.Context, hasSet bool) (*evalset.Set, error) {
 	if !hasSet {
-		return evalset.DecodeYAMLCases(nameYAMLCases, p.YAMLCases)
+		return evalset.DecodeYAMLCases(ctx, nameYAMLCases, p.YAMLCases)
 	}
 	data := []byte(p.EvalSet)
 	var text string
@@ -110,9 +114,13 @@ func (p *evalSetParams) decodeSet(hasSet bool) (*evalset.Set, error) {
 }
 
 // setViolations turns an eval set's *evalset.ValidationError into an
-// *skills.InvalidRequestError, a violation per problem, by its path.
+// *skills.InvalidRequestError, a violation per problem, by its path; the
+// error of a context that ended stays as it is.
 func setViolations(err error) error {
 	var ve *evalset.ValidationError
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
 	if !errors.As(err, &ve) {
 		return invalid("%v", err)
 	}
@@ -128,9 +136,12 @@ func setViolations(err error) error {
 // least every progressEvery, then the Result artifact and completed. A bad
 // request or set ends the task rejected.
 func (e *executor) runEvalSet(ctx context.Context, ec *a2asrv.ExecutorContext, p *evalSetParams, yield func(a2a.Event, error) bool) {
-	sets, err := p.sets()
+	sets, err := p.sets(ctx)
 	if err == nil {
 		err = e.svc.CheckEvalSets(p.EvalSetRequest, sets)
+	}
+	if ctx.Err() != nil {
+		return // the request ended while its set was read: nobody hears of it
 	}
 	if err != nil {
 		yield(rejectedTask(ec, err), nil)

@@ -176,8 +176,10 @@ func TestRunEvalSetRejected(t *testing.T) {
 	c := client(t, f.srv.URL())
 	const agent = "http://127.0.0.1:1"
 	many := make([]any, 10_001)
+	manyYAML := make([]any, len(many))
 	for i := range many {
 		many[i] = map[string]any{"evalId": fmt.Sprint(i), "conversation": []any{map[string]any{"userContent": map[string]any{"role": "user", "content": "x"}}}}
+		manyYAML[i] = fmt.Sprintf("case: c%d\ninput: x\n", i)
 	}
 	cases := []struct {
 		name   string
@@ -208,8 +210,20 @@ func TestRunEvalSetRejected(t *testing.T) {
 		{"above the response ceiling", map[string]any{"agent_url": agent, "max_response_bytes": 1 << 40, "eval_set": jsonValue(t, agenttest.CalculatorEvalSet)}, []string{
 			fmt.Sprintf("max_response_bytes %d: at most %d, this service's ceiling (a request may only lower it)", int64(1<<40), a2aclient.DefaultMaxResponseBytes),
 		}},
-		{"too many cases", map[string]any{"agent_url": agent, "eval_set": map[string]any{"evalSetId": "big", "evalCases": many}}, []string{
-			"eval_set has 10001 cases; at most 10000: split it over several runs",
+		{"too many cases", map[string]any{"agent_url": agent, "yaml_cases": manyYAML}, []string{
+			"yaml_cases has 10001 cases; at most 10000: split them over several runs",
+		}},
+		{"too many values", map[string]any{"agent_url": agent, "eval_set": map[string]any{"evalSetId": "big", "evalCases": many}}, []string{
+			"eval_set: JSON holds more than 100000 values (by byte 673877): split the set into several sets",
+		}},
+		{"YAML of too many values", map[string]any{"agent_url": agent, "yaml_cases": []any{"[" + strings.Repeat("a,", 1<<20) + "a]"}}, []string{
+			"yaml_cases[0]: YAML has more than 100000 line breaks and - ? : , [ { characters (by byte 199998), any of which may begin a value; at most 100000: split the set into several sets",
+		}},
+		{"YAML mapping of too many keys", map[string]any{"agent_url": agent, "yaml_cases": []any{"case: a\ninput: hi\ninspect:\n- path: a\n  equals: {" + flowKeys(1001) + "}\n"}}, []string{
+			"yaml_cases[0]: YAML mapping at line 5 has 1001 keys; at most 1000: make it a list, or split it",
+		}},
+		{"JSON of too many values", map[string]any{"agent_url": agent, "eval_set": `{"evalSetId":"x","evalCases":[{}` + strings.Repeat(",{}", 1<<20) + "]}"}, []string{
+			"eval_set: JSON holds more than 100000 values (by byte 150021): split the set into several sets",
 		}},
 		{"too large", map[string]any{"agent_url": agent, "yaml_cases": []any{strings.Repeat("#", server.MaxEvalSetBytes+1)}}, []string{
 			fmt.Sprintf("the eval set and metrics are %d bytes; at most %d (4 MiB): split the set over several runs", server.MaxEvalSetBytes+1, server.MaxEvalSetBytes),
@@ -237,6 +251,15 @@ func TestRunEvalSetRejected(t *testing.T) {
 			}
 		})
 	}
+}
+
+// flowKeys is a YAML flow mapping's n keys, k0 to k<n-1>.
+func flowKeys(n int) string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%d: 1", i)
+	}
+	return strings.Join(keys, ", ")
 }
 
 // TestCancelEvalSetRun: CancelTask stops a run mid-way; the run keeps the
