@@ -3,6 +3,8 @@ package evalset
 import (
 	"os"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // addSeeds adds the files given as fuzz seeds.
@@ -65,4 +67,31 @@ func FuzzMetrics(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzYAMLMarks checks the bound parseYAML relies on before it parses: a
+// YAML document has at most twice as many nodes as yamlMarks counts.
+func FuzzYAMLMarks(f *testing.F) {
+	for _, seed := range []string{"{{{a}}}", "{{a,b},{c,d}}", "[a: b, c: d]", "[?,?]", "- - - -", "a:\n b:\n  c:\n   d: e", "? \n? \n", "&a [*a]", "a: &x [1]\nb: *x\n"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		marks, _ := yamlMarks(data, len(data)+1)
+		var root yaml.Node
+		if yaml.Unmarshal(data, &root) != nil {
+			return
+		}
+		if n := countNodes(&root); n > 2*marks {
+			t.Errorf("%q: %d nodes, %d marks", data, n, marks)
+		}
+	})
+}
+
+// countNodes counts the nodes of a tree as parsed, aliases unexpanded.
+func countNodes(n *yaml.Node) int {
+	total := 1
+	for _, c := range n.Content {
+		total += countNodes(c)
+	}
+	return total
 }
