@@ -2,6 +2,7 @@ package evalset
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -114,6 +115,17 @@ func TestDecodeReportsEveryViolation(t *testing.T) {
 				t.Errorf("violations (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDecodeYAMLCasesEndsWithContext: cases are read no further once the
+// context ends, and the error is the context's.
+func TestDecodeYAMLCasesEndsWithContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	set, err := DecodeYAMLCases(ctx, "yaml_cases", []string{"case: a\ninput: hi\n"})
+	if !errors.Is(err, context.Canceled) || set != nil {
+		t.Errorf("DecodeYAMLCases after its context ended: %v, %v; want no set and context.Canceled", set, err)
 	}
 }
 
