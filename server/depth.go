@@ -26,6 +26,70 @@ const MaxJSONDepth = 64
 // tooDeepText is the error message of a request nested too deeply.
 var tooDeepText = fmt.Sprintf("invalid request: JSON nested deeper than %d levels", MaxJSONDepth)
 
+// MaxJSONValues bounds the values a request may hold (objects, arrays and
+// scalars, the envelope's included; for gRPC, its messages). a2a-go
+// decodes a request's data parts into maps and slices: 4 MB of
+// [{},{},...] is a million values and hundreds of megabytes decoded.
+// Nothing a skill takes comes near it: an eval set holds at most
+// evalset.MaxValues (100,000) values.
+const MaxJSONValues = 250_000
+
+// tooManyText is the error message of a request of too many values.
+var tooManyText = fmt.Sprintf("invalid request: more than %d JSON values (objects, arrays and scalars); split the request", MaxJSONValues)
+
+// jsonValues is how many values JSON text holds (objects, arrays and
+// scalars; not the keys of objects), counted up to limit+1. Call it on
+// text no deeper than MaxJSONDepth (see limitDepth): deeper text counts as
+// over the limit. It allocates nothing.
+func jsonValues(text []byte, limit int) int {
+	var inObject [MaxJSONDepth + 2]bool // by depth: an object, or an array
+	depth, n := 0, 0
+	expect := true // a value may start at the next token
+	inString, escaped := false, false
+	for _, c := range text {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case ']', '}':
+			depth, expect = max(depth-1, 0), false
+			continue
+		case ',':
+			expect = !inObject[depth] // in an object, a key comes next
+			continue
+		case ':':
+			expect = true
+			continue
+		}
+		if expect {
+			if n++; n > limit {
+				return n
+			}
+		}
+		expect = false
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth >= len(inObject) {
+				return limit + 1
+			}
+			inObject[depth], expect = c == '{', c == '['
+		}
+	}
+	return n
+}
+
 // jsonDepth is how deeply JSON text nests (objects and arrays, outside
 // strings), counted up to limit+1: it stops there. It reads text as a
 // stream and allocates nothing, whatever text holds.
@@ -84,26 +148,38 @@ func limitDepth(binding int, next http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if jsonDepth(body, MaxJSONDepth) <= MaxJSONDepth {
+		problem := ""
+		switch {
+		case jsonDepth(body, MaxJSONDepth) > MaxJSONDepth:
+			problem = tooDeepText
+		case jsonValues(body, MaxJSONValues) > MaxJSONValues:
+			problem = tooManyText
+		default:
 			next.ServeHTTP(w, r)
 			return
 		}
-		switch binding {
-		case bindingJSONRPC:
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil,
-				"error": map[string]any{"code": -32600, "message": tooDeepText}})
-		default:
-			ct := "application/json"
-			if binding == bindingREST03 {
-				ct = "application/problem+json"
-			}
-			w.Header().Set("Content-Type", ct)
-			w.WriteHeader(http.StatusBadRequest)
-			_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
-				"code": http.StatusBadRequest, "status": "INVALID_ARGUMENT", "message": tooDeepText}})
-		}
+		refuseBody(w, binding, problem)
 	})
+}
+
+// refuseBody answers a request refused before decoding with the binding's
+// invalid-request error.
+func refuseBody(w http.ResponseWriter, binding int, problem string) {
+	switch binding {
+	case bindingJSONRPC:
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil,
+			"error": map[string]any{"code": -32600, "message": problem}})
+	default:
+		ct := "application/json"
+		if binding == bindingREST03 {
+			ct = "application/problem+json"
+		}
+		w.Header().Set("Content-Type", ct)
+		w.WriteHeader(http.StatusBadRequest)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+			"code": http.StatusBadRequest, "status": "INVALID_ARGUMENT", "message": problem}})
+	}
 }
 
 // protoDepth is how deeply m nests as JSON (a message or a map is an
@@ -162,12 +238,52 @@ func listDepth(fd protoreflect.FieldDescriptor, l protoreflect.List, depth, limi
 	return deepest
 }
 
-// grpcDepthError refuses a gRPC request nested deeper than MaxJSONDepth.
+// grpcDepthError refuses a gRPC request nested deeper than MaxJSONDepth,
+// or of more than MaxJSONValues messages.
 func grpcDepthError(req any) error {
-	if m, ok := req.(proto.Message); ok && protoDepth(m.ProtoReflect(), MaxJSONDepth) > MaxJSONDepth {
+	m, ok := req.(proto.Message)
+	switch {
+	case !ok:
+	case protoDepth(m.ProtoReflect(), MaxJSONDepth) > MaxJSONDepth:
 		return status.Error(codes.InvalidArgument, tooDeepText)
+	case protoMessages(m.ProtoReflect(), MaxJSONValues) > MaxJSONValues:
+		return status.Error(codes.InvalidArgument, tooManyText)
 	}
 	return nil
+}
+
+// protoMessages counts m and the messages within it (a structpb value is
+// one each), up to limit+1.
+func protoMessages(m protoreflect.Message, limit int) int {
+	n := 1
+	var visit func(protoreflect.Message) bool
+	visit = func(m protoreflect.Message) bool {
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Message() == nil:
+			case fd.IsList():
+				for i := 0; i < v.List().Len() && n <= limit; i++ {
+					n++
+					visit(v.List().Get(i).Message())
+				}
+			case fd.IsMap():
+				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+					n++
+					if fd.MapValue().Message() != nil {
+						visit(mv.Message())
+					}
+					return n <= limit
+				})
+			default:
+				n++
+				visit(v.Message())
+			}
+			return n <= limit
+		})
+		return n <= limit
+	}
+	visit(m)
+	return n
 }
 
 // depthCheckedStream checks every message a client streams in.
