@@ -37,6 +37,27 @@ const MaxJSONValues = 250_000
 // tooManyText is the error message of a request of too many values.
 var tooManyText = fmt.Sprintf("invalid request: more than %d JSON values (objects, arrays and scalars); split the request", MaxJSONValues)
 
+// stringSkipper tells, byte by byte, which bytes of JSON text are inside
+// a string (its quotes included), so that scanners see only structure.
+type stringSkipper struct{ inString, escaped bool }
+
+// skip reports whether c, the next byte, is part of a string, and
+// whether it is the quote that opens one.
+func (s *stringSkipper) skip(c byte) (skipped, opening bool) {
+	switch {
+	case !s.inString:
+		s.inString = c == '"'
+		return s.inString, s.inString
+	case s.escaped:
+		s.escaped = false
+	case c == '\\':
+		s.escaped = true
+	case c == '"':
+		s.inString = false
+	}
+	return true, false
+}
+
 // jsonValues is how many values JSON text holds (objects, arrays and
 // scalars; not the keys of objects), counted up to limit+1. Call it on
 // text no deeper than MaxJSONDepth (see limitDepth): deeper text counts as
@@ -45,17 +66,9 @@ func jsonValues(text []byte, limit int) int {
 	var inObject [MaxJSONDepth + 2]bool // by depth: an object, or an array
 	depth, n := 0, 0
 	expect := true // a value may start at the next token
-	inString, escaped := false, false
+	var str stringSkipper
 	for _, c := range text {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
+		if skipped, opening := str.skip(c); skipped && !opening {
 			continue
 		}
 		switch c {
@@ -78,8 +91,6 @@ func jsonValues(text []byte, limit int) int {
 		}
 		expect = false
 		switch c {
-		case '"':
-			inString = true
 		case '{', '[':
 			if depth++; depth >= len(inObject) {
 				return limit + 1
@@ -95,22 +106,12 @@ func jsonValues(text []byte, limit int) int {
 // stream and allocates nothing, whatever text holds.
 func jsonDepth(text []byte, limit int) int {
 	depth, deepest := 0, 0
-	inString, escaped := false, false
+	var str stringSkipper
 	for _, c := range text {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
+		if skipped, _ := str.skip(c); skipped {
 			continue
 		}
 		switch c {
-		case '"':
-			inString = true
 		case '[', '{':
 			depth++
 			if depth > deepest {
