@@ -81,6 +81,7 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzTRPCSet$$' $(FUZZSHORT) ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzADKSet$$' $(FUZZSHORT) ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzYAMLCase$$' $(FUZZSHORT) ./evalset/
+	$(GO) test -run='^$$' -fuzz='^FuzzYAMLMarks$$' $(FUZZSHORT) ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzMetrics$$' $(FUZZSHORT) ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzReadTurn$$' $(FUZZSHORT) ./rollout/
 	$(GO) test -run='^$$' -fuzz='^FuzzJudgeReply$$' $(FUZZSHORT) ./scoring/metric/
@@ -119,6 +120,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzTRPCSet$$' -fuzztime=$(FUZZTIME) ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzADKSet$$' -fuzztime=$(FUZZTIME) ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzYAMLCase$$' -fuzztime=$(FUZZTIME) ./evalset/
+	$(GO) test -run='^$$' -fuzz='^FuzzYAMLMarks$$' -fuzztime=$(FUZZTIME) ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzMetrics$$' -fuzztime=$(FUZZTIME) ./evalset/
 	$(GO) test -run='^$$' -fuzz='^FuzzReadTurn$$' -fuzztime=$(FUZZTIME) ./rollout/
 	$(GO) test -run='^$$' -fuzz='^FuzzReadEvalSetRun$$' -fuzztime=$(FUZZTIME) ./report/
