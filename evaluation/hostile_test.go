@@ -130,7 +130,11 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 		// tries is the number of A2A calls each simulation makes: its one
 		// request, plus retries when the failure is transient.
 		tries int
-		// maxWall bounds the whole evaluation (two simulations).
+		// maxWall bounds the whole evaluation (two simulations): well
+		// under the request timeout, so that a cap, not the timeout, must
+		// end it, with room for a loaded 2-core machine (the 100 MiB
+		// cases took 3.4-4.4 s under -race with a load average of 16-20,
+		// 1-2 s on a quiet one).
 		maxWall time.Duration
 		// maxHeap bounds the peak live heap above the baseline.
 		maxHeap uint64
@@ -145,7 +149,7 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 			agent:     func(t *testing.T) *agenttest.Hostile { return agenttest.HugeReplyAgent(t, hundredMiB) },
 			wantClass: a2aclient.ErrClassTooLarge,
 			tries:     1,
-			maxWall:   3 * time.Second,
+			maxWall:   10 * time.Second,
 			maxHeap:   48 << 20,
 		},
 		{
@@ -165,7 +169,7 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 			agent:     func(t *testing.T) *agenttest.Hostile { return agenttest.HugeEventAgent(t, hundredMiB) },
 			wantClass: a2aclient.ErrClassTooLarge,
 			tries:     1,
-			maxWall:   3 * time.Second,
+			maxWall:   10 * time.Second,
 			maxHeap:   48 << 20,
 		},
 		{
@@ -177,7 +181,7 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 			agent:     func(t *testing.T) *agenttest.Hostile { return agenttest.DataBombAgent(t, 4_000_000/3, false) },
 			wantClass: a2aclient.ErrClassTooLarge,
 			tries:     1,
-			maxWall:   3 * time.Second,
+			maxWall:   10 * time.Second,
 			maxHeap:   16 << 20,
 		},
 		{
@@ -185,7 +189,7 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 			agent:     func(t *testing.T) *agenttest.Hostile { return agenttest.DataBombAgent(t, 4_000_000/3, true) },
 			wantClass: a2aclient.ErrClassTooLarge,
 			tries:     1,
-			maxWall:   3 * time.Second,
+			maxWall:   10 * time.Second,
 			maxHeap:   16 << 20,
 		},
 		{
@@ -225,7 +229,7 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 			opts:      []a2aclient.Option{a2aclient.WithRequestTimeout(30 * time.Second), a2aclient.WithMaxResponseBytes(1 << 20)},
 			wantClass: a2aclient.ErrClassTooLarge,
 			tries:     1,
-			maxWall:   3 * time.Second,
+			maxWall:   10 * time.Second,
 			maxHeap:   16 << 20,
 		},
 		{
