@@ -132,22 +132,17 @@ type Report struct {
 }
 
 // Failed returns the results that failed.
-func (r *Report) Failed() []Result {
-	var out []Result
-	for _, res := range r.Results {
-		if res.Status == Fail {
-			out = append(out, res)
-		}
-	}
-	return out
-}
+func (r *Report) Failed() []Result { return r.withStatus(Fail) }
 
 // Skipped returns the checks that did not apply, with why (their
 // Message), in report order.
-func (r *Report) Skipped() []Result {
+func (r *Report) Skipped() []Result { return r.withStatus(Skip) }
+
+// withStatus returns the results of one status, in report order.
+func (r *Report) withStatus(s Status) []Result {
 	var out []Result
 	for _, res := range r.Results {
-		if res.Status == Skip {
+		if res.Status == s {
 			out = append(out, res)
 		}
 	}
