@@ -23,12 +23,15 @@ const (
 // llmFlags are the flags of the commands that use language models.
 type llmFlags struct {
 	userModel, judgeModel string
-	judgeSamples          int
-	temperature           float64
-	seed                  int64
-	cassette, mode        string
-	baseURL, priceTable   string
-	retries               int
+	// panel makes --judge-model repeatable (judgeModels): a judge panel.
+	panel               bool
+	judgeModels         []string
+	judgeSamples        int
+	temperature         float64
+	seed                int64
+	cassette, mode      string
+	baseURL, priceTable string
+	retries             int
 }
 
 // addLLMFlags registers the model flags; evaluation adds those of the user
@@ -37,7 +40,11 @@ func addLLMFlags(cmd *cobra.Command, f *llmFlags, evaluation bool) {
 	fl := cmd.Flags()
 	if evaluation {
 		fl.StringVar(&f.userModel, "user-model", "", "model of the LLM user simulator (--user llm), e.g. openai:gpt-4.1 or gemini:gemini-2.5-flash")
-		fl.StringVar(&f.judgeModel, "judge-model", "", "model of the NL_ASSERTION judge (default: the user model)")
+		if f.panel {
+			fl.StringArrayVar(&f.judgeModels, "judge-model", nil, "model of the NL_ASSERTION judge; given 2 to 8 times, a judge panel: each judge grades every NL assertion and proctor reports how far they agree")
+		} else {
+			fl.StringVar(&f.judgeModel, "judge-model", "", "model of the NL_ASSERTION judge (default: the user model)")
+		}
 		fl.IntVar(&f.judgeSamples, "judge-samples", scoring.DefaultJudgeSamples, "judge verdicts per conversation, decided by majority (ties fail)")
 		fl.Float64Var(&f.temperature, "temperature", 0, "temperature of the user and judge models")
 		fl.Int64Var(&f.seed, "seed", 0, "seed passed to the user and judge models (where the provider supports it)")
@@ -52,7 +59,14 @@ func addLLMFlags(cmd *cobra.Command, f *llmFlags, evaluation bool) {
 // validate checks the model flags.
 func (f *llmFlags) validate(cmd *cobra.Command) []string {
 	var errs []string
-	for _, m := range []struct{ flag, spec string }{{"user-model", f.userModel}, {"judge-model", f.judgeModel}} {
+	if len(f.judgeModels) == 1 {
+		f.judgeModel = f.judgeModels[0]
+	}
+	specs := []struct{ flag, spec string }{{"user-model", f.userModel}, {"judge-model", f.judgeModel}}
+	for _, spec := range f.judgeModels {
+		specs = append(specs, struct{ flag, spec string }{"judge-model", spec})
+	}
+	for _, m := range specs {
 		if m.spec == "" {
 			continue
 		}

@@ -22,7 +22,7 @@ type rescoreFlags struct {
 }
 
 func newRescoreCmd() *cobra.Command {
-	f := &rescoreFlags{}
+	f := &rescoreFlags{llm: llmFlags{panel: true}}
 	cmd := &cobra.Command{
 		Use:   "rescore ID",
 		Short: "Score a stored evaluation again, without the agent",
@@ -36,10 +36,19 @@ Without flags the source's scoring settings are kept, and its rewards come out t
 same. --strict=true or --strict=false changes the scoring mode, --action-match
 tau2|exact how expected tool calls are matched; --judge-model and
 --judge-samples change the NL_ASSERTION judge (with --llm-cassette, a recording of
-the original run's judge replays offline).`,
+the original run's judge replays offline).
+
+--judge-model given 2 to 8 times makes a judge panel: each judge grades every NL
+assertion of the stored conversations (airline's too, where NL assertions are not
+part of the reward), with --judge-samples verdicts each, and proctor reports how
+far the judges agree (unanimous assertions, pairwise agreement, Fleiss' kappa),
+which simulations change outcome with the judge, and how the outcomes' variance
+splits between the agent (between conversations) and the judges (on the same
+conversation). Only the judges' models are called, and nothing is stored.`,
 		Example: `  proctor rescore e88edbe3 --strict
   proctor rescore e88edbe3 --judge-model openai:gpt-4.1 --judge-samples 5 --format markdown
-  proctor rescore e88edbe3 --llm-cassette run.cassette.json --llm-mode replay`,
+  proctor rescore e88edbe3 --llm-cassette run.cassette.json --llm-mode replay
+  proctor rescore e88edbe3 --judge-model openai:gpt-4.1 --judge-model gemini:gemini-2.5-pro --judge-model anthropic-compatible:judge --judge-samples 1`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return rescoreEvaluation(cmd, f, args[0]) },
 	}
@@ -75,6 +84,9 @@ func (f *rescoreFlags) validate(cmd *cobra.Command) error {
 	if err := checkOut(f.out); err != "" {
 		errs = append(errs, err)
 	}
+	if len(f.llm.judgeModels) > 1 {
+		errs = append(errs, panelConflicts(cmd, f)...)
+	}
 	if len(errs) > 0 {
 		return usageErr("%s", strings.Join(errs, "; "))
 	}
@@ -94,6 +106,9 @@ func rescoreEvaluation(cmd *cobra.Command, f *rescoreFlags, id string) error {
 	reg, err := newCatalog(f.tau2Data)
 	if err != nil {
 		return err
+	}
+	if len(f.llm.judgeModels) > 1 {
+		return judgePanel(cmd, f, &skills.Service{Domains: reg, Models: models}, id)
 	}
 	req := skills.RescoreRequest{ID: id, JudgeModel: f.llm.judgeModel, Concurrency: f.concurrency,
 		Temperature: f.llm.temperaturePtr(cmd), Seed: f.llm.seedPtr(cmd)}
