@@ -154,10 +154,8 @@ func judgePrompt(assertions []string, messages []result.Message) string {
 // parseVerdicts reads a judge reply tolerantly (bare JSON, fenced, or
 // wrapped in prose) into verdicts by index.
 func parseVerdicts(text string, n int) (map[int]judgeVerdict, error) {
-	obj := text
-	if i, k := strings.IndexByte(text, '{'), strings.LastIndexByte(text, '}'); i >= 0 && k > i {
-		obj = text[i : k+1] // drops fences and prose around the object
-	} else {
+	obj, ok := jsonObject(text)
+	if !ok {
 		return nil, errors.New("no JSON object")
 	}
 	var reply struct {

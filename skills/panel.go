@@ -131,29 +131,38 @@ func panelSimulations(src *result.Evaluation, tasks []*domains.Task, panel *resu
 // gradeAll has every judge grade every simulation, concurrency
 // simulations at a time.
 func gradeAll(ctx context.Context, judges []panelJudge, sims []panelSim, byTask map[string]*domains.Task, concurrency int, onProgress func(done, total int)) error {
-	sem := make(chan struct{}, max(concurrency, 1))
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
-	for i := range sims {
+	return eachBounded(ctx, len(sims), concurrency, func(i int) {
+		gradeOne(ctx, judges, &sims[i], byTask[sims[i].sim.TaskID])
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		if onProgress != nil {
+			onProgress(done, len(sims))
+		}
+	})
+}
+
+// eachBounded calls do(i) for i in [0, n), at most concurrency (at least
+// 1) at a time, until ctx ends; it returns when every call started has
+// returned, with ctx's error if it ended.
+func eachBounded(ctx context.Context, n, concurrency int, do func(i int)) error {
+	sem := make(chan struct{}, max(concurrency, 1))
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for i := range n {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
-			wg.Wait()
 			return ctx.Err()
 		}
 		wg.Add(1)
-		go func(ps *panelSim) {
+		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			gradeOne(ctx, judges, ps, byTask[ps.sim.TaskID])
-			mu.Lock()
-			done++
-			if onProgress != nil {
-				onProgress(done, len(sims))
-			}
-			mu.Unlock()
-		}(&sims[i])
+			do(i)
+		}()
 	}
 	wg.Wait()
 	return ctx.Err()
