@@ -53,6 +53,10 @@ func TestLoadBriefScoresAsLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if brief.Summary.Process != nil || full.Summary.Process == nil || full.Summary.Process.ToolCalls != 5 {
+		t.Errorf("process: Load %+v, LoadBrief %+v; want 5 tool calls and none (LoadBrief reads no conversations)", full.Summary.Process, brief.Summary.Process)
+	}
+	full.Summary.Process = nil
 	if diff := cmp.Diff(full.Summary, brief.Summary); diff != "" {
 		t.Errorf("summary (-Load +LoadBrief):\n%s", diff)
 	}

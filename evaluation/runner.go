@@ -543,6 +543,9 @@ func load(ctx context.Context, st Store, id string, brief bool) (*result.Evaluat
 	sortSimulations(sims, order)
 	eval.Simulations = sims
 	eval.Summary = scoring.Summarize(sims, order)
+	if brief {
+		eval.Summary.Process = nil // it needs the conversations
+	}
 	eval.Metrics = result.MergeMetrics(sims, lat)
 	return &eval, nil
 }
@@ -552,7 +555,8 @@ func load(ctx context.Context, st Store, id string, brief bool) (*result.Evaluat
 // holds all of them, so this reads that one small record however many
 // simulations there are; an evaluation that did not complete (whose stored
 // scores predate its simulations) is loaded and scored as Load does, and
-// its simulations then dropped. id resolves as in Load.
+// its simulations then dropped, and without process figures (which need
+// the conversations). id resolves as in Load.
 func LoadBrief(ctx context.Context, st Store, id string) (*result.Evaluation, error) {
 	rec, err := st.GetEvaluation(ctx, id)
 	if err != nil {

@@ -87,6 +87,10 @@ type ComparedSide struct {
 	// NumSimulations counts the simulations of the shared tasks.
 	NumTasks       int `json:"num_tasks"`
 	NumSimulations int `json:"num_simulations"`
+	// Process is how the agent worked over the whole evaluation (all its
+	// tasks, shared or not); nil for results stored before proctor
+	// measured it.
+	Process *result.Process `json:"process,omitempty"`
 }
 
 // TaskComparison is one shared task's pass rate in each evaluation.
@@ -204,7 +208,8 @@ func CompareEvaluations(base, cur *result.Evaluation, opts CompareOptions) (Eval
 }
 
 func sideOf(e *result.Evaluation) ComparedSide {
-	return ComparedSide{ID: e.ID, Agent: AgentLabel(e.Agent), Status: e.Status, CreatedAt: e.CreatedAt, NumTasks: len(e.Summary.Tasks)}
+	return ComparedSide{ID: e.ID, Agent: AgentLabel(e.Agent), Status: e.Status, CreatedAt: e.CreatedAt, NumTasks: len(e.Summary.Tasks),
+		Process: e.Summary.Process}
 }
 
 func (c *EvaluationComparison) addTask(b, t result.TaskSummary) {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/proctor-eval/proctor/result"
 )
 
 // WriteEvaluationComparison renders a comparison of evaluations in format:
@@ -64,6 +66,14 @@ func evalComparisonTable(w io.Writer, c EvaluationComparison) error {
 		fmt.Fprintf(tw, "test\t%s\n", testLine(c.Test))
 	}
 	fmt.Fprintf(tw, "tasks changed\t%d regressed, %d improved, %d unchanged\n", len(c.Regressions), len(c.Improvements), len(c.Tasks)-len(c.Regressions)-len(c.Improvements))
+	for _, side := range []struct {
+		name string
+		s    ComparedSide
+	}{{"process A", c.Base}, {"process B", c.Current}} {
+		if note := ProcessNote(result.Summary{Process: side.s.Process}); note != "" {
+			fmt.Fprintf(tw, "%s\t%s\n", side.name, note)
+		}
+	}
 	if c.Gate != nil {
 		fmt.Fprintf(tw, "gate\t%s\n", gateLine(c.Gate))
 	}
@@ -98,6 +108,13 @@ func evalComparisonMarkdown(w io.Writer, c EvaluationComparison) error {
 	for _, k := range c.PassHatK {
 		fmt.Fprintf(&b, "| pass^%d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %+.3f |\n",
 			k.K, k.Base, k.BaseCI.Low, k.BaseCI.High, k.Current, k.CurrentCI.Low, k.CurrentCI.High, k.Delta)
+	}
+	if a, b2 := c.Base.Process, c.Current.Process; a != nil && b2 != nil {
+		fmt.Fprintf(&b, "| turns to success | %.1f | %.1f | %+.1f |\n", a.TurnsToSuccess, b2.TurnsToSuccess, b2.TurnsToSuccess-a.TurnsToSuccess)
+		fmt.Fprintf(&b, "| repeated tool calls | %d | %d | %+d |\n", a.RepeatedCalls, b2.RepeatedCalls, b2.RepeatedCalls-a.RepeatedCalls)
+		fmt.Fprintf(&b, "| unverified writes | %d | %d | %+d |\n", a.UnverifiedWrites, b2.UnverifiedWrites, b2.UnverifiedWrites-a.UnverifiedWrites)
+		fmt.Fprintf(&b, "| tool error rate | %.3f | %.3f | %+.3f |\n", a.ToolErrorRate, b2.ToolErrorRate, b2.ToolErrorRate-a.ToolErrorRate)
+		fmt.Fprintf(&b, "| tokens per success | %.0f | %.0f | %+.0f |\n", a.TokensPerSuccess, b2.TokensPerSuccess, b2.TokensPerSuccess-a.TokensPerSuccess)
 	}
 	if len(c.Tasks) > 0 {
 		fmt.Fprintf(&b, "\nSignificance: %s.\n", mdEscape(testLine(c.Test)))

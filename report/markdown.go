@@ -56,6 +56,9 @@ func markdownScores(b *strings.Builder, e *result.Evaluation) {
 		fmt.Fprintf(b, "| action match | %s |\n", exactMatchNote)
 	}
 	fmt.Fprintf(b, "| termination | %s |\n", Counts(s.TerminationReasons))
+	if note := ProcessNote(s); note != "" {
+		fmt.Fprintf(b, "| process | %s |\n", note)
+	}
 	if note := PolicyViolationsNote(e.Simulations); note != "" {
 		fmt.Fprintf(b, "| policy violations | %s |\n", mdEscape(note))
 	}

@@ -61,6 +61,22 @@ func BaselineNote(s result.Summary) string {
 	return fmt.Sprintf("%.3f (%d of %d tasks pass without the agent doing anything)", s.DoNothingBaseline.PassHat1, n, s.NumTasks)
 }
 
+// ProcessNote says how the agent worked: "to success 4.2 turns, 9.0
+// requests, 1234 tokens; 120 tool calls: 3 repeated, 2 unverified writes, 5
+// errors (0.042)"; "" when the summary has no process figures.
+func ProcessNote(s result.Summary) string {
+	p := s.Process
+	if p == nil {
+		return ""
+	}
+	success := "no success"
+	if p.TurnsToSuccess > 0 {
+		success = fmt.Sprintf("to success %.1f turns, %.1f requests, %.0f tokens", p.TurnsToSuccess, p.RequestsToSuccess, p.TokensPerSuccess)
+	}
+	return fmt.Sprintf("%s; %s: %d repeated, %s, %d errors (%.3f)", success, Plural(p.ToolCalls, "tool call"),
+		p.RepeatedCalls, Plural(p.UnverifiedWrites, "unverified write"), p.ToolErrors, p.ToolErrorRate)
+}
+
 // VacuousNote counts and names the tasks the do-nothing agent passes: "3
 // vacuous tasks: mock-03, mock-07, mock-11", the first limit of them and
 // how many more (every one is in the JSON).

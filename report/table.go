@@ -69,6 +69,9 @@ func tableScores(tw io.Writer, e *result.Evaluation) {
 		fmt.Fprintf(tw, "action match\t%s\n", exactMatchNote)
 	}
 	fmt.Fprintf(tw, "termination\t%s\n", Counts(s.TerminationReasons))
+	if note := ProcessNote(s); note != "" {
+		fmt.Fprintf(tw, "process\t%s\n", note)
+	}
 	if note := PolicyViolationsNote(e.Simulations); note != "" {
 		fmt.Fprintf(tw, "policy violations\t%s\n", note)
 	}

@@ -253,6 +253,11 @@ type Summary struct {
 	// without a check, and so does proctor (reward_info.env_unchecked).
 	// Absent when there are none.
 	EnvUncheckedTasks []string `json:"env_unchecked_tasks,omitempty"`
+	// Process is how the agent worked (turns and requests to success,
+	// repeated calls, unverified writes, tool errors); absent from
+	// summaries of no simulations and from results stored before proctor
+	// measured it.
+	Process *Process `json:"process,omitempty"`
 }
 
 // Baseline is the score of a reference agent, computed the way the agent's

@@ -50,6 +50,8 @@ func Summarize(sims []result.Simulation, taskOrder []string) result.Summary {
 		return sum
 	}
 	sum.AvgReward = round6(total / float64(len(sims)))
+	process := ProcessOf(sims)
+	sum.Process = &process
 	maxTrials := 0
 	for _, id := range order {
 		a := per[id]
