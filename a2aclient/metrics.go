@@ -11,57 +11,35 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/semaphore"
+
+	"github.com/proctor-eval/proctor/measure"
 )
 
 // ErrorClass says what kind of failure a call met, in
-// RequestMetrics.ErrorClass and CallError.Class.
-type ErrorClass string
+// RequestMetrics.ErrorClass and CallError.Class (see measure.ErrorClass).
+type ErrorClass = measure.ErrorClass
 
-// Error classes.
+// Error classes (measure's, named here for a2aclient's callers).
 const (
-	ErrClassTimeout     ErrorClass = "timeout"
-	ErrClassConnection  ErrorClass = "connection"
-	ErrClassHTTPStatus  ErrorClass = "http_status"
-	ErrClassProtocol    ErrorClass = "protocol"
-	ErrClassRPC         ErrorClass = "rpc_error"
-	ErrClassTaskFailed  ErrorClass = "task_failed"
-	ErrClassTooLarge    ErrorClass = "response_too_large"
-	ErrClassCanceled    ErrorClass = "canceled"
-	ErrClassNonTerminal ErrorClass = "task_not_finished"
+	ErrClassTimeout     = measure.ErrClassTimeout
+	ErrClassConnection  = measure.ErrClassConnection
+	ErrClassHTTPStatus  = measure.ErrClassHTTPStatus
+	ErrClassProtocol    = measure.ErrClassProtocol
+	ErrClassRPC         = measure.ErrClassRPC
+	ErrClassTaskFailed  = measure.ErrClassTaskFailed
+	ErrClassTooLarge    = measure.ErrClassTooLarge
+	ErrClassCanceled    = measure.ErrClassCanceled
+	ErrClassNonTerminal = measure.ErrClassNonTerminal
 )
 
 // RequestMetrics describes one call to the agent (one SendMessage, including
-// any polling needed to see its task finish).
-type RequestMetrics struct {
-	Method     string    `json:"method"`
-	StartedAt  time.Time `json:"started_at"`
-	LatencyMS  float64   `json:"latency_ms"`
-	HTTPStatus int       `json:"http_status,omitempty"`
-	// GRPCCode is the status code name ("OK", "Unavailable") of a call made
-	// over gRPC.
-	GRPCCode string `json:"grpc_code,omitempty"`
-	// Retries counts transient failures that were retried within the call.
-	Retries int `json:"retries,omitempty"`
-	// Resends counts requests of the call sent again at once because the
-	// agent had closed the kept-alive connection they were written to
-	// before it could read them: the agent never saw those requests, so
-	// they are neither errors nor retries.
-	Resends       int   `json:"resends,omitempty"`
-	BytesSent     int64 `json:"bytes_sent"`
-	BytesReceived int64 `json:"bytes_received"`
-	InputTokens   int64 `json:"input_tokens"`
-	OutputTokens  int64 `json:"output_tokens"`
-	// TokensEstimated is true when the agent reported no usage and the token
-	// counts are proctor's estimate from the text sent and received.
-	TokensEstimated bool       `json:"tokens_estimated,omitempty"`
-	ErrorClass      ErrorClass `json:"error_class,omitempty"`
-	Error           string     `json:"error,omitempty"`
-}
+// any polling needed to see its task finish): measure.Request, which the
+// result model stores without depending on this client.
+type RequestMetrics = measure.Request
 
 // exchange accumulates what the HTTP layer saw during one call. It travels in
 // the request context because the SDK owns the HTTP request in between.

@@ -8,6 +8,8 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/adk/model"
+
+	"github.com/proctor-eval/proctor/measure"
 )
 
 // Roles a metered model plays; results account for each separately.
@@ -18,19 +20,9 @@ const (
 	RoleAgent = "agent" // the baseline participant agent
 )
 
-// Call is one metered model call.
-type Call struct {
-	Role         string  `json:"role"`
-	Model        string  `json:"model"`
-	InputTokens  int64   `json:"input_tokens"`
-	OutputTokens int64   `json:"output_tokens"`
-	CostUSD      float64 `json:"cost_usd"`
-	// Priced is false when the price table does not know the model; CostUSD
-	// is then 0.
-	Priced    bool    `json:"priced"`
-	LatencyMS float64 `json:"latency_ms"`
-	Error     string  `json:"error,omitempty"`
-}
+// Call is one metered model call (measure.LLMCall, which the result model
+// stores without depending on this package).
+type Call = measure.LLMCall
 
 // Ledger collects the calls made under a context (see WithLedger). It is
 // safe for concurrent use.
@@ -67,56 +59,14 @@ func LedgerFrom(ctx context.Context) *Ledger {
 	return l
 }
 
-// Usage sums calls.
-type Usage struct {
-	Calls        int     `json:"calls"`
-	Errors       int     `json:"errors,omitempty"`
-	InputTokens  int64   `json:"input_tokens"`
-	OutputTokens int64   `json:"output_tokens"`
-	CostUSD      float64 `json:"cost_usd"`
-	// Unpriced counts calls of models the price table does not know: the
-	// cost leaves them out.
-	Unpriced int `json:"unpriced,omitempty"`
-}
-
-// Add sums u and v.
-func (u Usage) Add(v Usage) Usage {
-	return Usage{Calls: u.Calls + v.Calls, Errors: u.Errors + v.Errors, InputTokens: u.InputTokens + v.InputTokens,
-		OutputTokens: u.OutputTokens + v.OutputTokens, CostUSD: u.CostUSD + v.CostUSD, Unpriced: u.Unpriced + v.Unpriced}
-}
+// Usage sums calls (measure.LLMUsage).
+type Usage = measure.LLMUsage
 
 // UsageByRole sums calls per role; nil when there are none.
-func UsageByRole(calls []Call) map[string]Usage {
-	if len(calls) == 0 {
-		return nil
-	}
-	out := map[string]Usage{}
-	for _, c := range calls {
-		u := Usage{Calls: 1, InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, CostUSD: c.CostUSD}
-		if c.Error != "" {
-			u.Errors = 1
-		}
-		if !c.Priced {
-			u.Unpriced = 1
-		}
-		out[c.Role] = out[c.Role].Add(u)
-	}
-	return out
-}
+func UsageByRole(calls []Call) map[string]Usage { return measure.UsageByRole(calls) }
 
 // MergeUsage adds the per-role usage b into a copy of a.
-func MergeUsage(a, b map[string]Usage) map[string]Usage {
-	if len(a) == 0 && len(b) == 0 {
-		return nil
-	}
-	out := make(map[string]Usage, len(a)+len(b))
-	for _, m := range []map[string]Usage{a, b} {
-		for r, u := range m {
-			out[r] = out[r].Add(u)
-		}
-	}
-	return out
-}
+func MergeUsage(a, b map[string]Usage) map[string]Usage { return measure.MergeUsage(a, b) }
 
 // metered is a model.LLM that records each call in the context's ledger
 // and in an optional sink.

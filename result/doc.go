@@ -9,6 +9,9 @@ results, the final database hash, request metrics, model calls), the scorers
 (package scoring) fill in its [RewardInfo] and an evaluation's [Summary],
 the runner (package evaluation) assembles an [Evaluation], and the store,
 the reports, the CLI and the server read it without importing any of them.
+It is a leaf of plain data: besides the standard library it imports only
+domains, evalset and measure (request metrics, model-call usage), so reading
+a result pulls in no protocol client and no model SDK.
 
 Vocabulary: a simulation is one task x one trial; an evaluation is one run
 of many simulations; a conversation is the A2A context a simulation talks

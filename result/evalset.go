@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/evalset"
-	"github.com/proctor-eval/proctor/llm"
+	"github.com/proctor-eval/proctor/measure"
 )
 
 // EvalStatus is a metric's, an invocation's or a case's verdict, spelled as
@@ -97,13 +96,13 @@ type CaseResult struct {
 	StartedAt     time.Time `json:"started_at,omitzero"`
 	DurationMS    float64   `json:"duration_ms,omitempty"`
 	// LLMCalls are the judges' and the user simulator's model calls.
-	LLMCalls []llm.Call `json:"llm_calls,omitempty"`
+	LLMCalls []measure.LLMCall `json:"llm_calls,omitempty"`
 	// Inspections are what an ECP agent's agent/inspect returned after the
 	// case's last invocation, one per inspect assertion, in order: the
 	// "ecp_inspect" metric is scored from them.
 	Inspections []Inspection `json:"inspections,omitempty"`
 	// Requests are the per-request metrics, stored apart.
-	Requests []a2aclient.RequestMetrics `json:"-"`
+	Requests []measure.Request `json:"-"`
 }
 
 // Inspection is one agent/inspect call: the path asked for and the value

@@ -5,14 +5,13 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/proctor-eval/proctor/a2aclient"
-	"github.com/proctor-eval/proctor/llm"
+	"github.com/proctor-eval/proctor/measure"
 )
 
 // statusKey is how a request's outcome is counted in status_codes: the HTTP
 // status ("200"), the gRPC code ("grpc:OK", "grpc:Unavailable"), or "none"
 // when no response arrived (refused, timed out).
-func statusKey(m a2aclient.RequestMetrics) string {
+func statusKey(m measure.Request) string {
 	switch {
 	case m.HTTPStatus != 0:
 		return strconv.Itoa(m.HTTPStatus)
@@ -23,7 +22,7 @@ func statusKey(m a2aclient.RequestMetrics) string {
 }
 
 // AggregateRequests summarizes the metrics of a simulation's requests.
-func AggregateRequests(reqs []a2aclient.RequestMetrics) Metrics {
+func AggregateRequests(reqs []measure.Request) Metrics {
 	m := Metrics{StatusCodes: map[string]int{}}
 	lat := make([]float64, 0, len(reqs))
 	for _, r := range reqs {
@@ -34,7 +33,7 @@ func AggregateRequests(reqs []a2aclient.RequestMetrics) Metrics {
 	return m
 }
 
-func (m *Metrics) add(r a2aclient.RequestMetrics) {
+func (m *Metrics) add(r measure.Request) {
 	m.Requests++
 	m.Retries += r.Retries
 	m.Resends += r.Resends
@@ -87,7 +86,7 @@ func Merge(ms []Metrics, latencies []float64) Metrics {
 		m.TokensEstimated = m.TokensEstimated || sm.TokensEstimated
 		m.BytesSent += sm.BytesSent
 		m.BytesReceived += sm.BytesReceived
-		m.LLMUsage = llm.MergeUsage(m.LLMUsage, sm.LLMUsage)
+		m.LLMUsage = measure.MergeUsage(m.LLMUsage, sm.LLMUsage)
 	}
 	m.LatencyMS = latencyOf(latencies)
 	return m

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
-	"github.com/proctor-eval/proctor/llm"
+	"github.com/proctor-eval/proctor/measure"
 )
 
 // TerminationReason says why a simulation ended, as it appears in results.
@@ -165,7 +164,7 @@ type Simulation struct {
 	// LLMCalls lists the model calls made for this simulation (the user
 	// simulator's and the judge's), with tokens and cost; Metrics.LLMUsage
 	// sums them per role.
-	LLMCalls []llm.Call `json:"llm_calls,omitempty"`
+	LLMCalls []measure.LLMCall `json:"llm_calls,omitempty"`
 	// FinalHash is the hash of the environment's databases when the
 	// conversation ended (domains.Env.Hash), recorded by the rollout of a
 	// conversation that can earn reward, so that it can be scored again
@@ -175,7 +174,7 @@ type Simulation struct {
 	FinalHash string `json:"final_hash,omitempty"`
 	// Requests holds per-request metrics; stored beside the simulation, not
 	// inside it.
-	Requests []a2aclient.RequestMetrics `json:"-"`
+	Requests []measure.Request `json:"-"`
 }
 
 // Passed reports whether the simulation succeeded (see Passed).
@@ -206,7 +205,7 @@ type Metrics struct {
 	// LLMUsage is what proctor's own model calls cost, per role ("user"
 	// for the user simulator, "judge" for the NL_ASSERTION judge); absent
 	// when no model was called. Not the agent's tokens, which are above.
-	LLMUsage map[string]llm.Usage `json:"llm_usage,omitempty"`
+	LLMUsage map[string]measure.LLMUsage `json:"llm_usage,omitempty"`
 }
 
 // Latency summarizes request latencies in milliseconds.

@@ -19,8 +19,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/evaluation"
+	"github.com/proctor-eval/proctor/measure"
 	"github.com/proctor-eval/proctor/result"
 )
 
@@ -58,8 +58,8 @@ type File struct {
 // Simulation is a simulation with its per-request metrics, which the
 // evaluation's latency percentiles are computed from.
 type Simulation struct {
-	Simulation result.Simulation          `json:"simulation"`
-	Requests   []a2aclient.RequestMetrics `json:"requests,omitempty"`
+	Simulation result.Simulation `json:"simulation"`
+	Requests   []measure.Request `json:"requests,omitempty"`
 }
 
 // Name is the file name of shard index of num within its location, which

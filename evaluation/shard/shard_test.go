@@ -13,10 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	_ "gocloud.dev/blob/memblob"
 
-	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/evaluation/shard"
+	"github.com/proctor-eval/proctor/measure"
 	"github.com/proctor-eval/proctor/result"
 )
 
@@ -62,7 +62,7 @@ func record(taskID string, trial, n int) evaluation.Recorded {
 			},
 			Metrics: result.Metrics{Requests: 2, StatusCodes: map[string]int{"200": 2}, InputTokens: 300, OutputTokens: 20, BytesSent: 900, BytesReceived: 700},
 		},
-		Requests: []a2aclient.RequestMetrics{
+		Requests: []measure.Request{
 			{Method: "SendMessage", StartedAt: start, LatencyMS: float64(n%50) + 1, HTTPStatus: 200},
 			{Method: "SendMessage", StartedAt: start, LatencyMS: float64(trial) + 2, HTTPStatus: 200},
 		},
