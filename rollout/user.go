@@ -6,18 +6,20 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/result"
 )
 
-// Stop tokens a user simulator ends a conversation with.
+// Stop tokens a user simulator ends a conversation with (result's, named
+// here for the rollout's callers).
 const (
-	StopToken       = "###STOP###"
-	TransferToken   = "###TRANSFER###"
-	OutOfScopeToken = "###OUT-OF-SCOPE###"
+	StopToken       = result.StopToken
+	TransferToken   = result.TransferToken
+	OutOfScopeToken = result.OutOfScopeToken
 )
 
 // AgentGreeting opens every conversation, as in tau2-bench: the user
 // simulator's first utterance answers it.
-const AgentGreeting = "Hi! How can I help you today?"
+const AgentGreeting = result.AgentGreeting
 
 // UserSimulator plays the user. It sees only what the agent says to the user,
 // never tool calls.

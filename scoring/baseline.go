@@ -6,7 +6,6 @@ import (
 
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/rollout"
 )
 
 // DoNothingReply is what the do-nothing agent of [DoNothingPasses] says after
@@ -57,10 +56,10 @@ func doNothingPasses(task *domains.Task, bases []domains.Basis, gold, fresh func
 		task:  task,
 		bases: bases,
 		messages: []result.Message{
-			{Role: result.RoleAssistant, Content: rollout.AgentGreeting},
+			{Role: result.RoleAssistant, Content: result.AgentGreeting},
 			{Role: result.RoleUser, Content: "I need help."},
 			{Role: result.RoleAssistant, Content: DoNothingReply},
-			{Role: result.RoleUser, Content: rollout.StopToken},
+			{Role: result.RoleUser, Content: result.StopToken},
 		},
 		termination: result.TermUserStop,
 	}
