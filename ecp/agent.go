@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/uuid"
 
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
-	"github.com/proctor-eval/proctor/rollout"
+	"github.com/proctor-eval/proctor/measure"
 	"github.com/proctor-eval/proctor/translation"
 )
 
@@ -28,17 +28,17 @@ type Agent struct {
 	maxRunning int
 }
 
-// NewAgent returns the simulator's view of pool; maxRunning bounds the
-// consecutive "running" steps of one turn (0: rollout.DefaultMaxSteps).
+// NewAgent returns pool as the agent under evaluation; maxRunning bounds
+// the consecutive "running" steps of one turn (0: agent.DefaultMaxRunning).
 func NewAgent(pool *Pool, maxRunning int) *Agent {
 	if maxRunning <= 0 {
-		maxRunning = rollout.DefaultMaxSteps
+		maxRunning = agent.DefaultMaxRunning
 	}
 	return &Agent{pool: pool, maxRunning: maxRunning}
 }
 
-// NewConversation implements rollout.Agent.
-func (a *Agent) NewConversation() rollout.Conversation {
+// NewConversation implements agent.Agent.
+func (a *Agent) NewConversation() agent.Conversation {
 	return &conversation{agent: a, id: uuid.NewString()}
 }
 
@@ -49,15 +49,10 @@ type conversation struct {
 	client *Client
 }
 
-var _ rollout.StepConversation = (*conversation)(nil)
+var _ agent.Conversation = (*conversation)(nil)
 
 // ContextID is a fresh id per conversation (ECP has no context ids).
 func (c *conversation) ContextID() string { return c.id }
-
-// Send is not how ECP agents are spoken to: the simulator calls Step.
-func (c *conversation) Send(context.Context, []*a2a.Part) (*a2aclient.Response, error) {
-	return nil, errors.New("ecp: an ECP conversation takes steps, not A2A messages")
-}
 
 // Close gives the client back to the pool.
 func (c *conversation) Close() error {
@@ -69,9 +64,18 @@ func (c *conversation) Close() error {
 	return nil
 }
 
-// Step sends one input and steps on while the agent says "running".
-func (c *conversation) Step(ctx context.Context, req rollout.StepRequest) (*rollout.StepReply, error) {
-	out := &rollout.StepReply{}
+// Step sends one input and steps on while the agent says "running". Its
+// answer's latency is the whole step's, a pooled agent's reset included.
+func (c *conversation) Step(ctx context.Context, req agent.Request) (*agent.Answer, error) {
+	start := time.Now()
+	out, err := c.steps(ctx, req)
+	out.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+	return out, err
+}
+
+// steps is Step but for the answer's latency.
+func (c *conversation) steps(ctx context.Context, req agent.Request) (*agent.Answer, error) {
+	out := &agent.Answer{}
 	if c.client == nil {
 		start := time.Now()
 		cl, err := c.agent.pool.Get(ctx)
@@ -101,6 +105,12 @@ func (c *conversation) Step(ctx context.Context, req rollout.StepRequest) (*roll
 			if len(res.ToolCalls) == 0 {
 				out.Reply.Format = translation.ReplyFormatText
 			}
+			if out.PrivateThought != "" {
+				out.Thoughts = []string{out.PrivateThought}
+			}
+			if len(res.ToolCalls) == 0 {
+				out.State = string(StatusDone)
+			}
 			if res.Status == StatusPaused && len(res.ToolCalls) == 0 {
 				out.NonConformant = append(out.NonConformant, "agent/step: status paused without tool_calls, read as done")
 			}
@@ -114,10 +124,10 @@ func (c *conversation) Step(ctx context.Context, req rollout.StepRequest) (*roll
 }
 
 // step makes one agent/step call and measures it.
-func (c *conversation) step(ctx context.Context, p StepParams) (StepResult, a2aclient.RequestMetrics, error) {
+func (c *conversation) step(ctx context.Context, p StepParams) (StepResult, measure.Request, error) {
 	start := time.Now()
 	res, err := c.client.Step(ctx, p)
-	m := a2aclient.RequestMetrics{Method: MethodStep, StartedAt: start.UTC(), LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
+	m := measure.Request{Method: MethodStep, StartedAt: start.UTC(), LatencyMS: float64(time.Since(start).Microseconds()) / 1000}
 	m.BytesSent, m.BytesReceived = c.client.LastCallBytes()
 	if err != nil {
 		m.ErrorClass, m.Error = errorClass(err), err.Error()
@@ -134,32 +144,32 @@ func (c *conversation) step(ctx context.Context, p StepParams) (StepResult, a2ac
 }
 
 // failedMetrics are the metrics of a call that failed before a step.
-func failedMetrics(method string, start time.Time, err error) a2aclient.RequestMetrics {
-	return a2aclient.RequestMetrics{
+func failedMetrics(method string, start time.Time, err error) measure.Request {
+	return measure.Request{
 		Method: method, StartedAt: start.UTC(), LatencyMS: float64(time.Since(start).Microseconds()) / 1000,
 		ErrorClass: errorClass(err), Error: err.Error(),
 	}
 }
 
 // errorClass maps a failure to the request metrics' error classes.
-func errorClass(err error) a2aclient.ErrorClass {
+func errorClass(err error) measure.ErrorClass {
 	var ce *CallError
 	if !errors.As(err, &ce) {
-		return a2aclient.ErrClassConnection
+		return measure.ErrClassConnection
 	}
 	switch ce.Kind {
 	case FailTimeout:
-		return a2aclient.ErrClassTimeout
+		return measure.ErrClassTimeout
 	case FailTooLarge:
-		return a2aclient.ErrClassTooLarge
+		return measure.ErrClassTooLarge
 	case FailNotJSON, FailProtocol, FailRefused:
-		return a2aclient.ErrClassProtocol
+		return measure.ErrClassProtocol
 	case FailRPCError:
-		return a2aclient.ErrClassRPC
+		return measure.ErrClassRPC
 	case FailCanceled:
-		return a2aclient.ErrClassCanceled
+		return measure.ErrClassCanceled
 	}
-	return a2aclient.ErrClassConnection
+	return measure.ErrClassConnection
 }
 
 func deref(s *string) string {
@@ -200,7 +210,7 @@ func domainCalls(calls []ToolCall) []domains.ToolCall {
 }
 
 // stepParams builds agent/step's parameters for one simulator input.
-func stepParams(req rollout.StepRequest) (StepParams, error) {
+func stepParams(req agent.Request) (StepParams, error) {
 	p := StepParams{Input: req.Input.UserText, Context: StepContext{
 		Time: req.Time.UTC().Format(time.RFC3339), UserID: req.UserID, Kind: KindUser,
 	}}

@@ -19,9 +19,9 @@ framing (Options.Framing forces it from the first message).
 
 [Client] speaks the four methods (agent/initialize, agent/reset, agent/step,
 agent/inspect); [Pool] keeps one client per concurrent simulation, reset
-between uses and replaced when broken; [Agent] adapts a pool to the
-simulator (rollout.StepConversation); [Serve] and [WebSocketHandler] serve a
-[Handler] (an agent) over ECP.
+between uses and replaced when broken; [Agent] adapts a pool to the agent
+interface (package agent), beside package a2aagent for A2A agents; [Serve]
+and [WebSocketHandler] serve a [Handler] (an agent) over ECP.
 
 Shapes the draft leaves open, as proctor reads and writes them:
 

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/mock"
@@ -82,7 +83,7 @@ func a2aBaseline(t *testing.T, d *domains.Domain) []result.Simulation {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	return playAll(t, d, rollout.ClientAgent(client))
+	return playAll(t, d, a2aagent.New(client))
 }
 
 // transcriptOnly compares what the simulations did and earned, not how

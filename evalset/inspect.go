@@ -90,6 +90,22 @@ func ValueText(v any) string {
 	return string(b)
 }
 
+// PlainJSON returns v as encoding/json decodes it into an any (numbers as
+// float64), whichever decoder read it from the wire (a tolerantly read
+// reply keeps json.Number), so that a value compares the same however it
+// arrived.
+func PlainJSON(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return v
+	}
+	return out
+}
+
 // jsonEqual compares two values as encoding/json decodes them.
 func jsonEqual(a, b any) bool {
 	switch x := a.(type) {

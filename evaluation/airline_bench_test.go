@@ -7,9 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
-
-	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/tau2/airline"
 	"github.com/proctor-eval/proctor/internal/cputime"
@@ -44,16 +42,12 @@ type goldConversation struct {
 
 func (c *goldConversation) ContextID() string { return "gold" }
 
-func (c *goldConversation) Send(context.Context, []*a2a.Part) (*a2aclient.Response, error) {
-	return nil, fmt.Errorf("goldConversation answers Step only")
-}
-
-func (c *goldConversation) Step(context.Context, rollout.StepRequest) (*rollout.StepReply, error) {
+func (c *goldConversation) Step(context.Context, agent.Request) (*agent.Answer, error) {
 	if c.next < len(c.calls) {
 		c.next++
-		return &rollout.StepReply{Reply: translation.Reply{ToolCalls: c.calls[c.next-1 : c.next]}}, nil
+		return &agent.Answer{Reply: translation.Reply{ToolCalls: c.calls[c.next-1 : c.next]}}, nil
 	}
-	return &rollout.StepReply{Reply: translation.Reply{Text: "Done."}}, nil
+	return &agent.Answer{Reply: translation.Reply{Text: "Done."}}, nil
 }
 
 func (c *goldConversation) Close() error { return nil }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/evaluation"
@@ -140,7 +141,7 @@ func TestDoNothingAgentScoresTheBaseline(t *testing.T) {
 			r := &evaluation.Runner{
 				Simulator:   rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
 				Scorer:      scoring.NewScorer(d, strict),
-				Agent:       rollout.ClientAgent(client),
+				Agent:       a2aagent.New(client),
 				Store:       db,
 				Concurrency: 4,
 			}
@@ -218,7 +219,7 @@ func TestMockResultsShowNoBaseline(t *testing.T) {
 	r := &evaluation.Runner{
 		Simulator:   rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
 		Scorer:      scoring.NewScorer(d, false),
-		Agent:       rollout.ClientAgent(dial(t, agenttest.Start(t, agenttest.Sorry).URL)),
+		Agent:       a2aagent.New(dial(t, agenttest.Start(t, agenttest.Sorry).URL)),
 		Concurrency: 4,
 	}
 	eval := evaluation.NewEvaluation("e", result.Config{Domain: d.Name, NumTrials: 1}, result.AgentInfo{URL: "sorry"})
@@ -311,7 +312,7 @@ func TestStrictRequiresExpectedActions(t *testing.T) {
 			}
 			sc := scoring.NewScorer(d, tc.strict)
 			res, _ := evaluation.Simulate(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), sc,
-				task, 0, rollout.ClientAgent(dial(t, tc.agent)), user)
+				task, 0, a2aagent.New(dial(t, tc.agent)), user)
 			ri := res.RewardInfo
 			if res.Reward != tc.reward {
 				t.Errorf("reward = %v, want %v (%s %s; %+v)", res.Reward, tc.reward, res.TerminationReason, res.Error, ri)
@@ -344,7 +345,7 @@ func TestRunnerRefusesMixedModes(t *testing.T) {
 	for _, c := range []struct{ config, limits bool }{{false, true}, {true, false}} {
 		r := &evaluation.Runner{Simulator: rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
 			Scorer: scoring.NewScorer(d, c.limits),
-			Agent:  rollout.ClientAgent(dial(t, agenttest.Start(t, counterAgent).URL))}
+			Agent:  a2aagent.New(dial(t, agenttest.Start(t, counterAgent).URL))}
 		eval := evaluation.NewEvaluation("e", result.Config{Domain: d.Name, NumTrials: 1, Strict: c.config}, result.AgentInfo{})
 		if err := r.Run(context.Background(), eval, allTasks(d)); err == nil || !strings.Contains(err.Error(), "strict") {
 			t.Errorf("config strict=%v, limits strict=%v: err = %v", c.config, c.limits, err)
@@ -356,7 +357,7 @@ func TestRunnerRefusesMixedModes(t *testing.T) {
 	} {
 		r := &evaluation.Runner{Simulator: rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
 			Scorer: scoring.NewScorer(d, false).WithActionMatch(c.scorer),
-			Agent:  rollout.ClientAgent(dial(t, agenttest.Start(t, counterAgent).URL))}
+			Agent:  a2aagent.New(dial(t, agenttest.Start(t, counterAgent).URL))}
 		eval := evaluation.NewEvaluation("e", result.Config{Domain: d.Name, NumTrials: 1, ActionMatch: c.config}, result.AgentInfo{})
 		if err := r.Run(context.Background(), eval, allTasks(d)); err == nil || !strings.Contains(err.Error(), "action_match") {
 			t.Errorf("config %q, scorer %q: err = %v", c.config, c.scorer, err)

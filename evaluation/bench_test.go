@@ -15,6 +15,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	sdkclient "github.com/a2aproject/a2a-go/v2/a2aclient"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/evaluation"
@@ -45,7 +46,7 @@ func BenchmarkSimulationOverhead(b *testing.B) {
 	ctx := context.Background()
 
 	probe, _ := rollout.NewScriptedUser(task)
-	res, _ := play(ctx, sim, task, 0, rollout.ClientAgent(client), probe)
+	res, _ := play(ctx, sim, task, 0, a2aagent.New(client), probe)
 	if res.Reward != 1 {
 		b.Fatalf("setup: simulation failed: %s %s", res.TerminationReason, res.Error)
 	}
@@ -62,7 +63,7 @@ func BenchmarkSimulationOverhead(b *testing.B) {
 	for i := range b.N {
 		start := time.Now()
 		user, _ := rollout.NewScriptedUser(task)
-		if r, _ := play(ctx, sim, task, i, rollout.ClientAgent(client), user); r.Reward != 1 {
+		if r, _ := play(ctx, sim, task, i, a2aagent.New(client), user); r.Reward != 1 {
 			b.Fatalf("simulation failed: %s", r.Error)
 		}
 		simTime += time.Since(start)
@@ -138,7 +139,7 @@ func benchConcurrent(b *testing.B, agent string, n int, delay time.Duration, fsy
 		r := &evaluation.Runner{
 			Simulator:   rollout.NewSimulator(d, agentbeats(b), rollout.Limits{}),
 			Scorer:      scoring.NewScorer(d, false),
-			Agent:       rollout.ClientAgent(client),
+			Agent:       a2aagent.New(client),
 			Store:       db,
 			Concurrency: n,
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
@@ -39,7 +40,7 @@ func TestSimulationCardWithoutPreferredTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, aborted := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, rollout.ClientAgent(client), user)
+	res, aborted := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, a2aagent.New(client), user)
 	if aborted || res.TerminationReason != result.TermUserStop || res.Reward != 1 {
 		t.Fatalf("termination %s, reward %v, aborted %v, error %q", res.TerminationReason, res.Reward, aborted, res.Error)
 	}

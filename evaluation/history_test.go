@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/domains"
 	tau2mock "github.com/proctor-eval/proctor/domains/tau2/mock"
 	"github.com/proctor-eval/proctor/evaluation"
@@ -114,7 +115,7 @@ func TestMessageHistory(t *testing.T) {
 			client := dial(t, agenttest.Start(t, agent.reply).URL)
 			user := &historyUser{}
 			sim := rollout.NewSimulator(d, agentbeats(t), rollout.Limits{})
-			res, _ := evaluation.Simulate(context.Background(), sim, scoring.NewScorer(d, tc.strict), task, 0, rollout.ClientAgent(client), user)
+			res, _ := evaluation.Simulate(context.Background(), sim, scoring.NewScorer(d, tc.strict), task, 0, a2aagent.New(client), user)
 			if res.TerminationReason != result.TermUserStop {
 				t.Fatalf("termination %s (%s)", res.TerminationReason, res.Error)
 			}
@@ -205,7 +206,7 @@ func TestMessageHistoryExport(t *testing.T) {
 	agent := &scriptedAgent{replies: []string{updateTask2, respondDone}}
 	client := dial(t, agenttest.Start(t, agent.reply).URL)
 	sim := rollout.NewSimulator(d, agentbeats(t), rollout.Limits{})
-	res, _ := evaluation.Simulate(context.Background(), sim, scoring.NewScorer(d, false), task, 0, rollout.ClientAgent(client), &historyUser{})
+	res, _ := evaluation.Simulate(context.Background(), sim, scoring.NewScorer(d, false), task, 0, a2aagent.New(client), &historyUser{})
 	eval := &result.Evaluation{ID: "e1", Domain: d.Name, Simulations: []result.Simulation{res}}
 	var buf bytes.Buffer
 	if err := report.WriteTau2(&buf, eval, d); err != nil {

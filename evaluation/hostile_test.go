@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
@@ -282,7 +283,7 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 			r := &evaluation.Runner{
 				Simulator:   rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
 				Scorer:      scoring.NewScorer(d, false),
-				Agent:       rollout.ClientAgent(client),
+				Agent:       a2aagent.New(client),
 				Store:       db,
 				Concurrency: 1,
 				OnProgress:  func(p evaluation.Progress) { progress = append(progress, p) },

@@ -9,6 +9,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
@@ -61,7 +62,7 @@ func TestInterimMessages(t *testing.T) {
 		base := agenttest.StartExecutorPeer(t, agenttest.Peer{Transport: "jsonrpc", Protocol: "1.0", Streaming: streaming}, interimCounter{})
 		user := &recordingUser{script: []string{"Please add 2 to the counter.", rollout.StopToken}}
 		res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0,
-			rollout.ClientAgent(dial(t, base)), user)
+			a2aagent.New(dial(t, base)), user)
 		if res.Reward != 1 || res.TerminationReason != result.TermUserStop {
 			t.Errorf("streaming=%v: reward %v, %s %s", streaming, res.Reward, res.TerminationReason, res.Error)
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/llm"
@@ -82,7 +83,7 @@ func TestLLMUserPlaysATask(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := dial(t, agenttest.Start(t, counterAgent).URL)
-	res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, rollout.ClientAgent(client), user)
+	res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, a2aagent.New(client), user)
 	if res.TerminationReason != result.TermUserStop || res.Reward != 1 {
 		t.Fatalf("termination %s reward %v (%s); messages %+v", res.TerminationReason, res.Reward, res.Error, res.Messages)
 	}
@@ -130,7 +131,7 @@ func TestLLMUserFailureIsUserError(t *testing.T) {
 	}}
 	user, _ := rollout.NewLLMUser(rollout.LLMUserConfig{Model: llm.Meter(fm, llm.RoleUser, nil)}, task)
 	client := dial(t, agenttest.Start(t, counterAgent).URL)
-	res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, rollout.ClientAgent(client), user)
+	res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, a2aagent.New(client), user)
 	if res.TerminationReason != result.TermUserError || !strings.Contains(res.Error, "overloaded") || res.Reward != 0 {
 		t.Fatalf("termination %s error %q", res.TerminationReason, res.Error)
 	}
@@ -218,7 +219,7 @@ func TestLLMUserUsesItsTools(t *testing.T) {
 	}
 	user, _ := rollout.NewLLMUser(rollout.LLMUserConfig{Model: fm}, task)
 	client := dial(t, agenttest.Start(t, agent).URL)
-	res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, rollout.ClientAgent(client), user)
+	res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, a2aagent.New(client), user)
 	if res.TerminationReason != result.TermUserStop || res.Reward != 1 {
 		t.Fatalf("termination %s reward %v %s: %+v", res.TerminationReason, res.Reward, res.RewardInfo.Note, res.Messages)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
@@ -40,7 +41,7 @@ func TestOutOfFileDescriptorsIsNotTheAgents(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
 		t.Skipf("setrlimit: %v", err)
 	}
-	res, aborted := play(context.Background(), sim, task, 0, rollout.ClientAgent(client), user)
+	res, aborted := play(context.Background(), sim, task, 0, a2aagent.New(client), user)
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &saved); err != nil {
 		t.Fatalf("restore RLIMIT_NOFILE: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
@@ -50,7 +51,7 @@ func benchLocks(b *testing.B, opts []store.Option) {
 		r := &evaluation.Runner{
 			Simulator:   rollout.NewSimulator(d, agentbeats(b), rollout.Limits{}),
 			Scorer:      scoring.NewScorer(d, false),
-			Agent:       rollout.ClientAgent(client),
+			Agent:       a2aagent.New(client),
 			Store:       db,
 			Concurrency: 4,
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/tau2/telecom"
 	"github.com/proctor-eval/proctor/evaluation"
@@ -60,7 +61,7 @@ func TestIntegersStayIntegers(t *testing.T) {
 			r := &evaluation.Runner{
 				Simulator: rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
 				Scorer:    scoring.NewScorer(d, false),
-				Agent:     rollout.ClientAgent(dial(t, agenttest.Start(t, agent.reply).URL)),
+				Agent:     a2aagent.New(dial(t, agenttest.Start(t, agent.reply).URL)),
 				Users:     func(*domains.Task, int) (rollout.UserSimulator, error) { return &askOnce{}, nil },
 				Store:     db,
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
@@ -43,7 +44,7 @@ func TestObserverSeesEachRecordedSimulation(t *testing.T) {
 	obs := &observed{}
 	r := &evaluation.Runner{
 		Simulator: rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
-		Scorer:    scoring.NewScorer(d, false), Agent: rollout.ClientAgent(client),
+		Scorer:    scoring.NewScorer(d, false), Agent: a2aagent.New(client),
 		Store: db, Concurrency: 2, Observer: obs,
 	}
 	eval := evaluation.NewEvaluation(store.NewID(), result.Config{Domain: d.Name, NumTrials: 2}, result.AgentInfo{URL: "x"})

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
@@ -66,7 +67,7 @@ func TestRunnerStoresAndScores(t *testing.T) {
 	r := &evaluation.Runner{
 		Simulator:   rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
 		Scorer:      scoring.NewScorer(d, false),
-		Agent:       rollout.ClientAgent(client),
+		Agent:       a2aagent.New(client),
 		Store:       db,
 		Concurrency: 3,
 		OnProgress:  func(p evaluation.Progress) { progress = append(progress, p) },
@@ -142,7 +143,7 @@ func TestRunnerCutShortBeforeItPlaysIsInterrupted(t *testing.T) {
 			r := &evaluation.Runner{
 				Simulator: rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
 				Scorer:    scoring.NewScorer(d, false),
-				Agent:     rollout.ClientAgent(client),
+				Agent:     a2aagent.New(client),
 				Store:     tc.store(db, cancel),
 			}
 			eval := evaluation.NewEvaluation(store.NewID(), result.Config{Domain: d.Name}, result.AgentInfo{})
@@ -166,7 +167,7 @@ func TestRunnerResumesWithoutRerunning(t *testing.T) {
 	r := &evaluation.Runner{
 		Simulator:   rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
 		Scorer:      scoring.NewScorer(d, false),
-		Agent:       rollout.ClientAgent(client),
+		Agent:       a2aagent.New(client),
 		Store:       db,
 		Concurrency: 1,
 		OnProgress: func(p evaluation.Progress) {
@@ -188,7 +189,7 @@ func TestRunnerResumesWithoutRerunning(t *testing.T) {
 	}
 
 	var second contextCounter
-	r.Agent = rollout.ClientAgent(dial(t, agenttest.Start(t, second.reply).URL))
+	r.Agent = a2aagent.New(dial(t, agenttest.Start(t, second.reply).URL))
 	r.OnProgress = nil
 	resumed, err := evaluation.Load(context.Background(), db, eval.ID)
 	if err != nil {

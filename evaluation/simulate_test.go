@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/internal/agenttest"
@@ -64,7 +65,7 @@ func TestSimulationOutcomes(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res, aborted := play(context.Background(), sim, task, 0, rollout.ClientAgent(client), user)
+			res, aborted := play(context.Background(), sim, task, 0, a2aagent.New(client), user)
 			if aborted {
 				t.Fatal("simulation reported aborted")
 			}
@@ -98,7 +99,7 @@ func TestSolvedTranscript(t *testing.T) {
 	task, _ := d.Task("add-two")
 	client := dial(t, agenttest.Start(t, counterAgent).URL)
 	user, _ := rollout.NewScriptedUser(task)
-	res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, rollout.ClientAgent(client), user)
+	res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, a2aagent.New(client), user)
 
 	var roles []string
 	for _, m := range res.Messages {
@@ -136,7 +137,7 @@ func TestOneContextPerSimulation(t *testing.T) {
 	sim := rollout.NewSimulator(d, agentbeats(t), rollout.Limits{})
 	for trial := range 2 {
 		user, _ := rollout.NewScriptedUser(task)
-		if res, _ := play(context.Background(), sim, task, trial, rollout.ClientAgent(client), user); res.Reward != 1 {
+		if res, _ := play(context.Background(), sim, task, trial, a2aagent.New(client), user); res.Reward != 1 {
 			t.Fatalf("trial %d: reward %v (%s %s)", trial, res.Reward, res.TerminationReason, res.Error)
 		}
 	}
@@ -163,7 +164,7 @@ func TestAbortedSimulationIsNotAResult(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	user, _ := rollout.NewScriptedUser(task)
-	if _, aborted := play(ctx, rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, rollout.ClientAgent(client), user); !aborted {
+	if _, aborted := play(ctx, rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, a2aagent.New(client), user); !aborted {
 		t.Fatal("a simulation cut short by its caller must report aborted")
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/mock"
@@ -194,7 +195,7 @@ func benchRunner(b *testing.B, d *domains.Domain, url string, tp trace.TracerPro
 	client := dial(b, url, a2aclient.WithTracerProvider(tp))
 	return &evaluation.Runner{
 		Simulator: rollout.NewSimulator(d, agentbeats(b), rollout.Limits{}).WithTracerProvider(tp),
-		Scorer:    scoring.NewScorer(d, false), Agent: rollout.ClientAgent(client),
+		Scorer:    scoring.NewScorer(d, false), Agent: a2aagent.New(client),
 		Concurrency: 1, TracerProvider: tp,
 	}
 }

@@ -15,6 +15,7 @@ import (
 	sdkclient "github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/mock"
@@ -73,17 +74,18 @@ func profileByName(t *testing.T, name translation.ProfileName) translation.Profi
 // framed as its profile asks. translation.ParseReply, which proctor uses,
 // accepts every profile's shapes, so a good score alone would not show it.
 type checkedAgent struct {
-	rollout.Agent
+	client  *a2aclient.Client
 	t       *testing.T
 	profile translation.ProfileName
 }
 
 func (a checkedAgent) NewConversation() rollout.Conversation {
-	return checkedConversation{a.Agent.NewConversation(), a.t, a.profile}
+	return a2aagent.Adapt(checkedConversation{a.client.NewConversation(), a.t, a.profile})
 }
 
+// checkedConversation is an A2A conversation whose replies are checked.
 type checkedConversation struct {
-	rollout.Conversation
+	*a2aclient.Conversation
 	t       *testing.T
 	profile translation.ProfileName
 }
@@ -232,7 +234,7 @@ func TestEndToEnd(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						agent := checkedAgent{rollout.ClientAgent(client), t, name}
+						agent := checkedAgent{client, t, name}
 						res, aborted := evaluation.Simulate(t.Context(), sim, scoring.NewScorer(d, false), &task, 0, agent, user)
 						if aborted {
 							t.Fatal("simulation aborted")
@@ -254,7 +256,7 @@ func TestEndToEnd(t *testing.T) {
 // apologizer is an agent that helps nobody.
 type apologizer struct{}
 
-func (apologizer) NewConversation() rollout.Conversation { return apologizer{} }
+func (apologizer) NewConversation() rollout.Conversation { return a2aagent.Adapt(apologizer{}) }
 func (apologizer) ContextID() string                     { return "apologizer" }
 func (apologizer) Send(context.Context, []*a2a.Part) (*a2aclient.Response, error) {
 	return &a2aclient.Response{Parts: []*a2a.Part{a2a.NewTextPart("Sorry, I cannot help with that.")}}, nil
@@ -346,7 +348,7 @@ func TestEndToEndFastA2A(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, aborted := evaluation.Simulate(t.Context(), sim, scoring.NewScorer(d, false), &task, 0, rollout.ClientAgent(client), user)
+			res, aborted := evaluation.Simulate(t.Context(), sim, scoring.NewScorer(d, false), &task, 0, a2aagent.New(client), user)
 			if aborted {
 				t.Fatal("simulation aborted")
 			}

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/adk/model"
 	"google.golang.org/genai"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/result"
@@ -75,7 +76,7 @@ func TestBaselineAgentFollowsTheAgentBeatsProfile(t *testing.T) {
 	}
 	task, _ := d.Task("mock-12")
 	user, _ := rollout.NewScriptedUser(task)
-	res, _ := evaluation.Simulate(context.Background(), rollout.NewSimulator(d, profileByName(t, "agentbeats"), rollout.Limits{}), scoring.NewScorer(d, false), task, 0, rollout.ClientAgent(client), user)
+	res, _ := evaluation.Simulate(context.Background(), rollout.NewSimulator(d, profileByName(t, "agentbeats"), rollout.Limits{}), scoring.NewScorer(d, false), task, 0, a2aagent.New(client), user)
 	if res.TerminationReason != result.TermUserStop {
 		t.Fatalf("termination %s (%s)", res.TerminationReason, res.Error)
 	}

@@ -32,7 +32,7 @@ func newCaseMocks(c *evalset.Case) *caseMocks {
 		}
 		for _, t := range inv.Tools {
 			if t != nil && t.Result != nil {
-				m.tools = append(m.tools, mockTool{invocation: inv.ID, tool: t, args: plainJSON(t.Arguments)})
+				m.tools = append(m.tools, mockTool{invocation: inv.ID, tool: t, args: evalset.PlainJSON(t.Arguments)})
 			}
 		}
 	}
@@ -68,7 +68,7 @@ func (m *caseMocks) result(invocation, name string, args any) (any, bool) {
 		return nil, false
 	}
 	m.tools[best].used = true
-	return plainJSON(m.tools[best].tool.Result), true
+	return evalset.PlainJSON(m.tools[best].tool.Result), true
 }
 
 // matches says whether the expected tool stands for a call of name with

@@ -5,30 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/evalset"
 	"github.com/proctor-eval/proctor/llm"
+	"github.com/proctor-eval/proctor/measure"
 	"github.com/proctor-eval/proctor/result"
 )
 
-// HeaderAgent is an Agent that can open a conversation whose requests all
-// carry some headers: how an eval case's sessionInput.userId reaches the
-// agent. ClientAgent is one.
-type HeaderAgent interface {
-	Agent
-	NewConversationWithHeaders(h http.Header) Conversation
-}
-
-func (a clientAgent) NewConversationWithHeaders(h http.Header) Conversation {
-	return a.c.NewConversation(a2aclient.WithConversationHeaders(h))
-}
+// HeaderAgent is an Agent whose conversations can carry headers of their
+// own (see agent.HeaderAgent): an eval case's user id goes in one.
+type HeaderAgent = agent.HeaderAgent
 
 // Defaults of CaseOptions.
 const (
@@ -66,9 +57,9 @@ type CaseOptions struct {
 	TracerProvider trace.TracerProvider
 }
 
-// CasePlayer plays eval cases against an agent over A2A, or over a
-// StepConversation (ECP), and records what the agent did; it does not
-// score them.
+// CasePlayer plays eval cases against an agent (A2A or ECP, through the
+// agent interface) and records what the agent did; it does not score
+// them.
 type CasePlayer struct {
 	opts CaseOptions
 }
@@ -98,7 +89,7 @@ type CaseRecording struct {
 	// with Actual.
 	Turns []result.Turn
 	// Requests are the metrics of every request to the agent.
-	Requests      []a2aclient.RequestMetrics
+	Requests      []measure.Request
 	NonConformant []string
 	// ContextID is the A2A context id of the case's conversation ("" for
 	// a trace-mode case).
@@ -107,7 +98,7 @@ type CaseRecording struct {
 	// CaseOptions.UserIDHeader.
 	UserID string
 	// LLMCalls are the user simulator's model calls.
-	LLMCalls []llm.Call
+	LLMCalls []measure.LLMCall
 	// Inspections are what agent/inspect returned for the case's inspect
 	// assertions, after its last invocation (ECP agents).
 	Inspections []result.Inspection
@@ -136,8 +127,9 @@ type CaseRecording struct {
 // was played with (the case's when it has none of its own), as
 // tRPC-Agent-Go attaches them.
 //
-// On a StepConversation (an ECP agent, reset before the case as it is drawn
-// from its pool) every invocation is stepped: see stepInvoke. After the
+// Every invocation is played in steps (see invokeTraced): an A2A agent
+// answers in one, an ECP agent (reset before the case as it is drawn from
+// its pool) steps on while it asks for tools. After the
 // last invocation of a case played to its end, the case's inspect
 // assertions are read with agent/inspect (see Inspector) into
 // Inspections, and the conversation is closed, which gives the agent back.
@@ -181,8 +173,8 @@ func (p *CasePlayer) Play(ctx context.Context, agent Agent, c *evalset.Case) (*C
 		err = run.playConversation(caseCtx, agent)
 	}
 	run.inspect(caseCtx)
-	if sc, ok := run.conv.(StepConversation); ok {
-		_ = sc.Close() // an ECP agent goes back to its pool
+	if run.conv != nil {
+		_ = run.conv.Close() // an ECP agent goes back to its pool
 	}
 	if ctx.Err() != nil {
 		return rec, fmt.Errorf("case %s: %w", c.ID, ctx.Err())
@@ -216,8 +208,8 @@ type caseRun struct {
 	c    *evalset.Case
 	rec  *CaseRecording
 	conv Conversation
-	// steps counts a StepConversation's steps (its simulated clock);
-	// mocks answer its tool calls.
+	// steps counts the conversation's steps (its simulated clock); mocks
+	// answer the tool calls the agent asks proctor to run.
 	steps int
 	mocks *caseMocks
 }
@@ -307,83 +299,16 @@ func (r *caseRun) invoke(ctx context.Context, id string, caseContext, ownContext
 	return goOn
 }
 
-// invokeTraced is invoke under the invocation's span.
-func (r *caseRun) invokeTraced(ctx context.Context, id string, caseContext, ownContext []*evalset.Message, user *evalset.Message) bool {
-	if sc, ok := r.conv.(StepConversation); ok {
-		return r.stepInvoke(ctx, sc, id, caseContext, ownContext, user)
-	}
-	parts := make([]*a2a.Part, 0, 3)
-	if text := ContextText(caseContext); text != "" {
-		parts = append(parts, a2a.NewTextPart(text))
-	}
-	if text := ContextText(ownContext); text != "" {
-		parts = append(parts, a2a.NewTextPart(text))
-	}
-	parts = append(parts, userParts(user)...)
-	ictx, cancel := context.WithTimeout(ctx, r.p.opts.InvocationTimeout)
-	defer cancel()
-	resp, err := r.conv.Send(ictx, parts)
-	if resp != nil {
-		r.rec.Requests = append(r.rec.Requests, resp.Metrics)
-		if resp.NonConformant != "" {
-			r.rec.NonConformant = append(r.rec.NonConformant, resp.NonConformant)
-		}
-	}
-	reading := readTurn(resp)
-	attached := ownContext
-	if len(attached) == 0 {
-		attached = r.c.ContextMessages
-	}
-	r.rec.Actual = append(r.rec.Actual, &evalset.Invocation{
-		ID: id, ContextMessages: attached, UserContent: user, FinalResponse: reading.final,
-		Tools: reading.tools, IntermediateResponses: reading.intermediates,
-	})
-	turn := turnOf(resp, reading)
-	n := len(r.rec.Actual)
-	switch {
-	case err != nil:
-		if errors.Is(ictx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			err = fmt.Errorf("no reply within the invocation timeout of %s: %w", r.p.opts.InvocationTimeout, err)
-		}
-		turn.Error = err.Error()
-		r.rec.Error = fmt.Sprintf("invocation %d: agent: %v", n, err)
-	case r.c.MaxSteps > 0 && len(reading.tools) > r.c.MaxSteps:
-		turn.Error = fmt.Sprintf("%d tool calls, more than max_steps %d", len(reading.tools), r.c.MaxSteps)
-		r.rec.Error = fmt.Sprintf("invocation %d: the agent made %d tool calls, more than the case's max_steps of %d", n, len(reading.tools), r.c.MaxSteps)
-	}
-	r.rec.Turns = append(r.rec.Turns, turn)
-	return turn.Error == ""
-}
-
-// turnOf is what proctor saw of one invocation on the wire.
-func turnOf(resp *a2aclient.Response, reading turnReading) result.Turn {
-	if resp == nil {
-		return result.Turn{Thoughts: reading.thoughts}
-	}
-	m := resp.Metrics
-	t := result.Turn{LatencyMS: m.LatencyMS, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, Thoughts: reading.thoughts}
-	if resp.State != "" && resp.State != a2a.TaskStateUnspecified {
-		t.State = strings.ToLower(strings.TrimPrefix(string(resp.State), "TASK_STATE_"))
-	}
-	switch {
-	case m.GRPCCode != "":
-		t.Status = m.GRPCCode
-	case m.HTTPStatus != 0:
-		t.Status = strconv.Itoa(m.HTTPStatus)
-	}
-	return t
-}
-
-// userParts are the parts of a user content: its content as one text
-// part, then each of its text parts.
-func userParts(m *evalset.Message) []*a2a.Part {
-	var parts []*a2a.Part
+// userParts are the texts of a user message: its content, then its
+// content parts' texts, the empty ones left out.
+func userParts(m *evalset.Message) []string {
+	var parts []string
 	if m.Content != "" {
-		parts = append(parts, a2a.NewTextPart(m.Content))
+		parts = append(parts, m.Content)
 	}
 	for _, cp := range m.ContentParts {
 		if cp.Text != nil && *cp.Text != "" {
-			parts = append(parts, a2a.NewTextPart(*cp.Text))
+			parts = append(parts, *cp.Text)
 		}
 	}
 	return parts
@@ -420,6 +345,3 @@ func ContextText(msgs []*evalset.Message) string {
 	b.WriteString("</context>\n\n")
 	return b.String()
 }
-
-// compile-time check: the client adapter opens conversations with headers.
-var _ HeaderAgent = clientAgent{}

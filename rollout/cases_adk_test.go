@@ -22,6 +22,7 @@ import (
 	"google.golang.org/adk/tool/functiontool"
 	"google.golang.org/genai"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/evalset"
 	"github.com/proctor-eval/proctor/internal/agenttest"
@@ -165,7 +166,7 @@ func dialAgent(t *testing.T, base string) rollout.Agent {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	return rollout.ClientAgent(c)
+	return a2aagent.New(c)
 }
 
 func userMsg(text string) *evalset.Message {

@@ -2,43 +2,43 @@ package rollout
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
-	"time"
 
-	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/evalset"
+	"github.com/proctor-eval/proctor/measure"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/translation"
 )
 
 // Inspector is a Conversation that can read the agent's internal state:
-// ECP's agent/inspect, which a case's inspect assertions need.
-type Inspector interface {
-	Inspect(ctx context.Context, path string) (json.RawMessage, a2aclient.RequestMetrics, error)
-}
+// ECP's agent/inspect, which a case's inspect assertions need (see
+// agent.Inspector).
+type Inspector = agent.Inspector
 
 // errTooManySteps ends an invocation whose agent made more tool calls than
 // the case allows.
 var errTooManySteps = errors.New("too many tool calls")
 
-// stepTurn is one invocation being played on a StepConversation.
+// stepTurn is one invocation being played.
 type stepTurn struct {
 	inv  *evalset.Invocation
 	turn result.Turn
 }
 
-// stepInvoke plays one invocation on a StepConversation (an ECP agent): the
-// user content (after the context messages' text) is stepped; a reply with
-// tool calls records them as the invocation's tools and is answered with
-// the case's expected results (see caseMocks) until the agent is done; its
-// public output is the final response, its private thoughts go to
-// ReasoningContent and Turn.Thoughts only. It reports whether the case
+// invokeTraced plays one invocation: the user content (after the context
+// messages' text) is given to the agent; tools the agent ran itself are
+// recorded as the invocation's tools; tool calls it asks proctor to run
+// are recorded so too and answered with the case's expected results (see
+// caseMocks) until the agent is done. Its answer is the final response,
+// what it said before as intermediate responses, its private thoughts go
+// to ReasoningContent and Turn.Thoughts only. It reports whether the case
 // goes on.
-func (r *caseRun) stepInvoke(ctx context.Context, sc StepConversation, id string, caseContext, ownContext []*evalset.Message, user *evalset.Message) bool {
+func (r *caseRun) invokeTraced(ctx context.Context, id string, caseContext, ownContext []*evalset.Message, user *evalset.Message) bool {
 	attached := ownContext
 	if len(attached) == 0 {
 		attached = r.c.ContextMessages
@@ -46,9 +46,8 @@ func (r *caseRun) stepInvoke(ctx context.Context, sc StepConversation, id string
 	st := &stepTurn{inv: &evalset.Invocation{ID: id, ContextMessages: attached, UserContent: user}}
 	ictx, cancel := context.WithTimeout(ctx, r.p.opts.InvocationTimeout)
 	defer cancel()
-	start := time.Now()
-	err := r.stepUntilDone(ictx, sc, st, ContextText(caseContext)+ContextText(ownContext)+userText(user))
-	st.turn.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+	input := translation.Input{UserText: ContextText(caseContext) + ContextText(ownContext) + strings.Join(userParts(user), "\n")}
+	err := r.stepUntilDone(ictx, st, input, invocationPieces(caseContext, ownContext, user))
 	r.rec.Actual = append(r.rec.Actual, st.inv)
 	n := len(r.rec.Actual)
 	switch {
@@ -66,38 +65,38 @@ func (r *caseRun) stepInvoke(ctx context.Context, sc StepConversation, id string
 	return st.turn.Error == ""
 }
 
-// stepUntilDone steps input, then the tool results the agent asks for,
-// until the agent answers without tool calls.
-func (r *caseRun) stepUntilDone(ctx context.Context, sc StepConversation, st *stepTurn, input string) error {
-	req := StepRequest{Input: translation.Input{UserText: input}, UserID: r.rec.UserID, MaxRunning: r.c.MaxSteps}
+// invocationPieces are an invocation's input as the pieces it is made of
+// (see agent.Request.Pieces): the case's context block (first invocation
+// only), the invocation's own, then the user content's texts.
+func invocationPieces(caseContext, ownContext []*evalset.Message, user *evalset.Message) []string {
+	pieces := make([]string, 0, 3)
+	for _, text := range []string{ContextText(caseContext), ContextText(ownContext)} {
+		if text != "" {
+			pieces = append(pieces, text)
+		}
+	}
+	return append(pieces, userParts(user)...)
+}
+
+// stepUntilDone gives the agent the invocation's input, then the results
+// of the tool calls it asks for, until it answers without calls.
+func (r *caseRun) stepUntilDone(ctx context.Context, st *stepTurn, input translation.Input, pieces []string) error {
+	req := agent.Request{Input: input, Pieces: pieces, UserID: r.rec.UserID, MaxRunning: r.c.MaxSteps}
 	for round := 1; ; round++ {
 		req.Time = SimulatedClock(r.steps)
-		out, err := sc.Step(ctx, req)
+		out, err := r.conv.Step(ctx, req)
 		r.steps++
 		if out != nil {
-			r.rec.Requests = append(r.rec.Requests, out.Requests...)
-			r.rec.NonConformant = append(r.rec.NonConformant, out.NonConformant...)
-			for _, m := range out.Requests {
-				st.turn.InputTokens += m.InputTokens
-				st.turn.OutputTokens += m.OutputTokens
-			}
+			r.record(st, out)
 		}
 		if err != nil {
 			return err
 		}
-		if out.PrivateThought != "" {
-			st.turn.Thoughts = append(st.turn.Thoughts, out.PrivateThought)
+		if r.c.MaxSteps > 0 && len(st.inv.Tools) > r.c.MaxSteps {
+			return errTooManySteps
 		}
-		said := &evalset.Message{Role: evalset.RoleAssistant, Content: out.Reply.Text, ReasoningContent: out.PrivateThought}
 		if len(out.Reply.ToolCalls) == 0 {
-			st.turn.State = "done"
-			if said.Content != "" || said.ReasoningContent != "" {
-				st.inv.FinalResponse = said
-			}
 			return nil
-		}
-		if strings.TrimSpace(said.Content) != "" { // a thought alone is in Turn.Thoughts, as over A2A
-			st.inv.IntermediateResponses = append(st.inv.IntermediateResponses, said)
 		}
 		outcomes := r.answerCalls(st.inv, out.Reply.ToolCalls)
 		switch {
@@ -106,8 +105,51 @@ func (r *caseRun) stepUntilDone(ctx context.Context, sc StepConversation, st *st
 		case round >= DefaultMaxSteps:
 			return fmt.Errorf("the agent asked for tools %d times in one invocation without finishing", round)
 		}
-		req = StepRequest{Input: translation.Input{ToolResults: outcomes}, UserID: r.rec.UserID, MaxRunning: r.c.MaxSteps}
+		req = agent.Request{Input: translation.Input{ToolResults: outcomes}, UserID: r.rec.UserID, MaxRunning: r.c.MaxSteps}
 	}
+}
+
+// record adds one answer to the case's recording and the invocation: its
+// requests, latency and tokens, thoughts, the tools the agent ran, what it
+// said before its answer, and its answer (the final response when it asks
+// for no tools).
+func (r *caseRun) record(st *stepTurn, out *agent.Answer) {
+	r.rec.Requests = append(r.rec.Requests, out.Requests...)
+	r.rec.NonConformant = append(r.rec.NonConformant, out.NonConformant...)
+	st.turn.LatencyMS += out.LatencyMS
+	for _, m := range out.Requests {
+		st.turn.InputTokens += m.InputTokens
+		st.turn.OutputTokens += m.OutputTokens
+		st.turn.Status = requestStatus(m)
+	}
+	st.turn.Thoughts = append(st.turn.Thoughts, out.Thoughts...)
+	st.inv.Tools = append(st.inv.Tools, out.Ran...)
+	for _, said := range out.Interim {
+		st.inv.IntermediateResponses = append(st.inv.IntermediateResponses, &evalset.Message{Role: evalset.RoleAssistant, Content: said.Text, ReasoningContent: said.Thought})
+	}
+	said := &evalset.Message{Role: evalset.RoleAssistant, Content: out.Reply.Text, ReasoningContent: out.PrivateThought}
+	if len(out.Reply.ToolCalls) > 0 {
+		if strings.TrimSpace(said.Content) != "" { // a thought alone is in Turn.Thoughts
+			st.inv.IntermediateResponses = append(st.inv.IntermediateResponses, said)
+		}
+		return
+	}
+	st.turn.State = out.State
+	if said.Content != "" || said.ReasoningContent != "" {
+		st.inv.FinalResponse = said
+	}
+}
+
+// requestStatus is a request's transport status: the gRPC code name, else
+// the HTTP status code, else "".
+func requestStatus(m measure.Request) string {
+	switch {
+	case m.GRPCCode != "":
+		return m.GRPCCode
+	case m.HTTPStatus != 0:
+		return strconv.Itoa(m.HTTPStatus)
+	}
+	return ""
 }
 
 // answerCalls records the agent's tool calls as the invocation's tools,
@@ -118,7 +160,7 @@ func (r *caseRun) answerCalls(inv *evalset.Invocation, calls []domains.ToolCall)
 	}
 	outcomes := make([]translation.ToolOutcome, len(calls))
 	for i, call := range calls {
-		args := plainJSON(call.Arguments)
+		args := evalset.PlainJSON(call.Arguments)
 		tool := &evalset.Tool{ID: call.ID, Name: call.Name, Arguments: args}
 		res, ok := r.mocks.result(inv.ID, call.Name, args)
 		var out domains.ToolResult
@@ -133,16 +175,6 @@ func (r *caseRun) answerCalls(inv *evalset.Invocation, calls []domains.ToolCall)
 		outcomes[i] = translation.ToolOutcome{Call: call, Result: out}
 	}
 	return outcomes
-}
-
-// userText is a user content as one step input: its content and text
-// parts, one per line.
-func userText(m *evalset.Message) string {
-	var said []string
-	for _, p := range userParts(m) {
-		said = append(said, p.Text())
-	}
-	return strings.Join(said, "\n")
 }
 
 // inspect reads the agent's state for the case's inspect assertions, after

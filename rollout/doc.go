@@ -11,9 +11,13 @@ tool calls. It ends when the user says ###STOP###, ###TRANSFER### or
 on max_steps, too_many_errors, timeout, agent_error, user_error or
 infrastructure_error.
 
-The agent under evaluation is reached through [Agent] and [Conversation]
-([ClientAgent] adapts an a2aclient.Client); what it is told and how its
-replies are read is the translation profile's business. User simulators are
+The agent under evaluation is reached through [Agent] and [Conversation],
+package agent's protocol-neutral interface: each step gives it a request
+and reads back its answer. The rollout imports no protocol package: the
+adapters beneath the interface are package a2aagent (an A2A client) and
+package ecp (a pool of ECP agents). What a text agent is told and how its
+replies are read is the translation profile's business, carried in each
+request. User simulators are
 the [ScriptedUser], which says its task's script, and the [LLMUser], which
 plays the task's persona with a language model and, in domains with a user
 side (telecom), calls the user's own tools.
@@ -25,12 +29,12 @@ header, [CaseOptions].UserIDHeader), its invocations' user contents sent
 in order, its contextMessages once ahead of the first ([ContextText]), a
 conversationScenario driven by a [ScenarioUser], a trace-mode case read
 from its recorded conversation without contacting the agent. What the
-agent did is read from the whole turn on the wire (a2aclient's
-Response.Events): function_call and function_response data parts (metadata
-"type" or "adk_type", the convention of tRPC-Agent-Go and ADK) become the
-invocation's tools, matched by call id; text parts marked as thoughts
-("thought" / "adk_thought") go to the turn's thoughts and the message's
-ReasoningContent, never to its text nor to the user simulator. A
+agent did is read from its answers: the tools it ran itself (an A2A
+agent's, read from the whole turn on the wire by package a2aagent) and the
+tool calls it asked proctor to run (an ECP agent's, answered from the
+case's expected results) become the invocation's tools; its thoughts go to
+the turn's thoughts and the message's ReasoningContent, never to its text
+nor to the user simulator. A
 [CaseRecording] holds the actual invocations, what proctor saw of each
 turn ([result.Turn]), request metrics and model calls, unscored.
 

@@ -9,81 +9,30 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/llm"
+	"github.com/proctor-eval/proctor/measure"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/translation"
 )
 
-// Conversation is a dialogue with the agent under evaluation.
-type Conversation interface {
-	Send(ctx context.Context, parts []*a2a.Part) (*a2aclient.Response, error)
-	ContextID() string
-}
+// Agent opens conversations with the agent under evaluation: the one
+// protocol-neutral interface of package agent, named here for the
+// simulator's callers. Package a2aagent adapts an A2A client to it, package
+// ecp a pool of ECP agents.
+type Agent = agent.Agent
 
-// Agent opens conversations with the agent under evaluation.
-type Agent interface {
-	NewConversation() Conversation
-}
-
-// StepConversation is a Conversation over an agent protocol with shapes of
-// its own for tool calls (ECP): it is given the simulator's input as it
-// is, untranslated by the profile, and answers with a parsed reply, so no
-// text is ever mistaken for a call. The simulator calls Step instead of
-// Send, and Close once when the simulation ends.
-type StepConversation interface {
-	Conversation
-	Step(ctx context.Context, req StepRequest) (*StepReply, error)
-	Close() error
-}
-
-// StepRequest is one input to a StepConversation.
-type StepRequest struct {
-	// Setup is the domain's policy and tools; First says the request is
-	// the conversation's first, which carries them.
-	Setup translation.Setup
-	First bool
-	Input translation.Input
-	// UserID names the simulation's user; Time is the simulated clock
-	// ([SimulatedClock]), so that replays see the same times.
-	UserID string
-	Time   time.Time
-	// MaxRunning, when positive, bounds the consecutive "running" steps of
-	// this request in place of the conversation's own bound (an eval
-	// case's max_steps).
-	MaxRunning int
-}
-
-// StepReply is a StepConversation's answer to one StepRequest.
-type StepReply struct {
-	// Reply is the text for the user or the tool calls to run (every call
-	// with a Name, non-nil Arguments and an ID unique within the reply).
-	Reply translation.Reply
-	// PrivateThought is the agent's reasoning: stored in the transcript,
-	// never shown to the user simulator or a judge.
-	PrivateThought string
-	// Requests are the metrics of the requests the answer took.
-	Requests []a2aclient.RequestMetrics
-	// NonConformant lists protocol deviations worked around.
-	NonConformant []string
-}
+// Conversation is a dialogue with the agent under evaluation (see Agent).
+type Conversation = agent.Conversation
 
 // SimulatedClock is the simulated time at a transcript message: 2024-05-15
 // 15:00:00 UTC at a simulation's start, one second more per message.
 func SimulatedClock(turn int) time.Time {
 	return time.Date(2024, 5, 15, 15, 0, 0, 0, time.UTC).Add(time.Duration(turn) * time.Second)
 }
-
-type clientAgent struct{ c *a2aclient.Client }
-
-func (a clientAgent) NewConversation() Conversation { return a.c.NewConversation() }
-
-// ClientAgent adapts an a2aclient.Client to Agent.
-func ClientAgent(c *a2aclient.Client) Agent { return clientAgent{c} }
 
 // Limits bound a simulation.
 type Limits struct {
@@ -246,7 +195,7 @@ func (s *Simulator) Run(ctx context.Context, task *domains.Task, trial int, agen
 		res.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 		res.Metrics = result.AggregateRequests(res.Requests)
 		res.LLMCalls = ledger.Calls()
-		res.Metrics.LLMUsage = llm.UsageByRole(res.LLMCalls)
+		res.Metrics.LLMUsage = measure.UsageByRole(res.LLMCalls)
 		rec = Recording{Simulation: res, Env: r.env}
 	}()
 
@@ -301,9 +250,7 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 	}
 
 	conv := agent.NewConversation()
-	if sc, ok := conv.(StepConversation); ok {
-		defer sc.Close()
-	}
+	defer conv.Close()
 	r.res.ContextID = conv.ContextID()
 	for first := true; ; first = false {
 		if r.steps() >= r.s.limits.MaxSteps {
@@ -315,7 +262,7 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 		reply, thought, interim, err := r.ask(ctx, conv, first, input)
 		r.addInterim(interim)
 		if err != nil {
-			if a2aclient.IsLocalExhaustion(err) {
+			if isLocal(err) {
 				// proctor's own machine ran out (too many open files...):
 				// not the agent's failure.
 				return result.TermInfrastructure, fmt.Errorf("proctor: %w", err)
@@ -350,34 +297,33 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 	}
 }
 
-// ask sends the agent its next input and returns its parsed reply, its
+// ask gives the agent its next input and returns its parsed reply, its
 // private thought and what it said before its answer (interim), recording
-// the requests' metrics: through the profile and A2A parts, or straight
-// to a StepConversation.
+// the requests' metrics.
 func (r *simRun) ask(ctx context.Context, conv Conversation, first bool, input translation.Input) (reply translation.Reply, thought string, interim []string, err error) {
-	if sc, ok := conv.(StepConversation); ok {
-		out, err := sc.Step(ctx, StepRequest{
-			Setup: r.s.setup, First: first, Input: input,
-			UserID: r.res.ID, Time: SimulatedClock(r.turn),
-		})
-		if out == nil {
-			return translation.Reply{}, "", nil, err
-		}
-		r.res.Requests = append(r.res.Requests, out.Requests...)
-		r.res.NonConformant = append(r.res.NonConformant, out.NonConformant...)
-		return out.Reply, out.PrivateThought, nil, err
+	out, err := conv.Step(ctx, agent.Request{
+		Setup: r.s.setup, First: first, Input: input, Profile: r.s.profile,
+		UserID: r.res.ID, Time: SimulatedClock(r.turn),
+	})
+	if out == nil {
+		return translation.Reply{}, "", nil, err
 	}
-	resp, err := conv.Send(ctx, r.s.profile.Render(r.s.setup, first, input))
-	if resp != nil {
-		r.res.Requests = append(r.res.Requests, resp.Metrics)
-		if resp.NonConformant != "" {
-			r.res.NonConformant = append(r.res.NonConformant, resp.NonConformant)
-		}
-	}
+	r.res.Requests = append(r.res.Requests, out.Requests...)
+	r.res.NonConformant = append(r.res.NonConformant, out.NonConformant...)
 	if err != nil {
 		return translation.Reply{}, "", nil, err
 	}
-	return translation.ParseReply(resp.Parts), "", resp.Interim(), nil
+	for _, said := range out.Interim {
+		interim = append(interim, said.Text)
+	}
+	return out.Reply, out.PrivateThought, interim, nil
+}
+
+// isLocal reports whether a step failed for want of proctor's own
+// resources (agent.LocalError).
+func isLocal(err error) bool {
+	var local *agent.LocalError
+	return errors.As(err, &local)
 }
 
 // agentOutcome is how a failed exchange with the agent ends the

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/evalset"
@@ -379,7 +380,7 @@ func (s *Service) caseAgents(ctx context.Context, req EvalSetRequest, cfg result
 	if job.client == nil {
 		return agents, nil
 	}
-	agents[""] = rollout.ClientAgent(job.client)
+	agents[""] = a2aagent.New(job.client)
 	for _, set := range sets {
 		for _, c := range set.Cases {
 			if c.Transport == "" || agents[c.Transport] != nil {
@@ -394,7 +395,7 @@ func (s *Service) caseAgents(ctx context.Context, req EvalSetRequest, cfg result
 				return nil, fmt.Errorf("case %s asks for transport %s: %w", c.ID, c.Transport, err)
 			}
 			job.extra = append(job.extra, client)
-			agents[c.Transport] = rollout.ClientAgent(client)
+			agents[c.Transport] = a2aagent.New(client)
 		}
 	}
 	return agents, nil

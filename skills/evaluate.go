@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/adk/model"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/domains"
@@ -305,7 +306,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	if run.ecpPool != nil {
 		eval.Agent, agent = ecpAgentInfo(cfg.Agent, run.ecpInfo), ecp.NewAgent(run.ecpPool, cfg.MaxSteps)
 	} else {
-		eval.Agent, agent = agentInfo(run.client, cfg), rollout.ClientAgent(run.client)
+		eval.Agent, agent = agentInfo(run.client, cfg), a2aagent.New(run.client)
 	}
 	// The whole selection, not this shard's share: a resume selects and
 	// splits it again, and the shards of one evaluation record the same.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/evaluation"
@@ -96,7 +97,7 @@ func TestLoadKeepAliveRace(t *testing.T) {
 	r := &evaluation.Runner{
 		Simulator:   rollout.NewSimulator(d, profile, rollout.Limits{}),
 		Scorer:      scoring.NewScorer(d, false),
-		Agent:       rollout.ClientAgent(client),
+		Agent:       a2aagent.New(client),
 		Concurrency: concurrency,
 		Users: func(task *domains.Task, trial int) (rollout.UserSimulator, error) {
 			u, err := rollout.ScriptedUsers(task, trial)

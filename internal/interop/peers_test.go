@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/catalog"
@@ -482,7 +483,7 @@ func simulate(t *testing.T, baseURL string, opts ...a2aclient.Option) (result.Si
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim, aborted := evaluation.Simulate(ctx, rollout.NewSimulator(d, profile, rollout.Limits{}), scoring.NewScorer(d, false), task, 0, rollout.ClientAgent(client), user)
+	sim, aborted := evaluation.Simulate(ctx, rollout.NewSimulator(d, profile, rollout.Limits{}), scoring.NewScorer(d, false), task, 0, a2aagent.New(client), user)
 	if aborted {
 		t.Fatalf("simulation aborted: %v", ctx.Err())
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/evalset"
 	"github.com/proctor-eval/proctor/rollout"
@@ -55,7 +56,7 @@ func TestTRPCCases(t *testing.T) {
 					{ID: "inv-1", UserContent: user(trpcEvalQuestion)},
 					{ID: "inv-2", UserContent: user(trpcEvalRecall)},
 				}}
-			rec, err := rollout.NewCasePlayer(rollout.CaseOptions{}).Play(ctx, rollout.ClientAgent(client), c)
+			rec, err := rollout.NewCasePlayer(rollout.CaseOptions{}).Play(ctx, a2aagent.New(client), c)
 			if err != nil || rec.Error != "" {
 				t.Fatalf("err %v, recording error %q", err, rec.Error)
 			}

@@ -1,4 +1,4 @@
-package rollout
+package a2aagent
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package rollout
+package a2aagent
 
 import (
 	"encoding/json"
@@ -190,7 +190,7 @@ func toolArguments(v any) any {
 		if v == nil {
 			return map[string]any{}
 		}
-		return plainJSON(v)
+		return evalset.PlainJSON(v)
 	}
 	if strings.TrimSpace(s) == "" {
 		return map[string]any{}
@@ -207,27 +207,11 @@ func toolArguments(v any) any {
 func toolResult(v any) any {
 	s, ok := v.(string)
 	if !ok {
-		return plainJSON(v)
+		return evalset.PlainJSON(v)
 	}
 	var out any
 	if json.Unmarshal([]byte(s), &out) == nil {
 		return out
 	}
 	return s
-}
-
-// plainJSON returns v as encoding/json decodes it into an any (numbers as
-// float64), whichever decoder read it from the wire (a tolerantly read
-// reply keeps json.Number), so that a value compares the same however it
-// arrived.
-func plainJSON(v any) any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	var out any
-	if json.Unmarshal(b, &out) != nil {
-		return v
-	}
-	return out
 }
