@@ -1,7 +1,7 @@
 # proctor: the two commands a newcomer needs are `make run` and `make test`.
 GO ?= go
 
-.PHONY: run test build lint bench fuzz fuzz-short peers
+.PHONY: run test build lint bench fuzz fuzz-short peers docs
 
 # Evaluate the built-in reference agent on the built-in mock domain.
 run:
@@ -46,6 +46,11 @@ test: peers
 # GOFLAGS turns stamping off, and builds without it outside a checkout.
 build:
 	$(GO) build -buildvcs=auto -o bin/proctor ./cmd/proctor
+
+# The CLI reference, docs/cli.md, written from the commands' own help;
+# cmd/proctor's TestCLIReferenceIsCurrent fails when it is stale.
+docs:
+	$(GO) run ./cmd/proctor docs --out docs/cli.md
 
 lint:
 	gofmt -l . | (! grep .)

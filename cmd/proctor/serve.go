@@ -210,6 +210,7 @@ their A2A task ids: a client polling GetTask sees working go on to completed
 	fl.IntVar(&maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "evaluations run at once; more wait in a FIFO queue")
 	fl.IntVar(&maxSimulations, "max-simulation-concurrency", server.DefaultMaxSimulationConcurrency(),
 		"simulations run at once across all evaluations; a request's concurrency above it is lowered to it (default sized for this machine: 64 per CPU, within the open-file limit)")
+	_ = fl.SetAnnotation("max-simulation-concurrency", docsDefaultAnnotation, []string{"64 per CPU, within the open-file limit"})
 	fl.IntVar(&streamsPerTask, "max-streams-per-task", server.DefaultMaxStreamsPerTask, "streams (SubscribeToTask) open at once on one task; more are refused")
 	fl.IntVar(&streamsPerCaller, "max-streams-per-caller", server.DefaultMaxStreamsPerCaller,
 		"streams open at once per caller (its bearer token, or its address without one); more are refused")
