@@ -59,7 +59,7 @@ lint:
 	cd $(TRPCPEER) && $(GO) vet . && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 .
 	cd $(K8SMANIFESTS) && $(GO) vet ./... && $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
-# The issue's performance figures (see README "Performance").
+# The issue's performance figures (see docs/performance.md).
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=6 ./evaluation/ | tee bench.out
 

@@ -371,7 +371,7 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 // ceiling whether the replies are over the value limit (refused before
 // decoding) or at it (decoded, at most four replies' worth at once). The
 // limit is scaled down to 2^14 values so that the decoding stays quick
-// under -race; the heap scales with it (see the README's Performance).
+// under -race; the heap scales with it (see docs/performance.md).
 // With PROCTOR_LOAD=full the same replies are also sent with no value
 // limit, for comparison (logged, not bounded).
 func TestConcurrentValueBombs(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 )
 
 // refagentCases are YAML cases for the reference agent (mock domain)
-// served over ECP: the README's example. "sign-in" passes, its tool call
+// served over ECP: the example of docs/ecp.md and the README's quick start. "sign-in" passes, its tool call
 // answered with the result the case gives and its inspect assertions
 // holding; "anonymous" fails its inspect assertion.
 var refagentCases = map[string]string{
