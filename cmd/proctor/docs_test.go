@@ -42,7 +42,7 @@ func TestCLIReferenceCoversEveryCommand(t *testing.T) {
 		"proctor domains", "proctor domains install", "proctor evalset", "proctor evalset rescore",
 		"proctor evalset run", "proctor healthcheck", "proctor leaderboard", "proctor merge",
 		"proctor refagent", "proctor rescore", "proctor results", "proctor run", "proctor serve",
-		"proctor show", "proctor view"}
+		"proctor show", "proctor user-audit", "proctor view"}
 	if diff := cmp.Diff(want, headings); diff != "" {
 		t.Errorf("command sections (-want +got):\n%s", diff)
 	}
