@@ -257,6 +257,9 @@ type Summary struct {
 	// summaries of no simulations and from results stored before proctor
 	// measured it.
 	Process *Process `json:"process,omitempty"`
+	// Reliability is the evaluation's noise floor, when a task has two or
+	// more trials; absent otherwise and from results stored before it.
+	Reliability *Reliability `json:"reliability,omitempty"`
 }
 
 // Baseline is the score of a reference agent, computed the way the agent's
@@ -443,6 +446,9 @@ type Evaluation struct {
 	// MergedShards is the number of shards proctor merge made this
 	// evaluation of; 0 for one that ran in one process.
 	MergedShards int `json:"merged_shards,omitempty"`
+	// ImportedFrom says where proctor import read this evaluation (the
+	// format and the file); empty for an evaluation proctor ran.
+	ImportedFrom string `json:"imported_from,omitempty"`
 }
 
 // Origin says how an evaluation came to be.
@@ -459,15 +465,20 @@ const (
 	OriginShard Origin = "shard"
 	// OriginRescore: it scored another evaluation's simulations again.
 	OriginRescore Origin = "rescore"
+	// OriginImport: proctor import read it from another evaluator's
+	// results (tau2-bench, tau-bench); a whole evaluation, as a run is.
+	OriginImport Origin = "import"
 )
 
-// Origin is how the evaluation came to be. Only runs and merges are
-// evaluations of an agent in their own right: a shard is a part of one,
+// Origin is how the evaluation came to be. Only runs, merges and imports
+// are evaluations of an agent in their own right: a shard is a part of one,
 // and a rescore a second reading of one.
 func (e *Evaluation) Origin() Origin {
 	switch {
 	case e.RescoredFrom != "":
 		return OriginRescore
+	case e.ImportedFrom != "":
+		return OriginImport
 	case e.Config.NumShards > 1:
 		return OriginShard
 	case e.MergedShards > 0:

@@ -77,6 +77,7 @@ func Summarize(sims []result.Simulation, taskOrder []string) result.Summary {
 		}
 	}
 	sum.PassHat1CI95 = WilsonCI95(successes, len(sims))
+	sum.Reliability = Reliability(sims, order)
 	return sum
 }
 
