@@ -64,6 +64,9 @@ type EvaluationComparison struct {
 	PassHatK []PassHatKChange `json:"pass_hat_k"`
 	// Test is the paired test of the difference in pass^1.
 	Test PairedTest `json:"test"`
+	// Noise is the difference in pass^1 against the noise of the trials:
+	// the minimum detectable difference and the verdict.
+	Noise NoiseFloor `json:"noise"`
 	// Gate is the regression gate's verdict; nil when none was asked for.
 	Gate *RegressionGate `json:"gate,omitempty"`
 	// Warnings say what makes the comparison weaker: different task sets,
@@ -157,6 +160,10 @@ type RegressionGate struct {
 	// Drop is the base's pass^1 minus the current's.
 	Drop      float64 `json:"drop"`
 	Regressed bool    `json:"regressed"`
+	// Inconclusive is a drop beyond the tolerance that the evaluations
+	// cannot tell from noise: below the minimum detectable difference, or
+	// not significant (proctor compare exits 6).
+	Inconclusive bool `json:"inconclusive,omitempty"`
 	Reason    string  `json:"reason"`
 }
 
@@ -201,6 +208,7 @@ func CompareEvaluations(base, cur *result.Evaluation, opts CompareOptions) (Eval
 	c.Warnings = comparisonWarnings(base, cur, c)
 	c.PassHatK = passHatKChanges(c.Tasks)
 	c.Test = pairedTest(c.Tasks)
+	c.Noise = noiseFloor(c.Tasks, orDefaultAlpha(opts.Alpha), c.Test.MeanDelta)
 	if opts.Gate {
 		c.Gate = gate(c, opts)
 	}
@@ -321,17 +329,18 @@ func pairedTest(tasks []TaskComparison) PairedTest {
 }
 
 func gate(c EvaluationComparison, opts CompareOptions) *RegressionGate {
-	alpha := opts.Alpha
-	if alpha == 0 {
-		alpha = DefaultAlpha
-	}
+	alpha := orDefaultAlpha(opts.Alpha)
 	g := &RegressionGate{Tolerance: opts.Tolerance, Alpha: alpha, Drop: round6(-c.Test.MeanDelta)}
 	switch {
 	case len(c.Tasks) == 0:
 		g.Reason = "no task in common"
 	case g.Drop <= g.Tolerance+scoreEpsilon:
 		g.Reason = fmt.Sprintf("pass^1 drop %.3f is within the tolerance %.3f", g.Drop, g.Tolerance)
+	case alpha < 1 && g.Drop < c.Noise.MinDetectable-scoreEpsilon:
+		g.Inconclusive = true
+		g.Reason = fmt.Sprintf("pass^1 dropped %.3f (more than %.3f), but less than the minimum detectable difference %.3f of these evaluations: run more trials or tasks", g.Drop, g.Tolerance, c.Noise.MinDetectable)
 	case c.Test.PWorse >= alpha:
+		g.Inconclusive = true
 		g.Reason = fmt.Sprintf("pass^1 dropped %.3f (more than %.3f), but not significantly: p %.4f >= alpha %.2f", g.Drop, g.Tolerance, c.Test.PWorse, alpha)
 	default:
 		g.Regressed = true
@@ -339,6 +348,18 @@ func gate(c EvaluationComparison, opts CompareOptions) *RegressionGate {
 	}
 	return g
 }
+
+// orDefaultAlpha is alpha, or DefaultAlpha when it is 0.
+func orDefaultAlpha(alpha float64) float64 {
+	if alpha == 0 {
+		return DefaultAlpha
+	}
+	return alpha
+}
+
+// Inconclusive says whether the gate found a drop beyond its tolerance
+// that cannot be told from noise (proctor compare exits 6).
+func (c EvaluationComparison) Inconclusive() bool { return c.Gate != nil && c.Gate.Inconclusive }
 
 // changedTasks are the tasks whose pass rate moved, regressions first.
 func (c EvaluationComparison) changedTasks() []TaskComparison {

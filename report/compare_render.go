@@ -37,8 +37,11 @@ func testLine(t PairedTest) string {
 
 func gateLine(g *RegressionGate) string {
 	verdict := "pass"
-	if g.Regressed {
+	switch {
+	case g.Regressed:
 		verdict = "REGRESSION"
+	case g.Inconclusive:
+		verdict = "INCONCLUSIVE"
 	}
 	return verdict + ": " + g.Reason
 }
@@ -64,6 +67,7 @@ func evalComparisonTable(w io.Writer, c EvaluationComparison) error {
 	if len(c.Tasks) > 0 {
 		fmt.Fprintf(tw, "delta pass^1\t%+.3f (95%% CI %+.3f to %+.3f, over tasks)\n", c.Test.MeanDelta, c.Test.DeltaCI95.Low, c.Test.DeltaCI95.High)
 		fmt.Fprintf(tw, "test\t%s\n", testLine(c.Test))
+		fmt.Fprintf(tw, "noise\t%s\n", noiseLine(c.Noise))
 	}
 	fmt.Fprintf(tw, "tasks changed\t%d regressed, %d improved, %d unchanged\n", len(c.Regressions), len(c.Improvements), len(c.Tasks)-len(c.Regressions)-len(c.Improvements))
 	for _, side := range []struct {
@@ -118,6 +122,7 @@ func evalComparisonMarkdown(w io.Writer, c EvaluationComparison) error {
 	}
 	if len(c.Tasks) > 0 {
 		fmt.Fprintf(&b, "\nSignificance: %s.\n", mdEscape(testLine(c.Test)))
+		fmt.Fprintf(&b, "\nAgainst the noise: %s.\n", mdEscape(noiseLine(c.Noise)))
 	}
 	for _, warn := range c.Warnings {
 		fmt.Fprintf(&b, "\n> warning: %s\n", mdEscape(warn))

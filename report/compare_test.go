@@ -2,6 +2,7 @@ package report
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -61,6 +62,8 @@ func TestCompareEvaluations(t *testing.T) {
 				PassHatK: []PassHatKChange{{K: 1, Base: 1, BaseCI: wilson95(5, 5), Current: 0, CurrentCI: wilson95(0, 5), Delta: -1}},
 				Test: PairedTest{Name: PairedTestName, Why: PairedTestWhy, Exact: true, Tasks: 5, Discordant: 5,
 					MeanDelta: -1, DeltaCI95: result.Interval{Low: -1, High: -1}, PValue: 0.0625, PWorse: 0.03125},
+				// One trial per task: p(1-p) bounds the noise, 0 on both sides.
+				Noise: NoiseFloor{UpperBound: true, Alpha: 0.05, Power: NoisePower, Delta: -1, Verdict: VerdictRegressed},
 				Gate: &RegressionGate{Tolerance: 0.1, Alpha: 0.05, Drop: 1, Regressed: true,
 					Reason: "pass^1 dropped 1.000, more than the tolerance 0.100, and significantly: p 0.0312 < alpha 0.05"},
 				Warnings: []string{}},
@@ -83,7 +86,10 @@ func TestCompareEvaluations(t *testing.T) {
 				},
 				Test: PairedTest{Name: PairedTestName, Why: PairedTestWhy, Exact: true, Tasks: 2, Discordant: 1,
 					MeanDelta: -0.5, DeltaCI95: result.Interval{Low: -1, High: 0.479982}, PValue: 1, PWorse: 0.5},
-				Gate: &RegressionGate{Tolerance: 0, Alpha: 0.05, Drop: 0.5,
+				// No task flips between trials: no trial noise, but too few
+				// tasks for the test.
+				Noise: NoiseFloor{Alpha: 0.05, Power: NoisePower, Delta: -0.5, Verdict: VerdictRegressed},
+				Gate: &RegressionGate{Tolerance: 0, Alpha: 0.05, Drop: 0.5, Inconclusive: true,
 					Reason: "pass^1 dropped 0.500 (more than 0.000), but not significantly: p 0.5000 >= alpha 0.05"},
 				Warnings: []string{"the evaluations ran different tasks: comparing the 2 both ran (1 only in a, 1 only in b)"}},
 		},
@@ -96,6 +102,7 @@ func TestCompareEvaluations(t *testing.T) {
 				PassHatK: []PassHatKChange{{K: 1, Base: 0, BaseCI: wilson95(0, 1), Current: 1, CurrentCI: wilson95(1, 1), Delta: 1}},
 				Test: PairedTest{Name: PairedTestName, Why: PairedTestWhy, Exact: true, Tasks: 1, Discordant: 1,
 					MeanDelta: 1, DeltaCI95: result.Interval{Low: 1, High: 1}, PValue: 1, PWorse: 1},
+				Noise:    NoiseFloor{UpperBound: true, Alpha: 0.05, Power: NoisePower, Delta: 1, Verdict: VerdictImproved},
 				Warnings: []string{}},
 		},
 	}
@@ -112,6 +119,42 @@ func TestCompareEvaluations(t *testing.T) {
 				t.Errorf("HasRegressions() = %v", got.HasRegressions())
 			}
 		})
+	}
+}
+
+// TestCompareAgainstNoise: a drop beyond the tolerance but below the
+// minimum detectable difference is inconclusive, not a regression. Ten
+// tasks of four trials, 2/4 each in A; B loses one pass of t1. Each side's
+// SE is sqrt(sum of c(n-c)/(n(n-1))/n)/10: A sqrt(10 x (1/3)/4)/10 =
+// 0.091287, B sqrt(9 x (1/3)/4 + (1/4)/4)/10 = 0.090139; the minimum
+// detectable difference is (1.959964 + 0.841621) x hypot(A, B) = 2.801585 x 0.128290 = 0.359415.
+func TestCompareAgainstNoise(t *testing.T) {
+	var base, cur []result.TaskSummary
+	for i := range 10 {
+		id := fmt.Sprintf("t%d", i)
+		base = append(base, ts(id, 2, 4))
+		passes := 2
+		if i == 0 {
+			passes = 1
+		}
+		cur = append(cur, ts(id, passes, 4))
+	}
+	got, err := CompareEvaluations(evalOf("a", base...), evalOf("b", cur...), CompareOptions{Gate: true, Tolerance: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := NoiseFloor{BaseSE: 0.091287, CurrentSE: 0.090139, Alpha: 0.05, Power: NoisePower, MinDetectable: 0.359415,
+		Delta: -0.025, Verdict: VerdictInconclusive}
+	if diff := cmp.Diff(want, got.Noise); diff != "" {
+		t.Errorf("noise (-want +got):\n%s", diff)
+	}
+	wantGate := &RegressionGate{Tolerance: 0.01, Alpha: 0.05, Drop: 0.025, Inconclusive: true,
+		Reason: "pass^1 dropped 0.025 (more than 0.010), but less than the minimum detectable difference 0.359 of these evaluations: run more trials or tasks"}
+	if diff := cmp.Diff(wantGate, got.Gate); diff != "" {
+		t.Errorf("gate (-want +got):\n%s", diff)
+	}
+	if got.HasRegressions() || !got.Inconclusive() {
+		t.Errorf("HasRegressions %v, Inconclusive %v: want an inconclusive verdict", got.HasRegressions(), got.Inconclusive())
 	}
 }
 

@@ -26,6 +26,9 @@ func markdownHead(b *strings.Builder, e *result.Evaluation) {
 	if e.Status == result.StatusFailed && e.Error != "" {
 		fmt.Fprintf(b, "**Failed:** %s\n\n", mdEscape(e.Error))
 	}
+	if e.ImportedFrom != "" {
+		fmt.Fprintf(b, "Imported from %s.\n\n", mdEscape(e.ImportedFrom))
+	}
 	b.WriteString("| metric | value |\n|---|---|\n")
 	markdownScores(b, e)
 	markdownTraffic(b, e.Metrics)
@@ -42,6 +45,9 @@ func markdownScores(b *strings.Builder, e *result.Evaluation) {
 		fmt.Fprintf(b, "| pass^k | %s |\n| pass@k | %s |\n", kLine(s.PassHatK), kLine(s.PassAtK))
 	}
 	fmt.Fprintf(b, "| average reward | %.3f |\n", s.AvgReward)
+	for _, l := range ReliabilityLines(s) {
+		fmt.Fprintf(b, "| %s | %s |\n", l[0], l[1])
+	}
 	if note := BaselineNote(s); note != "" {
 		fmt.Fprintf(b, "| do-nothing baseline | %s |\n", note)
 		fmt.Fprintf(b, "| vacuous tasks | %s |\n", mdEscape(VacuousNote(s.VacuousTasks, 0)))

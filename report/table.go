@@ -40,6 +40,9 @@ func tableHead(tw io.Writer, e *result.Evaluation) {
 	}
 	fmt.Fprintf(tw, "domain\t%s\n", e.Domain)
 	fmt.Fprintf(tw, "agent\t%s\n", AgentLabel(e.Agent))
+	if e.ImportedFrom != "" {
+		fmt.Fprintf(tw, "imported from\t%s\n", e.ImportedFrom)
+	}
 	tableScores(tw, e)
 	tableTraffic(tw, e.Metrics)
 }
@@ -55,6 +58,9 @@ func tableScores(tw io.Writer, e *result.Evaluation) {
 		fmt.Fprintf(tw, "pass@k\t%s\n", kLine(s.PassAtK))
 	}
 	fmt.Fprintf(tw, "avg reward\t%.3f\n", s.AvgReward)
+	for _, l := range ReliabilityLines(s) {
+		fmt.Fprintf(tw, "%s\t%s\n", l[0], l[1])
+	}
 	if note := BaselineNote(s); note != "" {
 		fmt.Fprintf(tw, "do-nothing baseline\t%s\n", note)
 		fmt.Fprintf(tw, "\t%s\n", VacuousNote(s.VacuousTasks, 10))

@@ -15,6 +15,10 @@ import (
 	"github.com/proctor-eval/proctor/store"
 )
 
+// exitInconclusive is proctor compare --fail-on-regression's exit code
+// for a drop beyond the tolerance that cannot be told from noise.
+const exitInconclusive = 6
+
 type compareFlags struct {
 	dbPath, format string
 	tolerance      float64
@@ -37,9 +41,16 @@ few values pass/fail data has (with one trial per task it is McNemar's exact tes
 does not count a task's trials as independent. Each task also gets Fisher's exact test
 of its two pass rates (uncorrected for the number of tasks).
 
+The difference in pass^1 is also set against the noise of the trials: the minimum
+detectable difference for the two evaluations' sizes and the variance of each task's
+outcome over its trials (at --alpha, two-sided, and 80% power). A difference below it
+is inconclusive, neither a regression nor an improvement.
+
 --fail-on-regression TOL exits 4 when B's pass^1 is below A's by more than TOL (an
-absolute drop: 0.05 is 5 points) and the test finds B worse at --alpha (one-sided,
-default 0.05; --alpha 1 gates on the drop alone).
+absolute drop: 0.05 is 5 points), at least by the minimum detectable difference, and
+the test finds B worse at --alpha (one-sided, default 0.05; --alpha 1 gates on the drop
+alone). A drop beyond TOL that is below the minimum detectable difference or not
+significant is inconclusive: exit 6.
 
 Evaluations of different domains are refused; when the task sets differ, only the
 shared tasks are compared and the others are named. Two eval-set runs are compared
@@ -47,7 +58,8 @@ case by case, as 'proctor evalset run --baseline' does (TOL is then the drop a
 metric's score may take).
 
 Exit codes: 0 no regression, 1 the database could not be read, 2 bad arguments,
-4 regression beyond the tolerance.`,
+4 regression beyond the tolerance, 6 inconclusive (a drop beyond the tolerance that
+the evaluations cannot tell from noise).`,
 		Example: `  proctor compare 01970d1c 01970e2a
   proctor compare 01970d1c 01970e2a --format markdown > comparison.md
   proctor compare 01970d1c 01970e2a --format html > comparison.html
@@ -124,6 +136,9 @@ func compareRuns(cmd *cobra.Command, f *compareFlags, a, b string) error {
 	}
 	if c.HasRegressions() {
 		return &exitError{code: exitRegression, err: fmt.Errorf("regression: %s", c.Gate.Reason)}
+	}
+	if c.Inconclusive() {
+		return &exitError{code: exitInconclusive, err: fmt.Errorf("inconclusive: %s", c.Gate.Reason)}
 	}
 	return nil
 }
