@@ -106,7 +106,7 @@ Quick start (no API keys, nothing to start by hand):
 	root.AddCommand(newRunCmd(), newRescoreCmd(), newResultsCmd(), newDomainsCmd(), newRefagentCmd(), newServeCmd(), newHealthcheckCmd())
 	root.AddCommand(newConformanceCmd(), newEvalSetCmd(), newViewCmd())
 	root.AddCommand(newShowCmd(), newCompareCmd(), newLeaderboardCmd(), newAuditCmd())
-	root.AddCommand(newMergeCmd(), newUserAuditCmd(), newDocsCmd())
+	root.AddCommand(newMergeCmd(), newImportCmd(), newUserAuditCmd(), newDocsCmd())
 	addTraceWireFlags(root)
 	addConfigFlags(root)
 	return root

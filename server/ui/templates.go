@@ -71,21 +71,22 @@ func (t *templates) execute(w io.Writer, name string, p page) error {
 // funcs are the helpers templates call.
 func funcs() template.FuncMap {
 	return template.FuncMap{
-		"f3":      func(v float64) string { return fmt.Sprintf("%.3f", v) },
-		"f1":      func(v float64) string { return fmt.Sprintf("%.1f", v) },
-		"pct":     func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) },
-		"usd":     func(v float64) string { return fmt.Sprintf("$%.4f", v) },
-		"ms":      formatMS,
-		"when":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-		"short":   shortID,
-		"q":       url.QueryEscape,
-		"barw":    func(v float64) string { return fmt.Sprintf("%.1f", 100*clamp01(v)) },
-		"css":     func() template.CSS { return template.CSS(stylesheet) },
-		"add":     func(a, b int) int { return a + b },
-		"passks":  passKs,
-		"joinstr": strings.Join,
-		"plural":  report.Plural,
-		"ciw":     func(lo, hi float64) string { return fmt.Sprintf("%.1f", 100*math.Max(0, clamp01(hi)-clamp01(lo))) },
+		"f3":          func(v float64) string { return fmt.Sprintf("%.3f", v) },
+		"reliability": report.ReliabilityLines,
+		"f1":          func(v float64) string { return fmt.Sprintf("%.1f", v) },
+		"pct":         func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) },
+		"usd":         func(v float64) string { return fmt.Sprintf("$%.4f", v) },
+		"ms":          formatMS,
+		"when":        func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"short":       shortID,
+		"q":           url.QueryEscape,
+		"barw":        func(v float64) string { return fmt.Sprintf("%.1f", 100*clamp01(v)) },
+		"css":         func() template.CSS { return template.CSS(stylesheet) },
+		"add":         func(a, b int) int { return a + b },
+		"passks":      passKs,
+		"joinstr":     strings.Join,
+		"plural":      report.Plural,
+		"ciw":         func(lo, hi float64) string { return fmt.Sprintf("%.1f", 100*math.Max(0, clamp01(hi)-clamp01(lo))) },
 	}
 }
 
