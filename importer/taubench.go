@@ -70,7 +70,8 @@ func ReadTauBench(data []byte, opts Options) (*result.Evaluation, error) {
 	}
 	eval := &result.Evaluation{Domain: opts.Domain, Agent: result.AgentInfo{Name: opts.Agent}}
 	if eval.Agent.Name == "" {
-		eval.Agent.Name = strings.TrimSuffix(filepath.Base(opts.Source), filepath.Ext(opts.Source))
+		base := strings.TrimSuffix(filepath.Base(opts.Source), ".gz")
+		eval.Agent.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
 	eval.Agent.URL = "tau-bench:" + eval.Agent.Name
 	if eval.Domain == "" {

@@ -163,8 +163,8 @@ type RegressionGate struct {
 	// Inconclusive is a drop beyond the tolerance that the evaluations
 	// cannot tell from noise: below the minimum detectable difference, or
 	// not significant (proctor compare exits 6).
-	Inconclusive bool `json:"inconclusive,omitempty"`
-	Reason    string  `json:"reason"`
+	Inconclusive bool   `json:"inconclusive,omitempty"`
+	Reason       string `json:"reason"`
 }
 
 // CompareOptions configure CompareEvaluations.
