@@ -8,7 +8,8 @@ import (
 )
 
 // ReliabilityLines puts an evaluation's noise floor (result.Reliability)
-// into labelled lines for the table and Markdown renderings: the tasks
+// into labelled lines (labels no wider than the table's others) for the
+// table and Markdown renderings: the tasks
 // that flip and ICC(1), pass^1 of each trial and their spread, and the
 // bootstrap interval of pass^1. None when the summary has no noise floor
 // (one trial per task).
@@ -27,10 +28,10 @@ func ReliabilityLines(s result.Summary) [][2]string {
 	}
 	ci := r.PassHat1BootstrapCI95
 	return [][2]string{
-		{"flipping tasks", fmt.Sprintf("%d of %d (%.0f%%) neither always pass nor always fail; ICC(1) %s",
+		{"flips", fmt.Sprintf("%d of %d tasks (%.0f%%) neither always pass nor always fail; ICC(1) %s",
 			len(r.FlippingTasks), r.Tasks, 100*r.FlipShare, icc)},
-		{"pass^1 per trial", fmt.Sprintf("%s (spread %.3f)", strings.Join(trials, " "), r.TrialSpread)},
-		{"pass^1 bootstrap", fmt.Sprintf("95%% CI %.3f-%.3f over tasks (%d resamples, seed %d)",
+		{"per trial", fmt.Sprintf("pass^1 %s (spread %.3f)", strings.Join(trials, " "), r.TrialSpread)},
+		{"bootstrap", fmt.Sprintf("pass^1 95%% CI %.3f-%.3f over tasks (%d resamples, seed %d)",
 			ci.Low, ci.High, r.BootstrapResamples, r.BootstrapSeed)},
 	}
 }

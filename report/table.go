@@ -41,7 +41,7 @@ func tableHead(tw io.Writer, e *result.Evaluation) {
 	fmt.Fprintf(tw, "domain\t%s\n", e.Domain)
 	fmt.Fprintf(tw, "agent\t%s\n", AgentLabel(e.Agent))
 	if e.ImportedFrom != "" {
-		fmt.Fprintf(tw, "imported from\t%s\n", e.ImportedFrom)
+		fmt.Fprintf(tw, "imported\t%s\n", e.ImportedFrom)
 	}
 	tableScores(tw, e)
 	tableTraffic(tw, e.Metrics)

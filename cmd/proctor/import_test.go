@@ -36,13 +36,13 @@ func TestImportTauBench(t *testing.T) {
 	fixture := filepath.Join("..", "..", "importer", "testdata", "tau-bench", "gpt-4o-airline.json.gz")
 	r := mustCLI(t, exitOK, "import", "--db", db, fixture)
 	id := importedID(t, r)
-	figures := []string{"26 of 50 (52%) neither always pass nor always fail; ICC(1) 0.405", "0.420 0.440 0.400 0.420 (spread 0.040)",
+	figures := []string{"26 of 50 tasks (52%) neither always pass nor always fail; ICC(1) 0.405", "pass^1 0.420 0.440 0.400 0.420 (spread 0.040)",
 		"k=1 0.420  k=2 0.273  k=3 0.220  k=4 0.200"}
-	wantIn(t, "import output", r.stdout, append(figures, "imported from", "tau-bench: "+fixture)...)
+	wantIn(t, "import output", r.stdout, append(figures, "imported  ", "tau-bench: "+fixture)...)
 	wantIn(t, "results list", mustCLI(t, exitOK, "results", "--db", db).stdout, "import", "gpt-4o-airline")
 	wantIn(t, "show", mustCLI(t, exitOK, "show", "--db", db, id).stdout, figures...)
 	wantIn(t, "markdown", mustCLI(t, exitOK, "results", "--db", db, id, "--format", "markdown").stdout,
-		"| flipping tasks | 26 of 50 (52%)", "Imported from tau-bench")
+		"| flips | 26 of 50 tasks (52%)", "Imported from tau-bench")
 	wantIn(t, "viewer page", mustCLI(t, exitOK, "results", "--db", db, id, "--format", "html").stdout,
 		`id="reliability"`, "ICC(1) 0.405", `id="imported"`)
 	var eval map[string]any
