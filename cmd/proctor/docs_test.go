@@ -40,7 +40,7 @@ func TestCLIReferenceCoversEveryCommand(t *testing.T) {
 	}
 	want := []string{"proctor", "proctor audit", "proctor compare", "proctor config", "proctor conformance",
 		"proctor domains", "proctor domains install", "proctor evalset", "proctor evalset rescore",
-		"proctor evalset run", "proctor healthcheck", "proctor leaderboard", "proctor merge",
+		"proctor evalset run", "proctor healthcheck", "proctor import", "proctor leaderboard", "proctor merge",
 		"proctor refagent", "proctor rescore", "proctor results", "proctor run", "proctor serve",
 		"proctor show", "proctor user-audit", "proctor view"}
 	if diff := cmp.Diff(want, headings); diff != "" {
