@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/scoring"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -45,17 +43,9 @@ func Complete(ctx context.Context, st BulkStore, eval *result.Evaluation, recs [
 			latencies = append(latencies, q.LatencyMS)
 		}
 	}
-	order := eval.Config.TaskIDs
-	sortSimulations(sims, order)
-	eval.Simulations = sims
-	eval.Summary = scoring.Summarize(sims, order)
-	eval.Metrics = result.MergeMetrics(sims, latencies)
-	eval.Status, eval.Error = result.StatusCompleted, ""
-	if why := result.NoOutcome(sims); why != "" {
-		eval.Status, eval.Error = result.StatusFailed, why
-	}
-	now := time.Now().UTC()
-	eval.FinishedAt = &now
+	k := &simulations{eval: eval, order: eval.Config.TaskIDs}
+	k.finish(sims, latencies)
+	k.end(result.StatusCompleted, "")
 	if st == nil {
 		return nil
 	}
@@ -69,23 +59,19 @@ func Complete(ctx context.Context, st BulkStore, eval *result.Evaluation, recs [
 func storeComplete(ctx context.Context, st BulkStore, eval *result.Evaluation, recs []Recorded) error {
 	final := eval.Status
 	eval.Status = result.StatusRunning
-	r := &Runner{Store: st}
-	if err := r.save(ctx, eval); err != nil {
+	k := &simulations{eval: eval}
+	if err := saveRecord(ctx, st, k); err != nil {
 		return err
 	}
 	eval.Status = final
 	rows := make([]store.Simulation, len(recs))
 	for i, rec := range recs {
 		sim := rec.Simulation
-		data, err := json.Marshal(&sim)
+		row, err := encodeRow("simulation", store.Simulation{ID: sim.ID, TaskID: sim.TaskID, Trial: sim.Trial, Reward: sim.Reward}, &sim, rec.Requests)
 		if err != nil {
-			return fmt.Errorf("encode simulation %s: %w", sim.ID, err)
+			return err
 		}
-		reqs, err := json.Marshal(rec.Requests)
-		if err != nil {
-			return fmt.Errorf("encode requests of %s: %w", sim.ID, err)
-		}
-		rows[i] = store.Simulation{ID: sim.ID, TaskID: sim.TaskID, Trial: sim.Trial, Reward: sim.Reward, Data: data, Requests: reqs}
+		rows[i] = row
 	}
 	// In transactions of storeChunk: bbolt copies a transaction's pending
 	// pages each time the file grows under it, which a single transaction
@@ -95,7 +81,7 @@ func storeComplete(ctx context.Context, st BulkStore, eval *result.Evaluation, r
 			return fmt.Errorf("store the simulations of %s: %w", eval.ID, err)
 		}
 	}
-	return r.save(ctx, eval)
+	return saveRecord(ctx, st, k)
 }
 
 // LoadRecorded reads a stored evaluation's simulations with their request

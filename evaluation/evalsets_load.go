@@ -9,6 +9,7 @@ import (
 	"github.com/proctor-eval/proctor/evalset"
 	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/scoring/metric"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -21,9 +22,9 @@ var ErrEvalSetRun = fmt.Errorf("an eval-set run, not an evaluation of simulation
 var ErrNotEvalSetRun = fmt.Errorf("not an eval-set run")
 
 // LoadEvalSetRun reads a stored eval-set run with its case results. The
-// totals of a run that did not complete are recomputed with summarize from
-// the case runs it kept.
-func LoadEvalSetRun(ctx context.Context, st Store, id string, summarize func([]*result.CaseResult, int) result.EvalSetSummary) (*result.EvalSetRun, error) {
+// totals of a run that did not complete are recomputed (metric.Summarize)
+// from the case trials it kept.
+func LoadEvalSetRun(ctx context.Context, st Store, id string) (*result.EvalSetRun, error) {
 	rec, err := st.GetEvaluation(ctx, id)
 	if err != nil {
 		return nil, err
@@ -36,19 +37,26 @@ func LoadEvalSetRun(ctx context.Context, st Store, id string, summarize func([]*
 		return nil, fmt.Errorf("eval-set run %s is unreadable: %w", rec.ID, err)
 	}
 	run.Status = result.Status(rec.Status)
-	done, err := loadCaseResults(ctx, st, rec.ID)
+	k := &cases{run: &run, sets: SetsOf(run.Sets), summarize: metric.Summarize}
+	if run.Status == result.StatusCompleted {
+		done, err := loadCaseResults(ctx, st, rec.ID)
+		if err != nil {
+			return nil, err
+		}
+		run.Cases = sortedCases(done, k.sets)
+		return &run, nil
+	}
+	done, lat, err := loadDone[caseTrial, *result.CaseResult](ctx, st, k)
 	if err != nil {
 		return nil, err
 	}
-	t := &caseTally{done: done}
-	if run.Status != result.StatusCompleted {
-		t.latencies = caseLatencies(ctx, st, rec.ID, done)
-		r := &EvalSetRunner{Summarize: summarize}
-		r.finish(&run, SetsOf(run.Sets), t)
-		return &run, nil
-	}
-	run.Cases = sortedCases(done, SetsOf(run.Sets))
+	k.finish(done, lat)
 	return &run, nil
+}
+
+// loadCaseResults reads the stored case trials of a run.
+func loadCaseResults(ctx context.Context, st Store, runID string) ([]*result.CaseResult, error) {
+	return loadTrials(ctx, st, runID, "case result", decodeCase)
 }
 
 // SetsOf rebuilds the sets a run played from its record.
@@ -60,12 +68,12 @@ func SetsOf(infos []result.EvalSetInfo) []*evalset.Set {
 	return sets
 }
 
-// RescoreEvalSets scores the case runs that the stored run src recorded
-// again into dst (NewEvalSetRun), with r's Scorer and Summarize: nothing is
-// played. metrics, when not nil, replace every set's metrics. dst names its
+// RescoreEvalSets scores the case trials that the stored run src recorded
+// again into dst (NewEvalSetRun), with r's CaseScorer: nothing is played
+// (r needs no CaseRecorder). metrics, when not nil, replace every set's metrics. dst names its
 // source and is stored like any run, so an interrupted rescore resumes with
 // RescoreEvalSets on the same dst.
-func RescoreEvalSets(ctx context.Context, r *EvalSetRunner, src, dst *result.EvalSetRun, metrics []*evalset.Metric) error {
+func RescoreEvalSets(ctx context.Context, r *Runner, src, dst *result.EvalSetRun, metrics []*evalset.Metric) error {
 	if r.Store == nil {
 		return fmt.Errorf("rescore %s: a store is required", src.ID)
 	}
@@ -79,18 +87,12 @@ func RescoreEvalSets(ctx context.Context, r *EvalSetRunner, src, dst *result.Eva
 			s.Metrics = metrics
 		}
 	}
-	dst.Sets = nil
-	for _, s := range sets {
-		dst.Sets = append(dst.Sets, result.EvalSetInfo{ID: s.ID, AppName: s.AppName, Name: s.Name, Format: s.Format,
-			Path: s.Path, NumCases: len(s.Cases), Metrics: s.Metrics, Cases: s.Cases})
-	}
+	dst.Sets = setInfos(sets)
 	dst.RescoredFrom = src.ID
-	rr := *r
-	rr.recorded = recorded
-	return rr.Run(ctx, dst, sets)
+	return runCases(ctx, r, dst, sets, recorded)
 }
 
-// loadRecordedCases reads a run's case results (those src holds, else the
+// loadRecordedCases reads a run's case trials (those src holds, else the
 // stored ones) with their request metrics, by id.
 func loadRecordedCases(ctx context.Context, st Store, src *result.EvalSetRun) (map[string]*result.CaseResult, error) {
 	runID := src.ID

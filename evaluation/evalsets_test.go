@@ -25,7 +25,7 @@ type echoPlayer struct {
 	block  string
 }
 
-func (p *echoPlayer) PlayCase(ctx context.Context, set *evalset.Set, c *evalset.Case, run int) *result.CaseResult {
+func (p *echoPlayer) RecordCase(ctx context.Context, set *evalset.Set, c *evalset.Case, run int) *result.CaseResult {
 	if c.ID == p.block {
 		<-ctx.Done()
 		return &result.CaseResult{ErrorMessage: ctx.Err().Error()}
@@ -61,8 +61,8 @@ func (s *firstRunScorer) ScoreCase(_ context.Context, _ *evalset.Set, _ *evalset
 	}
 }
 
-// countSummary counts passes per case.
-func countSummary(rs []*result.CaseResult, numRuns int) result.EvalSetSummary {
+// Summarize counts passes.
+func (s *firstRunScorer) Summarize(rs []*result.CaseResult, numRuns int) result.EvalSetSummary {
 	sum := result.EvalSetSummary{NumRuns: numRuns}
 	for _, r := range rs {
 		if r.FinalEvalStatus == result.EvalPassed {
@@ -97,14 +97,14 @@ func TestEvalSetRunner(t *testing.T) {
 	player := &echoPlayer{block: "hello"}
 	cut, cancel := context.WithCancel(ctx)
 	defer cancel()
-	runner := &evaluation.EvalSetRunner{Player: player, Scorer: &firstRunScorer{}, Summarize: countSummary, Store: db, Concurrency: 3,
-		OnProgress: func(p evaluation.CaseProgress) {
+	runner := &evaluation.Runner{CaseRecorder: player, CaseScorer: &firstRunScorer{}, Store: db, Concurrency: 3,
+		OnProgress: func(p evaluation.Progress) {
 			if p.Done == 4 {
 				cancel()
 			}
 		}}
 	run := evaluation.NewEvalSetRun("01000000-0000-7000-8000-000000000001", cfg, result.AgentInfo{URL: "http://agent"}, sets)
-	if err := runner.Run(cut, run, sets); err != nil {
+	if err := runner.RunCases(cut, run, sets); err != nil {
 		t.Fatal(err)
 	}
 	if run.Status != result.StatusInterrupted || len(run.Cases) != 4 {
@@ -113,8 +113,8 @@ func TestEvalSetRunner(t *testing.T) {
 
 	// Resume: only the two runs of "hello" are played.
 	player2 := &echoPlayer{}
-	runner.Player, runner.OnProgress = player2, nil
-	if err := runner.Run(ctx, run, sets); err != nil {
+	runner.CaseRecorder, runner.OnProgress = player2, nil
+	if err := runner.RunCases(ctx, run, sets); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"chat/hello#1", "chat/hello#2"}, slices.Sorted(slices.Values(player2.played))); diff != "" {
@@ -132,7 +132,7 @@ func TestEvalSetRunner(t *testing.T) {
 		t.Errorf("run: %s, %d passed, %d sets, %d requests; want completed, 3, 2, 6", run.Status, run.Summary.Passed, run.Summary.NumSets, run.Metrics.Requests)
 	}
 
-	loaded, err := evaluation.LoadEvalSetRun(ctx, db, run.ID, countSummary)
+	loaded, err := evaluation.LoadEvalSetRun(ctx, db, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestEvalSetRunner(t *testing.T) {
 
 	// Rescore: nothing played, everything scored again.
 	scorer := &firstRunScorer{}
-	rr := &evaluation.EvalSetRunner{Player: &echoPlayer{block: "add"}, Scorer: scorer, Summarize: countSummary, Store: db, Concurrency: 2}
+	rr := &evaluation.Runner{CaseRecorder: &echoPlayer{block: "add"}, CaseScorer: scorer, Store: db, Concurrency: 2}
 	dst := evaluation.NewEvalSetRun("01000000-0000-7000-8000-000000000002", cfg, run.Agent, nil)
 	if err := evaluation.RescoreEvalSets(ctx, rr, loaded, dst, nil); err != nil {
 		t.Fatal(err)
@@ -162,8 +162,8 @@ func TestEvalSetRunner(t *testing.T) {
 // their case runs.
 func TestEvalSetRunnerRefusesDuplicateSetIDs(t *testing.T) {
 	sets := []*evalset.Set{{ID: "a", Path: "x/a.evalset.json"}, {ID: "a", Path: "y/a.evalset.json"}}
-	r := &evaluation.EvalSetRunner{Player: &echoPlayer{}, Scorer: &firstRunScorer{}, Summarize: countSummary}
-	err := r.Run(t.Context(), evaluation.NewEvalSetRun("01000000-0000-7000-8000-000000000003", result.EvalSetConfig{}, result.AgentInfo{}, sets), sets)
+	r := &evaluation.Runner{CaseRecorder: &echoPlayer{}, CaseScorer: &firstRunScorer{}}
+	err := r.RunCases(t.Context(), evaluation.NewEvalSetRun("01000000-0000-7000-8000-000000000003", result.EvalSetConfig{}, result.AgentInfo{}, sets), sets)
 	if err == nil {
 		t.Fatal("no error for two sets with one id")
 	}

@@ -40,8 +40,8 @@ func Rescore(ctx context.Context, st Store, sc *scoring.Scorer, src, dst *result
 		}
 	}
 	dst.RescoredFrom = src.ID
-	r := &Runner{Scorer: sc, Store: st, Concurrency: concurrency, OnProgress: onProgress, recorded: recorded}
-	return r.Run(ctx, dst, tasks)
+	r := &Runner{Scorer: sc, Store: st, Concurrency: concurrency, OnProgress: onProgress}
+	return runEngine[simulationTrial, result.Simulation](ctx, r, newSimulations(r, dst, tasks, recorded))
 }
 
 // loadRecorded reads an evaluation's simulations with their request
@@ -72,8 +72,8 @@ func loadRecorded(ctx context.Context, st Store, evalID string) (map[string]resu
 // rescoreOne scores a recorded simulation again: its reward and the
 // judge's calls are dropped and recomputed; everything the rollout
 // recorded stays.
-func (r *Runner) rescoreOne(ctx context.Context, j job) result.Simulation {
-	src := r.recorded[result.SimulationID(j.task.ID, j.trial)]
+func (k *simulations) rescoreOne(ctx context.Context, j simulationTrial) result.Simulation {
+	src := k.recorded[result.SimulationID(j.task.ID, j.trial)]
 	sim := src
 	sim.Reward, sim.RewardInfo = 0, result.RewardInfo{}
 	sim.LLMCalls = nil
@@ -83,6 +83,6 @@ func (r *Runner) rescoreOne(ctx context.Context, j job) result.Simulation {
 		}
 	}
 	sim.Metrics.LLMUsage = llm.UsageByRole(sim.LLMCalls)
-	scoreSimulation(ctx, r.Scorer, j.task, &sim, nil)
+	scoreSimulation(ctx, k.r.Scorer, j.task, &sim, nil)
 	return sim
 }

@@ -4,15 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/internal/tracing"
-	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
 	"github.com/proctor-eval/proctor/scoring"
@@ -41,211 +38,253 @@ type Observer interface {
 	SimulationRecorded(domain string, sim *result.Simulation)
 }
 
-// Progress reports a finished simulation.
+// Progress reports a finished trial: a simulation, or a trial of an
+// eval-set case.
 type Progress struct {
 	Done   int
 	Total  int
 	Passed int
-	Last   *result.Simulation
+	// Last is the simulation just recorded, in an evaluation of
+	// simulations (Run); LastCase the case trial just recorded, in an
+	// evaluation of eval sets (RunCases). The other is nil.
+	Last     *result.Simulation
+	LastCase *result.CaseResult
 }
 
-// Runner runs evaluations: every task x trial, with bounded concurrency,
-// each simulation played by the Simulator, scored by the Scorer as it ends,
-// and stored in its own transaction.
+// Runner runs evaluations, of simulations (Run) or of eval-set cases
+// (RunCases), the one way: it plans every trial (task x trial, case x
+// trial) not already stored, plays them with bounded concurrency, scores
+// each as it ends, stores every finished one in its own transaction, and
+// totals the evaluation. A second run of the same evaluation resumes it.
+// The two kinds differ only in the player and scorer they plug in.
 type Runner struct {
-	Simulator   *rollout.Simulator
-	Scorer      *scoring.Scorer
-	Agent       rollout.Agent
-	Users       rollout.UserFactory
+	// Simulator plays simulations of Agent against the users Users makes
+	// (default rollout.ScriptedUsers); Scorer scores them (Run).
+	Simulator *rollout.Simulator
+	Scorer    *scoring.Scorer
+	Agent     rollout.Agent
+	Users     rollout.UserFactory
+	// CaseRecorder plays eval-set cases and CaseScorer scores and totals
+	// them (RunCases).
+	CaseRecorder CaseRecorder
+	CaseScorer   CaseScorer
+
 	Store       Store // optional: without it nothing is persisted
 	Concurrency int
-	// Slots, when set, is shared with other runners: a simulation runs only
+	// Slots, when set, is shared with other runners: a trial runs only
 	// while it holds one, whatever Concurrency says.
 	Slots      *Slots
 	OnProgress func(Progress)
-	// TracerProvider, when set, gets a span per evaluation and per
-	// simulation, the parents of the simulator's, the agent's and the
-	// models' spans (see package tracing); nil records none.
+	// TracerProvider, when set, gets a span per evaluation and per trial,
+	// the parents of the player's, the agent's and the models' spans (see
+	// package tracing); nil records none.
 	TracerProvider trace.TracerProvider
 
 	// Observer, when set, sees every simulation recorded (not those a
 	// resume loads from the store).
 	Observer Observer
-
-	// recorded, when set, holds the simulations of an evaluation being
-	// scored again (Rescore), by simulation id: they are scored, not
-	// played.
-	recorded map[string]result.Simulation
-	// tracer is TracerProvider's, nil without one.
-	tracer trace.Tracer
 }
 
-// NewEvaluation starts the record of an evaluation.
-func NewEvaluation(id string, cfg result.Config, agent result.AgentInfo) *result.Evaluation {
-	now := time.Now().UTC()
-	return &result.Evaluation{ID: id, Status: result.StatusRunning, Domain: cfg.Domain, Agent: agent, Config: cfg, CreatedAt: now, UpdatedAt: now}
+// tracer is TracerProvider's, nil without one.
+func (r *Runner) tracer() trace.Tracer {
+	if r.TracerProvider == nil {
+		return nil
+	}
+	return tracing.Tracer(r.TracerProvider)
 }
 
-type job struct {
-	task  *domains.Task
-	trial int
+// trialKind is what a kind of evaluation plugs into the Runner: how its
+// record starts, is stored and ends, which trials it has, how one is played
+// and scored, and how a finished one is stored, counted and totalled. J is
+// a trial to play, T the record of a finished one.
+type trialKind[J, T any] interface {
+	// evaluationID is the id of the evaluation's record.
+	evaluationID() string
+	// names are what its record and its trials are called in errors.
+	names() kindNames
+	// startSpan and endSpan open and close the evaluation's span.
+	startSpan(ctx context.Context) (context.Context, trace.Span)
+	endSpan(span trace.Span, err error)
+	// begin checks the runner's parts and marks the record running.
+	begin() error
+	// record encodes the evaluation's record, without its trials.
+	record() (store.Evaluation, error)
+	// trials lists every trial to play, in order; trialID names one as
+	// its finished record (id) is named.
+	trials() []J
+	trialID(j J) string
+	// play plays and scores a trial under its span; aborted says ctx
+	// ended it, and it must not be recorded.
+	play(ctx context.Context, j J) (t T, aborted bool)
+	// row encodes a finished trial for the store; decode reads it back.
+	row(t T) (store.Simulation, error)
+	decode(rec store.Simulation) (T, error)
+	id(t T) string
+	passed(t T) bool
+	// settle takes a stored trial's request latencies and drops its
+	// requests (kept apart in the store), telling whoever watches.
+	settle(t T) (T, []float64)
+	// progress names the last of done in p.
+	progress(p Progress, done []T) Progress
+	// finish orders and totals the finished trials into the record;
+	// end marks how the evaluation ended.
+	finish(done []T, latencies []float64)
+	end(status result.Status, why string)
 }
 
-// tally is what an evaluation has finished so far, for progress reports.
-type tally struct {
-	done      []result.Simulation
+// kindNames are what a kind's record and trials are called in errors:
+// "evaluation" and "simulation", "eval-set run" and "case result".
+type kindNames struct{ record, trial string }
+
+// tally is what an evaluation has finished so far.
+type tally[T any] struct {
+	done      []T
 	latencies []float64
 	total     int
 	passed    int
-	domain    string
 }
 
-// Run runs every simulation of eval that is not already stored (so a second
-// Run of the same evaluation resumes it), then scores the whole evaluation.
-// When ctx ends early, finished simulations are kept and the evaluation is
-// saved as interrupted.
-func (r *Runner) Run(ctx context.Context, eval *result.Evaluation, tasks []*domains.Task) error {
-	if r.TracerProvider != nil {
-		r.tracer = tracing.Tracer(r.TracerProvider)
-	}
-	ctx, span := r.startEvaluationSpan(ctx, eval, tasks)
-	err := r.run(ctx, eval, tasks)
-	endEvaluationSpan(span, eval, err)
+// runEngine runs the evaluation k describes: every trial that is not already
+// stored, then totals it. When ctx ends early, finished trials are kept
+// and the evaluation is saved as interrupted.
+func runEngine[J, T any](ctx context.Context, r *Runner, k trialKind[J, T]) error {
+	ctx, span := k.startSpan(ctx)
+	err := runTraced(ctx, r, k)
+	k.endSpan(span, err)
 	return err
 }
 
-// run is Run under the evaluation's span.
-func (r *Runner) run(ctx context.Context, eval *result.Evaluation, tasks []*domains.Task) error {
+// runTraced is runEngine under the evaluation's span.
+func runTraced[J, T any](ctx context.Context, r *Runner, k trialKind[J, T]) error {
 	// The record is saved, and what it finished read, even when ctx ends
 	// first: cut short this early, the evaluation must still be stored,
 	// and end as interrupted below, not missing or left "running" (a drain
 	// checkpoints its task for a resume, which refuses both).
-	record := context.WithoutCancel(ctx)
-	if err := r.start(record, eval, tasks); err != nil {
+	keep := context.WithoutCancel(ctx)
+	if err := k.begin(); err != nil {
 		return err
 	}
-	t, jobs, err := r.plan(record, eval, tasks)
+	if err := saveRecord(keep, r.Store, k); err != nil {
+		return err
+	}
+	t, jobs, err := plan(keep, r.Store, k)
 	if err != nil {
 		return err
 	}
-	storeErr := r.execute(ctx, eval.ID, jobs, t)
-	r.finish(eval, t, tasks)
+	storeErr := execute(ctx, r, k, jobs, t)
+	k.finish(t.done, t.latencies)
 	switch {
 	case storeErr != nil:
-		eval.Status, eval.Error = result.StatusFailed, storeErr.Error()
+		k.end(result.StatusFailed, storeErr.Error())
 	case ctx.Err() != nil || len(t.done) < t.total:
 		// Cut short, or drained (see Slots.Drain): what did not run
 		// stays to do, and a resume runs it.
-		eval.Status = result.StatusInterrupted
+		k.end(result.StatusInterrupted, "")
 	default:
-		eval.Status = result.StatusCompleted
-		if why := result.NoOutcome(eval.Simulations); why != "" {
-			eval.Status, eval.Error = result.StatusFailed, why
-		}
-		now := time.Now().UTC()
-		eval.FinishedAt = &now
+		k.end(result.StatusCompleted, "")
 	}
 	// Save even when ctx is over: the record must say interrupted.
-	if err := r.save(context.WithoutCancel(ctx), eval); err != nil {
+	if err := saveRecord(keep, r.Store, k); err != nil {
 		return err
 	}
 	return storeErr
 }
 
-// start checks the runner against the evaluation and saves it as running.
-func (r *Runner) start(ctx context.Context, eval *result.Evaluation, tasks []*domains.Task) error {
-	if r.Users == nil {
-		r.Users = rollout.ScriptedUsers
-	}
-	if r.Scorer == nil {
-		return fmt.Errorf("evaluation %s: the runner has no scorer", eval.ID)
-	}
-	if eval.Config.Strict != r.Scorer.Strict() {
-		// One evaluation, one scoring mode: strict and lenient rewards
-		// must not mix, on a first run or on a resume.
-		return fmt.Errorf("evaluation %s: config says strict=%v but the scorer says strict=%v",
-			eval.ID, eval.Config.Strict, r.Scorer.Strict())
-	}
-	if m := eval.Config.ActionMatch.OrDefault(); m != r.Scorer.ActionMatch() {
-		return fmt.Errorf("evaluation %s: config says action_match=%s but the scorer matches %s",
-			eval.ID, m, r.Scorer.ActionMatch())
-	}
-	eval.Config.ActionMatch = r.Scorer.ActionMatch() // recorded, not left to a default
-	eval.Status, eval.Error, eval.FinishedAt = result.StatusRunning, "", nil
-	if len(eval.Config.TaskIDs) == 0 {
-		for _, t := range tasks {
-			eval.Config.TaskIDs = append(eval.Config.TaskIDs, t.ID)
-		}
-	}
-	return r.save(ctx, eval)
-}
-
-// plan loads the simulations already stored and lists the ones to run.
-func (r *Runner) plan(ctx context.Context, eval *result.Evaluation, tasks []*domains.Task) (*tally, []job, error) {
-	done, latencies, err := r.loadExisting(ctx, eval.ID)
+// plan loads the trials already stored and lists the ones to play.
+func plan[J, T any](ctx context.Context, st Store, k trialKind[J, T]) (*tally[T], []J, error) {
+	done, latencies, err := loadDone(ctx, st, k)
 	if err != nil {
 		return nil, nil, err
 	}
-	finished := map[string]bool{}
-	for _, s := range done {
-		finished[s.ID] = true
-	}
-	var jobs []job
-	for trial := range max(eval.Config.NumTrials, 1) {
-		for _, t := range tasks {
-			id := result.SimulationID(t.ID, trial)
-			if _, ok := r.recorded[id]; r.recorded != nil && !ok {
-				continue // a rescore scores what its source recorded
-			}
-			if !finished[id] {
-				jobs = append(jobs, job{t, trial})
-			}
-		}
-	}
-	t := &tally{done: done, latencies: latencies, total: len(jobs) + len(done), domain: eval.Domain}
-	for i := range done {
-		if done[i].Passed() {
+	finished := make(map[string]bool, len(done))
+	t := &tally[T]{done: done, latencies: latencies}
+	for _, d := range done {
+		finished[k.id(d)] = true
+		if k.passed(d) {
 			t.passed++
 		}
 	}
+	var jobs []J
+	for _, j := range k.trials() {
+		if !finished[k.trialID(j)] {
+			jobs = append(jobs, j)
+		}
+	}
+	t.total = len(jobs) + len(done)
 	return t, jobs, nil
 }
 
-// execute runs the jobs on Concurrency workers, each storing what it
-// finishes, and tallies them as they arrive. It returns the first store
-// error, which stops the evaluation: one that cannot be recorded must not
-// go on.
-func (r *Runner) execute(ctx context.Context, evalID string, jobs []job, t *tally) error {
+// loadDone reads the trials already stored for an evaluation and their
+// request latencies, for a resume.
+func loadDone[J, T any](ctx context.Context, st Store, k trialKind[J, T]) ([]T, []float64, error) {
+	if st == nil {
+		return nil, nil, nil
+	}
+	return loadTrialsTimed(ctx, st, k.evaluationID(), k.names().trial, k.decode, k.id)
+}
+
+// loadTrialsTimed is loadTrials with the trials' request latencies (id
+// names a trial as the store does).
+func loadTrialsTimed[T any](ctx context.Context, st Store, evalID, noun string, decode func(store.Simulation) (T, error),
+	id func(T) string) ([]T, []float64, error) {
+	done, err := loadTrials(ctx, st, evalID, noun, decode)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := st.AllRequests(ctx, evalID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load request metrics of %s: %w", evalID, err)
+	}
+	var lat []float64
+	for _, d := range done {
+		lat = append(lat, Latencies(all[id(d)])...)
+	}
+	return done, lat, nil
+}
+
+// loadTrials reads the stored trials (nouns) of an evaluation with decode.
+func loadTrials[T any](ctx context.Context, st Store, evalID, noun string, decode func(store.Simulation) (T, error)) ([]T, error) {
+	recs, err := st.Simulations(ctx, evalID)
+	if err != nil {
+		return nil, fmt.Errorf("load %ss of %s: %w", noun, evalID, err)
+	}
+	out := make([]T, 0, len(recs))
+	for _, rec := range recs {
+		t, err := decode(rec)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s of %s is unreadable: %w", noun, rec.ID, evalID, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// execute plays the jobs on Concurrency workers and tallies what they
+// finish. A finished trial is stored apart from the worker that played it,
+// which goes on to its next trial: a trial is often a single request, and
+// waiting for its write would make the store's commit the pace of the
+// evaluation, where concurrent writes share one. It returns the first
+// store error, which stops the evaluation: one that cannot be recorded
+// must not go on.
+func execute[J, T any](ctx context.Context, r *Runner, k trialKind[J, T], jobs []J, t *tally[T]) error {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var (
-		storeErr  error
-		storeOnce sync.Once
-	)
-	jobCh := make(chan job)
-	results := make(chan result.Simulation)
-	var wg sync.WaitGroup
+	w := &writer[T]{st: r.Store, evalID: k.evaluationID(), noun: k.names().trial, row: k.row, cancel: cancel, results: make(chan T),
+		pending: make(chan struct{}, max(4*r.Concurrency, maxPendingWrites))}
+	jobCh := make(chan J)
+	var workers sync.WaitGroup
 	for range min(max(r.Concurrency, 1), max(len(jobs), 1)) {
-		wg.Go(func() {
+		workers.Go(func() {
 			for j := range jobCh {
 				if r.Slots.acquire(runCtx) != nil {
-					continue // interrupted while waiting: the job stays to do
+					continue // interrupted while waiting: the trial stays to do
 				}
-				sim, aborted := r.runOne(runCtx, j)
+				done, aborted := k.play(runCtx, j)
 				r.Slots.release()
 				if aborted {
 					continue
 				}
-				// Workers persist concurrently so that the store can share
-				// fsyncs between simulations that finish together.
-				if err := r.persist(runCtx, evalID, &sim); err != nil {
-					storeOnce.Do(func() { storeErr = err })
-					cancel()
-					return
-				}
-				// Always delivered: the loop below reads until every worker
-				// is done, and a stored simulation must be in the result.
-				results <- sim
+				w.store(runCtx, done)
 			}
 		})
 	}
@@ -259,162 +298,115 @@ func (r *Runner) execute(ctx context.Context, evalID string, jobs []job, t *tall
 			}
 		}
 	}()
-	go func() { wg.Wait(); close(results) }()
-	for sim := range results {
-		r.record(t, sim)
+	go func() { workers.Wait(); w.writes.Wait(); close(w.results) }()
+	for done := range w.results {
+		t.add(r, k, done)
 	}
-	return storeErr
+	return w.err
 }
 
-// record adds a finished simulation to the tally and reports progress.
-func (r *Runner) record(t *tally, sim result.Simulation) {
-	if r.Observer != nil {
-		r.Observer.SimulationRecorded(t.domain, &sim)
-	}
-	for _, q := range sim.Requests {
-		t.latencies = append(t.latencies, q.LatencyMS)
-	}
-	sim.Requests = nil
-	t.done = append(t.done, sim)
-	if sim.Passed() {
+// add tallies a stored trial and reports progress.
+func (t *tally[T]) add(r *Runner, k interface {
+	settle(T) (T, []float64)
+	passed(T) bool
+	progress(Progress, []T) Progress
+}, done T) {
+	done, lat := k.settle(done)
+	t.latencies = append(t.latencies, lat...)
+	t.done = append(t.done, done)
+	if k.passed(done) {
 		t.passed++
 	}
 	if r.OnProgress != nil {
-		r.OnProgress(Progress{Done: len(t.done), Total: t.total, Passed: t.passed, Last: &t.done[len(t.done)-1]})
+		r.OnProgress(k.progress(Progress{Done: len(t.done), Total: t.total, Passed: t.passed}, t.done))
 	}
 }
 
-// finish puts the simulations in task order and scores the evaluation.
-func (r *Runner) finish(eval *result.Evaluation, t *tally, tasks []*domains.Task) {
-	order := make([]string, len(tasks))
-	for i, task := range tasks {
-		order[i] = task.ID
-	}
-	sortSimulations(t.done, order)
-	eval.Simulations = t.done
-	eval.Summary = scoring.Summarize(t.done, order)
-	eval.Metrics = result.MergeMetrics(t.done, t.latencies)
+// maxPendingWrites is how many finished trials may wait for the store at
+// least: enough for one commit to take a whole batch of short trials.
+const maxPendingWrites = 256
+
+// writer stores finished trials concurrently, at most cap(pending) at
+// once, and hands each stored one to results.
+type writer[T any] struct {
+	st      Store
+	evalID  string
+	noun    string
+	row     func(T) (store.Simulation, error)
+	cancel  context.CancelFunc
+	results chan T
+	pending chan struct{}
+	writes  sync.WaitGroup
+	once    sync.Once
+	err     error
 }
 
-// runOne plays one simulation and scores it, or, in a rescore, scores its
-// recording again.
-func (r *Runner) runOne(ctx context.Context, j job) (result.Simulation, bool) {
-	ctx, span := r.startSimulationSpan(ctx, j)
-	sim, aborted := r.playOne(ctx, j)
-	endSimulationSpan(span, &sim, aborted)
-	return sim, aborted
-}
-
-// playOne is runOne under the simulation's span.
-func (r *Runner) playOne(ctx context.Context, j job) (result.Simulation, bool) {
-	if r.recorded != nil {
-		return r.rescoreOne(ctx, j), false
-	}
-	user, err := r.Users(j.task, j.trial)
-	if err != nil {
-		sim := result.Simulation{
-			ID: result.SimulationID(j.task.ID, j.trial), TaskID: j.task.ID, Trial: j.trial, StartedAt: time.Now().UTC(),
-			TerminationReason: result.TermUserError, Error: err.Error(), Metrics: result.AggregateRequests(nil),
+// store starts writing t; it waits only while too many writes are pending.
+func (w *writer[T]) store(ctx context.Context, t T) {
+	w.pending <- struct{}{}
+	w.writes.Go(func() {
+		defer func() { <-w.pending }()
+		if err := w.persist(ctx, t); err != nil {
+			w.once.Do(func() { w.err = err })
+			w.cancel()
+			return
 		}
-		r.Scorer.Score(ctx, j.task, &sim, nil) // no reward: sim.Error says why
-		return sim, false
-	}
-	return Simulate(ctx, r.Simulator, r.Scorer, j.task, j.trial, r.Agent, user)
+		// Always delivered: the tally reads until every write is done, and
+		// a stored trial must be in the result.
+		w.results <- t
+	})
 }
 
-// Simulate plays one simulation with sim and scores it with sc: the one
-// simulation of an evaluation, outside a Runner. aborted reports whether
-// ctx ended it (a result that must not be recorded).
-func Simulate(ctx context.Context, sim *rollout.Simulator, sc *scoring.Scorer, task *domains.Task, trial int,
-	agent rollout.Agent, user rollout.UserSimulator) (s result.Simulation, aborted bool) {
-	rec, aborted := sim.Run(ctx, task, trial, agent, user)
-	if aborted {
-		return rec.Simulation, true
-	}
-	s = rec.Simulation
-	scoreSimulation(ctx, sc, task, &s, rec.Env)
-	return s, false
-}
-
-// scoreSimulation scores a simulation, metering the judge's model calls into the
-// simulation's own (Simulation.LLMCalls, Metrics.LLMUsage) and keying
-// them for cassettes as the rollout keyed the user's.
-func scoreSimulation(ctx context.Context, sc *scoring.Scorer, task *domains.Task, sim *result.Simulation, final domains.Env) {
-	ledger := &llm.Ledger{}
-	sc.Score(rollout.WithSimulation(ctx, ledger, task.ID, sim.Trial), task, sim, final)
-	if calls := ledger.Calls(); len(calls) > 0 {
-		sim.LLMCalls = append(sim.LLMCalls, calls...)
-		sim.Metrics.LLMUsage = llm.UsageByRole(sim.LLMCalls)
-	}
-}
-
-func (r *Runner) persist(ctx context.Context, evalID string, sim *result.Simulation) error {
-	if r.Store == nil {
+// persist stores one finished trial, if there is a store.
+func (w *writer[T]) persist(ctx context.Context, t T) error {
+	if w.st == nil {
 		return nil
 	}
-	data, err := json.Marshal(sim)
+	row, err := w.row(t)
 	if err != nil {
-		return fmt.Errorf("encode simulation %s: %w", sim.ID, err)
+		return err
 	}
-	reqs, err := json.Marshal(sim.Requests)
-	if err != nil {
-		return fmt.Errorf("encode requests of %s: %w", sim.ID, err)
-	}
-	err = r.Store.PutSimulation(context.WithoutCancel(ctx), evalID, store.Simulation{
-		ID: sim.ID, TaskID: sim.TaskID, Trial: sim.Trial, Reward: sim.Reward, Data: data, Requests: reqs,
-	})
-	if err != nil {
-		return fmt.Errorf("store simulation %s: %w", sim.ID, err)
+	if err := w.st.PutSimulation(context.WithoutCancel(ctx), w.evalID, row); err != nil {
+		return fmt.Errorf("store %s %s: %w", w.noun, row.ID, err)
 	}
 	return nil
 }
 
-func (r *Runner) save(ctx context.Context, eval *result.Evaluation) error {
-	if r.Store == nil {
+// saveRecord stores the evaluation's record, if there is a store.
+func saveRecord(ctx context.Context, st Store, k interface {
+	names() kindNames
+	record() (store.Evaluation, error)
+}) error {
+	if st == nil {
 		return nil
 	}
-	eval.UpdatedAt = time.Now().UTC()
-	head := *eval
-	head.Simulations = nil    // simulations live in their own records
-	head.SimulationRows = nil // and rows derive from them
-	data, err := json.Marshal(head)
+	rec, err := k.record()
 	if err != nil {
-		return fmt.Errorf("encode evaluation: %w", err)
+		return err
 	}
-	err = r.Store.PutEvaluation(ctx, store.Evaluation{
-		ID: eval.ID, Domain: eval.Domain, AgentURL: eval.Agent.Address(), Status: string(eval.Status),
-		CreatedAt: eval.CreatedAt, UpdatedAt: eval.UpdatedAt, Data: data,
-	})
-	if err != nil {
-		return fmt.Errorf("store evaluation %s: %w", eval.ID, err)
+	if err := st.PutEvaluation(ctx, rec); err != nil {
+		return fmt.Errorf("store %s %s: %w", k.names().record, rec.ID, err)
 	}
 	return nil
 }
 
-// loadExisting reads the simulations already stored for an evaluation and
-// their request latencies, for resume.
-func (r *Runner) loadExisting(ctx context.Context, evalID string) ([]result.Simulation, []float64, error) {
-	if r.Store == nil {
-		return nil, nil, nil
+// encodeRow is the stored row of a finished trial (a noun): its record
+// and, apart, its requests' metrics.
+func encodeRow(noun string, row store.Simulation, trial, requests any) (store.Simulation, error) {
+	data, err := json.Marshal(trial)
+	if err != nil {
+		return row, fmt.Errorf("encode %s %s: %w", noun, row.ID, err)
 	}
-	return loadWithLatencies(ctx, r.Store, evalID, false)
+	reqs, err := json.Marshal(requests)
+	if err != nil {
+		return row, fmt.Errorf("encode requests of %s: %w", row.ID, err)
+	}
+	row.Data, row.Requests = data, reqs
+	return row, nil
 }
 
-func loadWithLatencies(ctx context.Context, st Store, evalID string, brief bool) ([]result.Simulation, []float64, error) {
-	sims, err := loadSimulations(ctx, st, evalID, brief)
-	if err != nil {
-		return nil, nil, err
-	}
-	all, err := st.AllRequests(ctx, evalID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load request metrics of %s: %w", evalID, err)
-	}
-	var lat []float64
-	for _, s := range sims {
-		lat = append(lat, Latencies(all[s.ID])...)
-	}
-	return sims, lat, nil
-}
+// now is the time records are stamped with.
+func now() time.Time { return time.Now().UTC() }
 
 // Latencies decodes the latencies of stored request metrics (the JSON
 // of []a2aclient.RequestMetrics), reading nothing else of them; metrics
@@ -434,149 +426,4 @@ func Latencies(raw json.RawMessage) []float64 {
 		out[i] = q.LatencyMS
 	}
 	return out
-}
-
-// loadSimulations reads the simulations of an evaluation; brief leaves
-// out their conversations and model calls (briefSimulation), which scoring
-// a summary does not read and which are most of a simulation's bytes.
-func loadSimulations(ctx context.Context, st Store, evalID string, brief bool) ([]result.Simulation, error) {
-	recs, err := st.Simulations(ctx, evalID)
-	if err != nil {
-		return nil, fmt.Errorf("load simulations of %s: %w", evalID, err)
-	}
-	sims := make([]result.Simulation, 0, len(recs))
-	for _, rec := range recs {
-		var s result.Simulation
-		if brief {
-			var b briefSimulation
-			err = json.Unmarshal(rec.Data, &b)
-			s = b.Simulation
-		} else {
-			err = json.Unmarshal(rec.Data, &s)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("simulation %s of %s is unreadable: %w", rec.ID, evalID, err)
-		}
-		sims = append(sims, s)
-	}
-	return sims, nil
-}
-
-// briefSimulation decodes a stored simulation without its messages and
-// model calls: its fields of those names, shallower than the embedded
-// Simulation's, take their values and keep nothing.
-type briefSimulation struct {
-	result.Simulation
-	Messages skipJSON `json:"messages"`
-	LLMCalls skipJSON `json:"llm_calls"`
-}
-
-// skipJSON is a JSON value read past and not kept.
-type skipJSON struct{}
-
-// UnmarshalJSON keeps nothing.
-func (skipJSON) UnmarshalJSON([]byte) error { return nil }
-
-func sortSimulations(sims []result.Simulation, taskOrder []string) {
-	pos := make(map[string]int, len(taskOrder))
-	for i, id := range taskOrder {
-		pos[id] = i
-	}
-	slices.SortStableFunc(sims, func(a, b result.Simulation) int {
-		pa, oka := pos[a.TaskID]
-		pb, okb := pos[b.TaskID]
-		switch {
-		case oka && okb && pa != pb:
-			return pa - pb
-		case oka != okb:
-			if oka {
-				return -1
-			}
-			return 1
-		case a.TaskID != b.TaskID:
-			if a.TaskID < b.TaskID {
-				return -1
-			}
-			return 1
-		}
-		return a.Trial - b.Trial
-	})
-}
-
-// Load reads a stored evaluation with its simulations. The scores of an
-// evaluation that did not complete are recomputed from the simulations it
-// kept, since its stored summary predates them.
-func Load(ctx context.Context, st Store, id string) (*result.Evaluation, error) {
-	return load(ctx, st, id, false)
-}
-
-// load is Load; brief reads the simulations without their conversations
-// (for LoadBrief, which scores them and drops them).
-func load(ctx context.Context, st Store, id string, brief bool) (*result.Evaluation, error) {
-	rec, err := st.GetEvaluation(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if rec.Kind == store.KindEvalSets {
-		return nil, fmt.Errorf("%s: %w", rec.ID, ErrEvalSetRun)
-	}
-	var eval result.Evaluation
-	if err := json.Unmarshal(rec.Data, &eval); err != nil {
-		return nil, fmt.Errorf("evaluation %s is unreadable: %w", rec.ID, err)
-	}
-	eval.Status = result.Status(rec.Status)
-	eval.SimulationRows = nil // the simulations themselves follow
-	order := eval.Config.TaskIDs
-	if eval.Status == result.StatusCompleted {
-		sims, err := loadSimulations(ctx, st, rec.ID, brief)
-		if err != nil {
-			return nil, err
-		}
-		sortSimulations(sims, order)
-		eval.Simulations = sims
-		return &eval, nil
-	}
-	sims, lat, err := loadWithLatencies(ctx, st, rec.ID, brief)
-	if err != nil {
-		return nil, err
-	}
-	sortSimulations(sims, order)
-	eval.Simulations = sims
-	eval.Summary = scoring.Summarize(sims, order)
-	if brief {
-		eval.Summary.Process = nil // it needs the conversations
-	}
-	eval.Metrics = result.MergeMetrics(sims, lat)
-	return &eval, nil
-}
-
-// LoadBrief reads a stored evaluation without its simulations: its
-// summary, metrics and per-task scores. A completed evaluation's own record
-// holds all of them, so this reads that one small record however many
-// simulations there are; an evaluation that did not complete (whose stored
-// scores predate its simulations) is loaded and scored as Load does, and
-// its simulations then dropped, and without process figures (which need
-// the conversations). id resolves as in Load.
-func LoadBrief(ctx context.Context, st Store, id string) (*result.Evaluation, error) {
-	rec, err := st.GetEvaluation(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if rec.Kind == store.KindEvalSets {
-		return nil, fmt.Errorf("%s: %w", rec.ID, ErrEvalSetRun)
-	}
-	if result.Status(rec.Status) != result.StatusCompleted {
-		eval, err := load(ctx, st, rec.ID, true)
-		if err != nil {
-			return nil, err
-		}
-		eval.Simulations = nil
-		return eval, nil
-	}
-	var head result.Evaluation
-	if err := json.Unmarshal(rec.Data, &head); err != nil {
-		return nil, fmt.Errorf("evaluation %s is unreadable: %w", rec.ID, err)
-	}
-	head.Status, head.Simulations, head.SimulationRows = result.Status(rec.Status), nil, nil
-	return &head, nil
 }

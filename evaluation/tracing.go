@@ -9,9 +9,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/proctor-eval/proctor/a2aclient"
-	"github.com/proctor-eval/proctor/domains"
-	"github.com/proctor-eval/proctor/evalset"
-	"github.com/proctor-eval/proctor/internal/tracing"
 	"github.com/proctor-eval/proctor/result"
 )
 
@@ -54,25 +51,27 @@ func RedactURL(raw string) string {
 	return u.String()
 }
 
-// startEvaluationSpan opens the span of a run of eval.
-func (r *Runner) startEvaluationSpan(ctx context.Context, eval *result.Evaluation, tasks []*domains.Task) (context.Context, trace.Span) {
-	if r.tracer == nil {
+// startSpan opens the span of a run of the evaluation.
+func (k *simulations) startSpan(ctx context.Context) (context.Context, trace.Span) {
+	if k.tracer == nil {
 		return ctx, trace.SpanFromContext(context.Background())
 	}
-	ctx, span := r.tracer.Start(ctx, SpanEvaluation)
+	ctx, span := k.tracer.Start(ctx, SpanEvaluation)
 	if span.IsRecording() {
+		eval := k.eval
 		span.SetAttributes(
 			AttrEvaluationID.String(eval.ID), AttrDomain.String(eval.Domain),
 			AttrAgentURL.String(RedactURL(eval.Config.Agent)),
-			AttrTasks.Int(len(tasks)), AttrTrials.Int(max(eval.Config.NumTrials, 1)),
+			AttrTasks.Int(len(k.tasks)), AttrTrials.Int(max(eval.Config.NumTrials, 1)),
 		)
 	}
 	return ctx, span
 }
 
-// endEvaluationSpan records the evaluation's outcome and ends its span.
-func endEvaluationSpan(span trace.Span, eval *result.Evaluation, err error) {
+// endSpan records the evaluation's outcome and ends its span.
+func (k *simulations) endSpan(span trace.Span, err error) {
 	defer span.End()
+	eval := k.eval
 	if !span.IsRecording() {
 		return
 	}
@@ -91,12 +90,12 @@ func endEvaluationSpan(span trace.Span, eval *result.Evaluation, err error) {
 	}
 }
 
-// startSimulationSpan opens the span of one simulation.
-func (r *Runner) startSimulationSpan(ctx context.Context, j job) (context.Context, trace.Span) {
-	if r.tracer == nil {
+// startTrialSpan opens the span of one simulation.
+func (k *simulations) startTrialSpan(ctx context.Context, j simulationTrial) (context.Context, trace.Span) {
+	if k.tracer == nil {
 		return ctx, trace.SpanFromContext(context.Background())
 	}
-	return r.tracer.Start(ctx, SpanSimulation, trace.WithAttributes(
+	return k.tracer.Start(ctx, SpanSimulation, trace.WithAttributes(
 		AttrSimulationID.String(result.SimulationID(j.task.ID, j.trial)), AttrTaskID.String(j.task.ID), AttrTrial.Int(j.trial)))
 }
 
@@ -118,7 +117,8 @@ func endSimulationSpan(span trace.Span, sim *result.Simulation, aborted bool) {
 }
 
 // Attributes of an eval-set run's span ("proctor.evalset_run") and of each
-// case run's ("proctor.eval_case").
+// case trial's ("proctor.eval_case"); AttrRuns and AttrCaseRun keep their
+// tRPC-Agent-Go names ("runs") but count trials.
 const (
 	AttrEvalSetRunID = attribute.Key("proctor.evalset_run.id")
 	AttrEvalSets     = attribute.Key("proctor.evalsets")
@@ -132,14 +132,14 @@ const (
 	SpanEvalCase     = "proctor.eval_case"
 )
 
-// startRunSpan opens the span of an eval-set run.
-func (r *EvalSetRunner) startRunSpan(ctx context.Context, run *result.EvalSetRun, sets []*evalset.Set) (context.Context, trace.Span) {
-	if r.TracerProvider == nil {
+// startSpan opens the span of an eval-set run.
+func (k *cases) startSpan(ctx context.Context) (context.Context, trace.Span) {
+	if k.tracer == nil {
 		return ctx, trace.SpanFromContext(context.Background())
 	}
-	ctx, span := tracing.Tracer(r.TracerProvider).Start(ctx, SpanEvalSetRun)
+	ctx, span := k.tracer.Start(ctx, SpanEvalSetRun)
 	if span.IsRecording() {
-		cases := 0
+		run, sets, cases := k.run, k.sets, 0
 		for _, s := range sets {
 			cases += len(s.Cases)
 		}
@@ -149,9 +149,10 @@ func (r *EvalSetRunner) startRunSpan(ctx context.Context, run *result.EvalSetRun
 	return ctx, span
 }
 
-// endRunSpan records an eval-set run's outcome and ends its span.
-func endRunSpan(span trace.Span, run *result.EvalSetRun, err error) {
+// endSpan records an eval-set run's outcome and ends its span.
+func (k *cases) endSpan(span trace.Span, err error) {
 	defer span.End()
+	run := k.run
 	if !span.IsRecording() {
 		return
 	}
@@ -164,19 +165,19 @@ func endRunSpan(span trace.Span, run *result.EvalSetRun, err error) {
 	}
 }
 
-// startCaseSpan opens the span of one case run.
-func (r *EvalSetRunner) startCaseSpan(ctx context.Context, j caseJob) (context.Context, trace.Span) {
-	if r.TracerProvider == nil {
+// startTrialSpan opens the span of one case trial.
+func (k *cases) startTrialSpan(ctx context.Context, j caseTrial) (context.Context, trace.Span) {
+	if k.tracer == nil {
 		return ctx, trace.SpanFromContext(context.Background())
 	}
-	ctx, span := tracing.Tracer(r.TracerProvider).Start(ctx, SpanEvalCase)
+	ctx, span := k.tracer.Start(ctx, SpanEvalCase)
 	if span.IsRecording() {
-		span.SetAttributes(AttrEvalSetID.String(j.set.ID), AttrCaseID.String(j.c.ID), AttrCaseRun.Int(j.run))
+		span.SetAttributes(AttrEvalSetID.String(j.set.ID), AttrCaseID.String(j.c.ID), AttrCaseRun.Int(j.trial))
 	}
 	return ctx, span
 }
 
-// endCaseSpan records a case run's outcome and ends its span.
+// endCaseSpan records a case trial's outcome and ends its span.
 func endCaseSpan(span trace.Span, cr *result.CaseResult) {
 	defer span.End()
 	if !span.IsRecording() || cr == nil {

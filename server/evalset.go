@@ -174,7 +174,7 @@ func (e *executor) playEvalSets(t *longTask, req skills.EvalSetRequest, sets []*
 	run := job.Run()
 	t.onCancel(fmt.Sprintf("Canceled. Eval-set run %s keeps its finished case runs (status interrupted): "+
 		`read them with {"skill": "get_results", "params": {"id": %q}}.`, run.ID, run.ID), map[string]any{"eval_set_run_id": run.ID})
-	start := evaluation.CaseProgress{Total: countCases(sets) * max(run.Config.NumRuns, 1)}
+	start := evaluation.Progress{Total: countCases(sets) * max(run.Config.NumRuns, 1)}
 	running := fmt.Sprintf("Eval-set run %s running: %s, %d case runs.", run.ID, report.AgentLabel(run.Agent), start.Total)
 	if asked, clamped := job.ClampedConcurrency(); clamped {
 		running += fmt.Sprintf(" Concurrency %d: the %d asked for is above this server's --max-simulation-concurrency.", run.Config.Concurrency, asked)
@@ -182,7 +182,7 @@ func (e *executor) playEvalSets(t *longTask, req skills.EvalSetRequest, sets []*
 	if !t.working(running, caseProgressData(run.ID, start)) {
 		return taskEnd{}
 	}
-	last, err := reportProgress(t, start, func(p evaluation.CaseProgress) (string, map[string]any) {
+	last, err := reportProgress(t, start, func(p evaluation.Progress) (string, map[string]any) {
 		return caseProgressText(run.ID, p), caseProgressData(run.ID, p)
 	}, job.Execute)
 	return evalSetEnd(run, err, last)
@@ -190,7 +190,7 @@ func (e *executor) playEvalSets(t *longTask, req skills.EvalSetRequest, sets []*
 
 // evalSetEnd is how an eval-set run that was played ends: completed with
 // the Result artifact (whatever its cases' verdicts), or failed.
-func evalSetEnd(run *result.EvalSetRun, runErr error, last evaluation.CaseProgress) taskEnd {
+func evalSetEnd(run *result.EvalSetRun, runErr error, last evaluation.Progress) taskEnd {
 	data := caseProgressData(run.ID, last)
 	switch {
 	case runErr != nil:
@@ -225,12 +225,12 @@ func runDataPart(run *result.EvalSetRun) (*a2a.Part, bool) {
 }
 
 // caseProgressText is the status text of an eval-set run's progress.
-func caseProgressText(runID string, p evaluation.CaseProgress) string {
+func caseProgressText(runID string, p evaluation.Progress) string {
 	return fmt.Sprintf("Eval-set run %s: %d/%d case runs done, %d passed.", runID, p.Done, p.Total, p.Passed)
 }
 
 // caseProgressData is the status data of an eval-set run's progress.
-func caseProgressData(runID string, p evaluation.CaseProgress) map[string]any {
+func caseProgressData(runID string, p evaluation.Progress) map[string]any {
 	return map[string]any{"eval_set_run_id": runID, "done": p.Done, "total": p.Total, "passed": p.Passed}
 }
 

@@ -30,7 +30,6 @@ import (
 	"github.com/proctor-eval/proctor/domains/catalog"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
-	"github.com/proctor-eval/proctor/scoring/metric"
 	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -358,7 +357,7 @@ func TestCredentialsNeverKept(t *testing.T) {
 		if m == nil {
 			t.Fatalf("task %s: no eval-set run id in %s", id, clip(raw))
 		}
-		run, err := evaluation.LoadEvalSetRun(context.Background(), db, string(m[1]), metric.Summarize)
+		run, err := evaluation.LoadEvalSetRun(context.Background(), db, string(m[1]))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -86,7 +86,7 @@ func (r EvalSetRequest) withDefaults() EvalSetRequest {
 type EvalSetJob struct {
 	run    *result.EvalSetRun
 	sets   []*evalset.Set
-	runner *evaluation.EvalSetRunner
+	runner *evaluation.Runner
 	client *a2aclient.Client
 	// extra are the connections of cases that ask for another transport.
 	extra []*a2aclient.Client
@@ -126,13 +126,13 @@ func (j *EvalSetJob) Close() {
 	j.client, j.extra, j.ecpPool = nil, nil, nil
 }
 
-// Execute plays every case run, reporting each finished one to onProgress
-// (which may be nil). When ctx ends early the run is kept as interrupted
-// with what finished; the returned error is then nil and Run().Status says
-// so.
-func (j *EvalSetJob) Execute(ctx context.Context, onProgress func(evaluation.CaseProgress)) error {
+// Execute plays every case trial, reporting each finished one to
+// onProgress (which may be nil; Progress.LastCase names it). When ctx ends
+// early the run is kept as interrupted with what finished; the returned
+// error is then nil and Run().Status says so.
+func (j *EvalSetJob) Execute(ctx context.Context, onProgress func(evaluation.Progress)) error {
 	j.runner.OnProgress = onProgress
-	if err := j.runner.Run(ctx, j.run, j.sets); err != nil {
+	if err := j.runner.RunCases(ctx, j.run, j.sets); err != nil {
 		return fmt.Errorf("eval-set run %s: %w", j.run.ID, err)
 	}
 	return nil
@@ -202,8 +202,8 @@ func (s *Service) PrepareEvalSets(ctx context.Context, req EvalSetRequest, sets 
 		job.Close()
 		return nil, err
 	}
-	job.runner = &evaluation.EvalSetRunner{
-		Player: parts.player, Scorer: parts.scorer, Summarize: parts.summarize,
+	job.runner = &evaluation.Runner{
+		CaseRecorder: parts.recorder, CaseScorer: parts.scorer,
 		Store: s.evaluationStore(), Concurrency: max(cfg.Concurrency, 1), Slots: s.simulationSlots(),
 		TracerProvider: s.TracerProvider,
 	}
@@ -289,9 +289,8 @@ func (s *Service) dialEvalSetAgent(ctx context.Context, r EvalSetRequest, cfg re
 
 // evalSetParts are what plays and scores a run's cases.
 type evalSetParts struct {
-	player    evaluation.CasePlayer
-	scorer    evaluation.CaseScorer
-	summarize func([]*result.CaseResult, int) result.EvalSetSummary
+	recorder evaluation.CaseRecorder
+	scorer   evaluation.CaseScorer
 }
 
 // checkScoring checks every set's metrics (metrics, when not nil, in
@@ -333,9 +332,8 @@ func (s *Service) evalSetParts(ctx context.Context, req EvalSetRequest, cfg resu
 		return nil, err
 	}
 	return &evalSetParts{
-		player:    casePlayer{player: rollout.NewCasePlayer(opts), agents: agents},
-		scorer:    caseScorer{sc},
-		summarize: metric.Summarize,
+		recorder: caseRecorder{player: rollout.NewCasePlayer(opts), agents: agents},
+		scorer:   caseScorer{sc},
 	}, nil
 }
 
@@ -401,14 +399,15 @@ func (s *Service) caseAgents(ctx context.Context, req EvalSetRequest, cfg result
 	return agents, nil
 }
 
-// casePlayer plays cases with a rollout.CasePlayer, each on the agent of
-// its transport.
-type casePlayer struct {
+// caseRecorder records case trials played by a rollout.CasePlayer, each on
+// the agent of its transport.
+type caseRecorder struct {
 	player *rollout.CasePlayer
 	agents map[string]rollout.Agent
 }
 
-func (p casePlayer) PlayCase(ctx context.Context, _ *evalset.Set, c *evalset.Case, _ int) *result.CaseResult {
+// RecordCase plays a trial of c and records it, unscored.
+func (p caseRecorder) RecordCase(ctx context.Context, _ *evalset.Set, c *evalset.Case, _ int) *result.CaseResult {
 	rec, err := p.player.Play(ctx, p.agents[c.Transport], c)
 	if err != nil {
 		return &result.CaseResult{ErrorMessage: err.Error(), StartedAt: time.Now().UTC()}
@@ -451,15 +450,20 @@ func (a caseScorer) ScoreCase(ctx context.Context, set *evalset.Set, c *evalset.
 	r.Metrics.LLMUsage = llm.UsageByRole(r.LLMCalls)
 }
 
+// Summarize totals case trials with metric.Summarize.
+func (caseScorer) Summarize(results []*result.CaseResult, numTrials int) result.EvalSetSummary {
+	return metric.Summarize(results, numTrials)
+}
+
 // RescoreEvalSets scores the case runs of the stored eval-set run src (an
 // id or unique prefix) again into a new run, with metrics in place of each
 // set's when not nil and judgeModel judging (empty: the service's, else
 // each metric's own). Nothing is played.
-func (s *Service) RescoreEvalSets(ctx context.Context, src string, metrics []*evalset.Metric, judgeModel string, onProgress func(evaluation.CaseProgress)) (*result.EvalSetRun, error) {
+func (s *Service) RescoreEvalSets(ctx context.Context, src string, metrics []*evalset.Metric, judgeModel string, onProgress func(evaluation.Progress)) (*result.EvalSetRun, error) {
 	if judgeModel != "" && !validModelSpec(judgeModel) {
 		return nil, invalid("judge_model %q: want provider:model, such as openai:gpt-4.1", truncate(judgeModel, 60))
 	}
-	from, err := evaluation.LoadEvalSetRun(ctx, s.Store, src, metric.Summarize)
+	from, err := evaluation.LoadEvalSetRun(ctx, s.Store, src)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) || errors.Is(err, evaluation.ErrNotEvalSetRun) {
 			return nil, invalid("%v", err)
@@ -476,9 +480,9 @@ func (s *Service) RescoreEvalSets(ctx context.Context, src string, metrics []*ev
 		return nil, err
 	}
 	dst := evaluation.NewEvalSetRun(store.NewID(), cfg, from.Agent, nil)
-	r := &evaluation.EvalSetRunner{
-		Player: casePlayer{}, Scorer: caseScorer{sc}, Summarize: metric.Summarize,
-		Store: s.evaluationStore(), Concurrency: max(cfg.Concurrency, 1), OnProgress: onProgress,
+	r := &evaluation.Runner{
+		CaseScorer: caseScorer{sc},
+		Store:      s.evaluationStore(), Concurrency: max(cfg.Concurrency, 1), OnProgress: onProgress,
 	}
 	if err := evaluation.RescoreEvalSets(ctx, r, from, dst, metrics); err != nil {
 		return nil, err
@@ -532,7 +536,7 @@ func (s *Service) GetEvalSetRun(ctx context.Context, req ResultsRequest) (*resul
 	if req.ID == "" {
 		return nil, invalid("id: give the id of an eval-set run")
 	}
-	run, err := evaluation.LoadEvalSetRun(ctx, s.Store, req.ID, metric.Summarize)
+	run, err := evaluation.LoadEvalSetRun(ctx, s.Store, req.ID)
 	switch {
 	case errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) || errors.Is(err, evaluation.ErrNotEvalSetRun):
 		return nil, invalid("id: %v", err)

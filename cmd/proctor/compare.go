@@ -10,7 +10,6 @@ import (
 
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
-	"github.com/proctor-eval/proctor/scoring/metric"
 	"github.com/proctor-eval/proctor/server/ui"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -146,11 +145,11 @@ func compareRuns(cmd *cobra.Command, f *compareFlags, a, b string) error {
 // compareEvalSetRuns compares two stored eval-set runs case by case, as
 // proctor evalset run --baseline does.
 func compareEvalSetRuns(ctx context.Context, cmd *cobra.Command, db *store.DB, f *compareFlags, gate bool, a, b string) error {
-	base, err := evaluation.LoadEvalSetRun(ctx, db, a, metric.Summarize)
+	base, err := evaluation.LoadEvalSetRun(ctx, db, a)
 	if err != nil {
 		return failErr(err)
 	}
-	cur, err := evaluation.LoadEvalSetRun(ctx, db, b, metric.Summarize)
+	cur, err := evaluation.LoadEvalSetRun(ctx, db, b)
 	if err != nil {
 		return failErr(err)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/scoring/metric"
 	"github.com/proctor-eval/proctor/skills"
 )
 
@@ -256,7 +255,7 @@ func runEvalSets(cmd *cobra.Command, f *evalSetFlags, paths []string) error {
 	fmt.Fprintf(cmd.ErrOrStderr(), "proctor: eval-set run %s: %s, %d set(s), %d case(s) x %d run(s) (concurrency %d)\n",
 		run.ID, report.AgentLabel(run.Agent), len(sets), countCases(sets), run.Config.NumRuns, run.Config.Concurrency)
 	prog := newProgress(cmd.ErrOrStderr(), f.progress)
-	runErr := job.Execute(ctx, prog.updateCase)
+	runErr := job.Execute(ctx, prog.update)
 	prog.finish()
 	if runErr != nil {
 		return failErr(runErr)
@@ -299,7 +298,7 @@ func (f *evalSetFlags) readBaseline(cmd *cobra.Command) (*result.EvalSetRun, err
 		return nil, usageErr("--baseline %s: neither a file nor a stored run (the database is empty)", f.baseline)
 	}
 	defer db.Close()
-	run, err := evaluation.LoadEvalSetRun(cmd.Context(), db, f.baseline, metric.Summarize)
+	run, err := evaluation.LoadEvalSetRun(cmd.Context(), db, f.baseline)
 	if err != nil {
 		return nil, usageErr("--baseline %s: neither a file nor a stored run: %v", f.baseline, err)
 	}
@@ -407,7 +406,7 @@ func rescoreEvalSets(cmd *cobra.Command, f *evalSetRescoreFlags, id string) erro
 	defer db.Close()
 	svc := &skills.Service{Store: db, Models: models}
 	prog := newProgress(cmd.ErrOrStderr(), f.progress)
-	run, err := svc.RescoreEvalSets(ctx, id, metrics, f.llm.judgeModel, prog.updateCase)
+	run, err := svc.RescoreEvalSets(ctx, id, metrics, f.llm.judgeModel, prog.update)
 	prog.finish()
 	if err != nil {
 		return requestErr(err)

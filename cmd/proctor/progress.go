@@ -47,10 +47,17 @@ func (p *progress) update(pr evaluation.Progress) {
 	if pr.Done > 0 {
 		rate = float64(pr.Passed) / float64(pr.Done)
 	}
-	switch p.mode {
-	case "bar":
+	switch {
+	case p.mode == "bar":
 		p.bar(pr.Done, pr.Total, rate)
-	case "lines":
+	case p.mode == "lines" && pr.LastCase != nil:
+		last := pr.LastCase
+		line := fmt.Sprintf("proctor: %d/%d %s %s", pr.Done, pr.Total, last.ID, last.FinalEvalStatus)
+		if last.ErrorMessage != "" {
+			line += ": " + last.ErrorMessage
+		}
+		fmt.Fprintf(p.w, "%s (pass %.2f)\n", line, rate)
+	case p.mode == "lines":
 		last := pr.Last
 		fmt.Fprintf(p.w, "proctor: %d/%d %s reward %.3f %s (pass %.2f)\n", pr.Done, pr.Total, last.ID, last.Reward, last.TerminationReason, rate)
 	}
@@ -82,26 +89,5 @@ func (p *progress) finish() {
 	defer p.mu.Unlock()
 	if p.drawn {
 		fmt.Fprintln(p.w)
-	}
-}
-
-// updateCase shows a finished case run of an eval-set run.
-func (p *progress) updateCase(pr evaluation.CaseProgress) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	rate := 0.0
-	if pr.Done > 0 {
-		rate = float64(pr.Passed) / float64(pr.Done)
-	}
-	switch p.mode {
-	case "bar":
-		p.bar(pr.Done, pr.Total, rate)
-	case "lines":
-		last := pr.Last
-		line := fmt.Sprintf("proctor: %d/%d %s %s", pr.Done, pr.Total, last.ID, last.FinalEvalStatus)
-		if last.ErrorMessage != "" {
-			line += ": " + last.ErrorMessage
-		}
-		fmt.Fprintf(p.w, "%s (pass %.2f)\n", line, rate)
 	}
 }

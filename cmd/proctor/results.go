@@ -18,7 +18,6 @@ import (
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/scoring/metric"
 	"github.com/proctor-eval/proctor/server/ui"
 	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
@@ -151,7 +150,7 @@ func showEvalSetRun(ctx context.Context, db *store.DB, stdout io.Writer, id, out
 	if format == string(report.Tau2) {
 		return usageErr("--format tau2 is for evaluations of simulations; %s is an eval-set run", id)
 	}
-	run, err := evaluation.LoadEvalSetRun(ctx, db, id, metric.Summarize)
+	run, err := evaluation.LoadEvalSetRun(ctx, db, id)
 	if err != nil {
 		return failErr(err)
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/proctor-eval/proctor/domains/catalog"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/scoring/metric"
 	"github.com/proctor-eval/proctor/server"
 	"github.com/proctor-eval/proctor/server/ui"
 	"github.com/proctor-eval/proctor/skills"
@@ -184,7 +183,7 @@ func writeStoredHTML(ctx context.Context, db *store.DB, stdout io.Writer, out st
 // writeStoredEvalSetHTML writes a stored eval-set run as one
 // self-contained HTML file.
 func writeStoredEvalSetHTML(ctx context.Context, db *store.DB, stdout io.Writer, out, id string) error {
-	run, err := evaluation.LoadEvalSetRun(ctx, db, id, metric.Summarize)
+	run, err := evaluation.LoadEvalSetRun(ctx, db, id)
 	if err != nil {
 		return failErr(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/scoring/metric"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -99,7 +98,7 @@ func (h *Handler) evalSetRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	run, err := evaluation.LoadEvalSetRun(r.Context(), db, id, metric.Summarize)
+	run, err := evaluation.LoadEvalSetRun(r.Context(), db, id)
 	if errors.Is(err, evaluation.ErrNotEvalSetRun) {
 		http.Redirect(w, r, h.opts.Base+"eval/"+urlPath(id), http.StatusFound)
 		return
