@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/catalog"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/result"
@@ -69,7 +70,7 @@ exchanges with the agent beside the conversation.`,
 				_ = db.Close()
 			}
 			h, err := ui.New(nil, ui.Options{StaleRunning: func() bool { active, err := store.WritersActiveAt(path); return !active && err == nil }, Logger: slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
-				Open: func() (*store.DB, error) { return openForPage(path) }, DBDiff: catalogDiffer(cat), WireTrace: viewWireTrace(traceWire)})
+				Open: func() (*store.DB, error) { return openForPage(path) }, DBDiff: catalogDiffer(cat), Task: catalogTask(cat), WireTrace: viewWireTrace(traceWire)})
 			if err != nil {
 				return failErr(err)
 			}
@@ -160,7 +161,23 @@ func openBrowser(stderr io.Writer, url string) {
 
 // serveUI is the viewer `proctor serve` mounts at /ui/.
 func serveUI(db *store.DB, cat *catalog.Catalog, stderr io.Writer) (http.Handler, error) {
-	return ui.New(db, ui.Options{Base: server.PathUI, Logger: slog.New(slog.NewTextHandler(stderr, nil)), DBDiff: catalogDiffer(cat)})
+	return ui.New(db, ui.Options{Base: server.PathUI, Logger: slog.New(slog.NewTextHandler(stderr, nil)), DBDiff: catalogDiffer(cat), Task: catalogTask(cat)})
+}
+
+// catalogTask finds a simulation's task on the evaluated domain of cat:
+// the viewer's ui.Options.Task.
+func catalogTask(cat *catalog.Catalog) func(eval *result.Evaluation, taskID string) (*domains.Task, error) {
+	return func(eval *result.Evaluation, taskID string) (*domains.Task, error) {
+		dom, err := domainOf(cat, eval)
+		if err != nil {
+			return nil, err
+		}
+		task, ok := dom.Task(taskID)
+		if !ok {
+			return nil, fmt.Errorf("domain %s no longer has task %s", eval.Domain, taskID)
+		}
+		return task, nil
+	}
 }
 
 // formatHTML is --format html: one self-contained HTML file drawn with the

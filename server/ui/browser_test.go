@@ -138,11 +138,12 @@ func TestBrowserPages(t *testing.T) {
 		}},
 		{"simulation", s.failSim, map[string][]string{
 			"#sim-id": {failingSim}, "#reward": {"0.000"}, "#conversation": {"book_flight", "I want to book <script>", "toggle_airplane_mode", "requested by the user", "private thought", "interim (not the answer"},
-			"#breakdown": {"final database differs", "expectedhash0123", expectedFlight, actualFlight, missingInfo, "judge votes 1/3", "The agent confirms <script>"},
+			"#expected-actions": {"book_flight", "not performed", missingInfo}, "#breakdown": {"final database differs", "expectedhash0123", expectedFlight, actualFlight, missingInfo, "judge votes 1/3", "The agent confirms <script>"},
 		}},
 		{"simulation-db-records", s.mockSim, map[string][]string{
-			"#db-records": {"tasks", "T-1022", "missing", "Order catering", "next_task_number", "1023", "1022"},
-			"#wire-trace": {"SendMessage", "503", "agent unavailable", "Authorization: [redacted]", "<script>alert"}}},
+			"#db-records":        {"tasks", "T-1022", "missing", "Order catering", "next_task_number", "1023", "1022"},
+			"#wire-trace":        {"SendMessage", "503", "agent unavailable", "Authorization: [redacted]", "<script>alert"},
+			"#user-instructions": {"Jane Park", "Order catering"}, "#expected-actions": {"find_user_by_email", "create_task"}}},
 		{"evalsets", "/evalsets", map[string][]string{"#evalset-runs": {shortID(s.runID), "math"}}},
 		{"evalset", s.evalSetPath, map[string][]string{"#run-id": {s.runID}, "#cases": {"divide", "response_match_score 0.200"}}},
 		{"conformances", "/conformance", map[string][]string{"#conformance-runs": {shortID(s.confID), "non-conformant"}}},

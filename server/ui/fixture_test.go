@@ -298,3 +298,23 @@ func mockDiffer(tb testing.TB) func(*result.Evaluation) report.DBDiffFunc {
 		}
 	}
 }
+
+// mockTasks is Options.Task over the real mock domain, as proctor view
+// passes it over its catalog; other domains are not available.
+func mockTasks(tb testing.TB) func(*result.Evaluation, string) (*domains.Task, error) {
+	tb.Helper()
+	d, err := mock.New()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return func(eval *result.Evaluation, taskID string) (*domains.Task, error) {
+		if eval.Domain != "mock" {
+			return nil, fmt.Errorf("domain %s is not available here", eval.Domain)
+		}
+		task, ok := d.Task(taskID)
+		if !ok {
+			return nil, fmt.Errorf("mock has no task %s", taskID)
+		}
+		return task, nil
+	}
+}

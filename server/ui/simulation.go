@@ -98,6 +98,9 @@ type simView struct {
 	Records *recordsView
 	// Wire is the conversation's wire trace (Options.WireTrace).
 	Wire *wireView
+	// Task is the task the simulation played (Options.Task), shown beside
+	// the conversation.
+	Task *taskView
 }
 
 // recordsView is the differing records of a failed DB check.
@@ -152,8 +155,12 @@ func (h *Handler) simulation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := newSimView(rec.ID, rec.Domain, &sim)
+	eval, evalErr := storedEval(rec)
 	if c := sim.RewardInfo.DBCheck; c != nil && !c.DBMatch && h.opts.DBDiff != nil {
-		v.Records = h.records(rec, &sim)
+		v.Records = h.records(eval, evalErr, &sim)
+	}
+	if h.opts.Task != nil {
+		v.Task = h.task(eval, evalErr, &sim)
 	}
 	if h.opts.WireTrace != nil {
 		if path := h.opts.WireTrace(rec.ID); path != "" {
@@ -163,14 +170,36 @@ func (h *Handler) simulation(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, "simulation", "Simulation "+sim.ID, "evaluations", v)
 }
 
-// records lists the records sim's final database differs in (Options.DBDiff).
-func (h *Handler) records(rec store.Evaluation, sim *result.Simulation) *recordsView {
+// storedEval decodes a stored evaluation's record (without its
+// simulations).
+func storedEval(rec store.Evaluation) (*result.Evaluation, error) {
 	var eval result.Evaluation
 	if err := json.Unmarshal(rec.Data, &eval); err != nil {
-		return &recordsView{Note: "records not compared: the evaluation is unreadable: " + err.Error()}
+		return nil, err
 	}
 	eval.ID, eval.Domain = rec.ID, rec.Domain
-	diff := h.opts.DBDiff(&eval)
+	return &eval, nil
+}
+
+// task shows the task sim played (Options.Task); when it cannot be found,
+// the expected actions sim's checks name and why the rest is missing.
+func (h *Handler) task(eval *result.Evaluation, evalErr error, sim *result.Simulation) *taskView {
+	if evalErr != nil {
+		return taskFromChecks(sim, "the task is not shown: the evaluation is unreadable: "+evalErr.Error())
+	}
+	task, err := h.opts.Task(eval, sim.TaskID)
+	if err != nil {
+		return taskFromChecks(sim, "the user's instructions are not shown: "+err.Error())
+	}
+	return newTaskView(task, sim)
+}
+
+// records lists the records sim's final database differs in (Options.DBDiff).
+func (h *Handler) records(eval *result.Evaluation, evalErr error, sim *result.Simulation) *recordsView {
+	if evalErr != nil {
+		return &recordsView{Note: "records not compared: the evaluation is unreadable: " + evalErr.Error()}
+	}
+	diff := h.opts.DBDiff(eval)
 	if diff == nil {
 		return &recordsView{Note: "the domain is not available here: records not compared (give proctor view --tau2-data)"}
 	}
@@ -214,6 +243,7 @@ func newSimView(evalID, domain string, sim *result.Simulation) simView {
 	return simView{
 		EvalID: evalID, Domain: domain, Sim: sim, Anchor: "sim-" + anchorID(sim.ID),
 		Items: chatItems(sim.Messages), Breakdown: newBreakdown(sim),
+		Task: taskFromChecks(sim, "the user's instructions are not shown: the viewer was not given the domain's tasks"),
 	}
 }
 
@@ -245,7 +275,7 @@ func chatItems(msgs []result.Message) []chatItem {
 			items = append(items, chatItem{Role: string(m.Role), Requestor: m.Requestor, Content: m.Content, ToolName: m.Name, Error: m.Error, Turn: m.Turn, History: m.History})
 			continue
 		}
-		it := chatItem{Role: string(m.Role), Requestor: m.Requestor, Content: m.Content, Private: m.PrivateThought, History: m.History,
+		it := chatItem{Role: string(m.Role), Requestor: m.Requestor, Content: m.Content, Private: strings.TrimSpace(m.PrivateThought), History: m.History,
 			Interim: m.Interim, Turn: m.Turn}
 		for _, tc := range m.ToolCalls {
 			it.Calls = append(it.Calls, callView{ID: tc.ID, Name: tc.Name, Requestor: tc.Requestor, Args: prettyJSON(tc.Arguments), Brief: brief(compactJSON(tc.Arguments))})

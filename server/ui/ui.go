@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/store"
@@ -55,6 +56,12 @@ type Options struct {
 	// then shows its conversation's exchanges with the agent beside it.
 	// The file is read bounded and strictly; it need not exist.
 	WireTrace func(evalID string) string
+	// Task, when set, finds the task a simulation of eval played (on the
+	// evaluated domain, as proctor show does), or says why it cannot: the
+	// simulation page then shows the user's instructions beside the
+	// conversation. Without it the page shows the expected actions its
+	// checks name.
+	Task func(eval *result.Evaluation, taskID string) (*domains.Task, error)
 }
 
 // Handler serves the viewer's pages from a results database.

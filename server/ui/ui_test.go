@@ -36,7 +36,7 @@ type seeded struct {
 // options are the handler's options over s: the mock domain to list a
 // failed DB check's records, and the wire traces in s.wireDir.
 func (s seeded) options(t testing.TB) Options {
-	return Options{DBDiff: mockDiffer(t), WireTrace: func(id string) string { return filepath.Join(s.wireDir, id+".wire.jsonl") }}
+	return Options{DBDiff: mockDiffer(t), Task: mockTasks(t), WireTrace: func(id string) string { return filepath.Join(s.wireDir, id+".wire.jsonl") }}
 }
 
 func seed(t testing.TB) seeded {
@@ -130,6 +130,10 @@ func TestPages(t *testing.T) {
 		{"simulation's differing records", s.mockSim, 200, []string{`id="db-records"`, "<code>tasks</code>", "<code>T-1022</code>", "missing", "Order catering",
 			"<code>next_task_number</code>", "1023", "1022", `id="wire-trace"`, "SendMessage", "agent unavailable", "Authorization: " + a2aclient.Redacted, escapedXSS()},
 			[]string{"raw-secret-value", "/other", `id="wire-note"`}},
+		{"simulation's task beside it", s.mockSim, 200, []string{`id="user-instructions"`, "Jane Park, an event planner", "titled exactly &#39;Order catering&#39;",
+			"Script (said in order)", `id="expected-actions"`, "<code>find_user_by_email</code>", "<code>create_task</code>", "jane.park@example.com"}, []string{`id="task-note"`}},
+		{"simulation's task without its domain", s.failSim, 200, []string{`id="expected-actions"`, "<code>book_flight</code>", `id="task-note"`, "domain airline is not available here",
+			"not performed", missingInfo}, []string{`id="user-instructions"`}},
 		{"simulation without a domain to diff", s.failSim, 200, []string{"the domain is not available here", "no A2A context id"}, nil},
 		{"simulation passing", s.passSim, 200, []string{passingSim, "1.000"}, nil},
 		{"simulation missing", s.eval + "/sim?id=nope%231", 404, []string{"not found"}, nil},
