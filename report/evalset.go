@@ -266,8 +266,9 @@ func failedMetrics(cr *result.CaseResult) []*result.MetricResult {
 	return out
 }
 
-// metricReason is why a metric scored as it did, rubric verdicts included.
-func metricReason(m *result.MetricResult) string {
+// MetricReason is why a metric scored as it did, rubric verdicts included
+// (the reports and the viewer show it).
+func MetricReason(m *result.MetricResult) string {
 	if m.Details == nil {
 		return ""
 	}

@@ -230,7 +230,7 @@ func junitRunBody(cr *result.CaseResult) string {
 	}
 	for _, m := range failedMetrics(cr) {
 		fmt.Fprintf(&b, "  %s %s", m.MetricName, metricScore(m))
-		if r := metricReason(m); r != "" {
+		if r := MetricReason(m); r != "" {
 			fmt.Fprintf(&b, ": %s", r)
 		}
 		b.WriteString("\n")

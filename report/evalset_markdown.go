@@ -170,7 +170,7 @@ func markdownRunBody(cr *result.CaseResult) string {
 	}
 	for _, m := range failedMetrics(cr) {
 		fmt.Fprintf(&b, "- **%s** %s", mdText(m.MetricName, mdTextChars), mdText(metricScore(m), 40))
-		if r := metricReason(m); r != "" {
+		if r := MetricReason(m); r != "" {
 			fmt.Fprintf(&b, ": %s", mdText(r, mdTextChars))
 		}
 		b.WriteString("\n")

@@ -117,7 +117,7 @@ func tableRunBody(cr *result.CaseResult) string {
 	var b strings.Builder
 	for _, m := range failedMetrics(cr) {
 		fmt.Fprintf(&b, "  %s %s", m.MetricName, metricScore(m))
-		if r := metricReason(m); r != "" {
+		if r := MetricReason(m); r != "" {
 			b.WriteString(": " + clip(r, tableReasonChars))
 		}
 		b.WriteString("\n")

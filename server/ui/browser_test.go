@@ -146,6 +146,8 @@ func TestBrowserPages(t *testing.T) {
 			"#user-instructions": {"Jane Park", "Order catering"}, "#expected-actions": {"find_user_by_email", "create_task"}}},
 		{"evalsets", "/evalsets", map[string][]string{"#evalset-runs": {shortID(s.runID), "math"}}},
 		{"evalset", s.evalSetPath, map[string][]string{"#run-id": {s.runID}, "#cases": {"divide", "response_match_score 0.200"}}},
+		{"evalset-case", s.evalSetPath + "/case?id=math/divide", map[string][]string{"#case-id": {"math/divide"},
+			"#case-runs": {"Run 1", "Invocation 1", caseQuestion, caseWant, "3.33 <script>", "threshold 0.800", "response differs"}}},
 		{"conformances", "/conformance", map[string][]string{"#conformance-runs": {shortID(s.confID), "non-conformant"}}},
 		{"conformance", s.confPath, map[string][]string{"#level": {"non-conformant"}, "#failures": {"card-well-known", "Serve the card at"}}},
 		{"leaderboard", "/leaderboard", map[string][]string{

@@ -12,6 +12,7 @@ import (
 	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/mock"
+	"github.com/proctor-eval/proctor/evalset"
 	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
@@ -34,6 +35,9 @@ const (
 	actualFlight     = "HAT999"
 	missingInfo      = "refund of 42 dollars"
 	judgeReasoning   = "The agent never confirmed the cancellation with the user."
+	caseQuestion     = "What is 10 divided by 4?"
+	caseWant         = "2.5"
+	caseGot          = "3.33 " + xss
 )
 
 // openStore returns a writable store in a temporary directory.
@@ -217,8 +221,18 @@ func fixtureEvalSetRun(id string) (*result.EvalSetRun, []*result.CaseResult) {
 		Details: &result.MetricDetails{Reason: "response differs: " + xss}}
 	passMetric := &result.MetricResult{MetricName: "response_match_score", Score: 1, Threshold: 0.8, EvalStatus: result.EvalPassed}
 	cases := []*result.CaseResult{
-		{ID: "math/add#0", EvalSetID: "math", EvalID: "add", FinalEvalStatus: result.EvalPassed, OverallEvalMetricResults: []*result.MetricResult{passMetric}},
-		{ID: "math/divide#0", EvalSetID: "math", EvalID: "divide", FinalEvalStatus: result.EvalFailed, OverallEvalMetricResults: []*result.MetricResult{failMetric}},
+		{ID: "math/add#1", EvalSetID: "math", EvalID: "add", RunID: 1, FinalEvalStatus: result.EvalPassed, OverallEvalMetricResults: []*result.MetricResult{passMetric}},
+		{ID: "math/divide#1", EvalSetID: "math", EvalID: "divide", RunID: 1, FinalEvalStatus: result.EvalFailed, OverallEvalMetricResults: []*result.MetricResult{failMetric},
+			EvalMetricResultPerInvocation: []*result.InvocationResult{{
+				ExpectedInvocation: &evalset.Invocation{UserContent: &evalset.Message{Role: "user", Content: caseQuestion},
+					Tools:         []*evalset.Tool{{Name: "divide", Arguments: map[string]any{"a": 10.0, "b": 4.0}}},
+					FinalResponse: &evalset.Message{Role: "model", Content: caseWant}},
+				ActualInvocation: &evalset.Invocation{UserContent: &evalset.Message{Role: "user", Content: caseQuestion},
+					Tools:         []*evalset.Tool{{Name: "divide", Arguments: map[string]any{"a": 10.0, "b": 3.0}}},
+					FinalResponse: &evalset.Message{Role: "model", Content: caseGot}},
+				EvalMetricResults: []*result.MetricResult{failMetric},
+			}},
+			Turns: []result.Turn{{Thoughts: []string{"private: divide, then round"}}}},
 	}
 	run := &result.EvalSetRun{
 		ID: id, Status: result.StatusCompleted, Agent: result.AgentInfo{URL: "http://127.0.0.1:9", Name: xss},

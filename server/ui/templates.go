@@ -86,6 +86,7 @@ func funcs() template.FuncMap {
 		"passks":      passKs,
 		"joinstr":     strings.Join,
 		"plural":      report.Plural,
+		"index1":      index1,
 		"ciw":         func(lo, hi float64) string { return fmt.Sprintf("%.1f", 100*math.Max(0, clamp01(hi)-clamp01(lo))) },
 	}
 }
@@ -110,4 +111,13 @@ func clamp01(v float64) float64 {
 		return 0
 	}
 	return math.Max(0, math.Min(1, v))
+}
+
+// index1 is the n-th (1-based) of list, or nil when there is none: the
+// thoughts of an invocation by its number.
+func index1(list [][]string, n int) []string {
+	if n < 1 || n > len(list) {
+		return nil
+	}
+	return list[n-1]
 }

@@ -99,6 +99,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /eval/{id}/sim", h.simulation)
 	h.mux.HandleFunc("GET /evalsets", h.evalSetRuns)
 	h.mux.HandleFunc("GET /evalset/{id}", h.evalSetRun)
+	h.mux.HandleFunc("GET /evalset/{id}/case", h.evalSetCase)
 	h.mux.HandleFunc("GET /conformance", h.conformanceRuns)
 	h.mux.HandleFunc("GET /conformance/{id}", h.conformanceRun)
 	h.mux.HandleFunc("GET /compare", h.compare)
