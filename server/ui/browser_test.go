@@ -153,7 +153,9 @@ func TestBrowserPages(t *testing.T) {
 		{"leaderboard", "/leaderboard", map[string][]string{
 			"#lb-airline": {betterAgentName, "Hostile <script>", "1.000", "0.667", "do-nothing baseline"}, "nav a.active": {"Leaderboard"}}},
 		{"compare", "/compare?a=" + url.QueryEscape(s.betterID) + "&b=" + url.QueryEscape(s.evalID), map[string][]string{
-			"#cmp-tasks": {failingTask, "regressed", "3/3", "1/3"}, "#cmp-regressions": {failingTask}, "#cmp-delta": {"-0.333"}}},
+			"#cmp-tasks": {failingTask, "regressed", "3/3", "1/3", "A #0 #1 #2 · B #0 #1 #2"}, "#cmp-regressions": {failingTask}, "#cmp-delta": {"-0.333"}}},
+		{"evalset-matrix", "/evalsets/matrix?id=" + url.QueryEscape(s.runID) + "&id=" + url.QueryEscape(s.laterRunID), map[string][]string{
+			"#case-matrix": {"math/add", "math/divide", "differs", "pass 1/1", "fail 0/1", "response_match_score 0.200"}}},
 	}
 	for _, vp := range viewports() {
 		for _, p := range pages {
@@ -162,6 +164,16 @@ func TestBrowserPages(t *testing.T) {
 			})
 		}
 	}
+	t.Run("tick two evaluations and compare them", func(t *testing.T) {
+		err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"),
+			chromedp.Click(chromedp.CSS(`input[name="id"][value="`+s.evalID+`"]`)),
+			chromedp.Click(chromedp.CSS(`input[name="id"][value="`+s.betterID+`"]`)),
+			chromedp.Click(chromedp.CSS(`#pick button[type="submit"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#cmp-tasks`)))
+		if err != nil {
+			t.Fatalf("ticking two evaluations did not lead to their comparison: %v", err)
+		}
+	})
 	t.Logf("screenshots in %s", out)
 }
 

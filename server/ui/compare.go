@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"net/http"
+	"net/url"
 
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
@@ -21,6 +22,10 @@ type compareView struct {
 // highlighted, pass^k with intervals, and the paired test of the
 // difference. With an id missing it shows the form only.
 func (h *Handler) compare(w http.ResponseWriter, r *http.Request) {
+	if picked, ok := r.URL.Query()["id"]; ok {
+		h.comparePicked(w, r, picked)
+		return
+	}
 	var v compareView
 	for name, dst := range map[string]*string{"a": &v.A, "b": &v.B} {
 		val, err := param(r, name)
@@ -75,4 +80,22 @@ func compareStatus(err error) int {
 		return http.StatusBadRequest
 	}
 	return 0
+}
+
+// comparePicked answers the evaluations list's form: the two evaluations
+// ticked there (?id=ID&id=ID, newest first as the list shows them) are
+// compared, the older as the base, at the comparison's own address.
+func (h *Handler) comparePicked(w http.ResponseWriter, r *http.Request, ids []string) {
+	if len(ids) != 2 {
+		h.fail(w, r, http.StatusBadRequest, "tick two evaluations in the list to compare them (%d ticked)", len(ids))
+		return
+	}
+	for _, id := range ids {
+		if id == "" || len(id) > maxParam {
+			h.fail(w, r, http.StatusBadRequest, "id: want an id of 1 to %d characters", maxParam)
+			return
+		}
+	}
+	q := url.Values{"a": {ids[1]}, "b": {ids[0]}}
+	http.Redirect(w, r, h.opts.Base+"compare?"+q.Encode(), http.StatusSeeOther)
 }

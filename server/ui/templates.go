@@ -87,6 +87,7 @@ func funcs() template.FuncMap {
 		"joinstr":     strings.Join,
 		"plural":      report.Plural,
 		"index1":      index1,
+		"trials":      trials,
 		"ciw":         func(lo, hi float64) string { return fmt.Sprintf("%.1f", 100*math.Max(0, clamp01(hi)-clamp01(lo))) },
 	}
 }
@@ -120,4 +121,13 @@ func index1(list [][]string, n int) []string {
 		return nil
 	}
 	return list[n-1]
+}
+
+// trials lists the trial numbers of n trials: 0 to n-1.
+func trials(n int) []int {
+	out := make([]int, max(n, 0))
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }

@@ -98,6 +98,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /eval/{id}", h.evaluation)
 	h.mux.HandleFunc("GET /eval/{id}/sim", h.simulation)
 	h.mux.HandleFunc("GET /evalsets", h.evalSetRuns)
+	h.mux.HandleFunc("GET /evalsets/matrix", h.evalSetMatrix)
 	h.mux.HandleFunc("GET /evalset/{id}", h.evalSetRun)
 	h.mux.HandleFunc("GET /evalset/{id}/case", h.evalSetCase)
 	h.mux.HandleFunc("GET /conformance", h.conformanceRuns)

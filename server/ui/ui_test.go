@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/report"
@@ -31,6 +32,7 @@ type seeded struct {
 	betterID                 string // evalID's domain and tasks, every trial passed
 	mockSim                  string // a mock-domain simulation page whose DB check failed
 	wireDir                  string // the wire trace of mockSim's evaluation, as proctor run --trace-wire DIR leaves it
+	laterRunID               string // runID's sets run again later: divide passed, add failed
 }
 
 // options are the handler's options over s: the mock domain to list a
@@ -72,6 +74,12 @@ func seed(t testing.TB) seeded {
 	run, cases := fixtureEvalSetRun(store.NewID())
 	putEvalSetRun(t, db, run, cases)
 	s.runID = run.ID
+	later, laterCases := fixtureEvalSetRun(store.NewID())
+	later.CreatedAt = later.CreatedAt.Add(time.Hour)
+	later.Summary.Cases[0].Status, later.Summary.Cases[0].Passed = result.EvalFailed, 0
+	later.Summary.Cases[1].Status, later.Summary.Cases[1].Passed = result.EvalPassed, 1
+	putEvalSetRun(t, db, later, laterCases)
+	s.laterRunID = later.ID
 	rep := fixtureConformance(store.NewID())
 	putConformance(t, db, rep)
 	s.confID = rep.ID
@@ -155,6 +163,16 @@ func TestPages(t *testing.T) {
 		{"conformance missing", "/conformance/nope", 404, nil, nil},
 		{"compare form", "/compare?a=" + s.evalID, 200, []string{"compare-help", `value="` + s.evalID + `"`}, []string{"cmp-tasks"}},
 		{"compare", "/compare?a=" + s.betterID + "&b=" + s.evalID, 200, []string{`id="cmp-tasks"`, failingTask, "regressed", "3/3", "1/3", "sign-flip"}, nil},
+		{"list ticks evaluations to compare", "/", 200, []string{`<form method="get" action="/compare"`, `name="id" value="` + s.evalID + `"`}, nil},
+		{"compare the ticked", "/compare?id=" + s.evalID + "&id=" + s.betterID, 303, nil, nil},
+		{"compare one ticked", "/compare?id=" + s.evalID, 400, []string{"tick two evaluations", "(1 ticked)"}, nil},
+		{"compare links both conversations of a regressed task", "/compare?a=" + s.betterID + "&b=" + s.evalID, 200, []string{
+			`href="/eval/` + s.betterID + `/sim?id=task-fail%232"`, `href="/eval/` + s.evalID + `/sim?id=task-fail%230"`}, []string{`/sim?id=task-pass`}},
+		{"eval-set list ticks runs", "/evalsets", 200, []string{`action="/evalsets/matrix"`, `name="id" value="` + s.runID + `"`}, nil},
+		{"eval-set case matrix", "/evalsets/matrix?id=" + s.laterRunID + "&id=" + s.runID, 200, []string{`id="case-matrix"`, "2 cases differ",
+			`href="/evalset/` + s.laterRunID + `/case?id=math%2fadd"`, `href="/evalset/` + s.runID + `/case?id=math%2fdivide"`, "response_match_score 0.200", escapedXSS()}, nil},
+		{"eval-set case matrix of one run", "/evalsets/matrix?id=" + s.runID, 400, []string{"tick 2 to 12"}, nil},
+		{"eval-set case matrix of an evaluation", "/evalsets/matrix?id=" + s.runID + "&id=" + s.evalID, 404, []string{"not an eval-set run"}, nil},
 		{"compare other domains", "/compare?a=" + s.evalID + "&b=" + s.otherDomainID, 400, []string{"different domains"}, nil},
 		{"compare an eval-set run", "/compare?a=" + s.evalID + "&b=" + s.runID, 400, []string{"eval-set run"}, nil},
 		{"compare hostile id", "/compare?a=" + s.evalID + "&b=" + url.QueryEscape(xss), 404, []string{escapedXSS()}, nil},
