@@ -112,12 +112,13 @@ func markdownFailures(b *strings.Builder, failed []result.Simulation) {
 	}
 	b.WriteString("\n### Failed simulations\n\n| simulation | termination | reward | why |\n|---|---|---|---|\n")
 	for _, sim := range failed {
-		fmt.Fprintf(b, "| %s | %s | %.3f | %s |\n", sim.ID, sim.TerminationReason, sim.Reward, mdEscape(whyFailed(sim)))
+		fmt.Fprintf(b, "| %s | %s | %.3f | %s |\n", sim.ID, sim.TerminationReason, sim.Reward, mdEscape(WhyFailed(sim)))
 	}
 }
 
-// whyFailed says in one line which check a simulation failed.
-func whyFailed(s result.Simulation) string {
+// WhyFailed says in one line which check a simulation failed, as proctor
+// show and the viewer's evaluation page put it.
+func WhyFailed(s result.Simulation) string {
 	var why []string
 	if s.Error != "" {
 		why = append(why, s.Error)

@@ -347,7 +347,7 @@ func NewEvaluationOverview(eval *result.Evaluation) EvaluationOverview {
 	for _, s := range eval.Simulations {
 		l := SimulationLine{ID: s.ID, TaskID: s.TaskID, Trial: s.Trial, Reward: s.Reward, Passed: s.Passed(), TerminationReason: s.TerminationReason}
 		if !l.Passed {
-			l.Why = whyFailed(s)
+			l.Why = WhyFailed(s)
 		}
 		o.Simulations = append(o.Simulations, l)
 	}

@@ -133,9 +133,12 @@ func TestBrowserPages(t *testing.T) {
 	}{
 		{"evaluations", "/", map[string][]string{"#evaluations": {shortID(s.evalID), "airline", "retail", "0.667", "Hostile <script>"}}},
 		{"evaluation", s.eval, map[string][]string{
-			"#eval-id": {s.evalID}, "#pass1": {"0.667"}, "#baseline": {"0.000"}, "#tasks": {failingTask, "task-pass", "1/3", "3/3"},
+			"#eval-id": {s.evalID}, "#pass1": {"0.667"}, "#baseline": {"0.000"}, "#tasks": {failingTask, "task-pass", "1/3", "3/3", "missing action book_flight"},
 			"#terminations": {"user_stop"}, "#status-codes": {"200", "503"}, "#tokens": {"judge", "$0.0"}, "#curves": {"pass^k"}, "#latency": {"requests"},
 		}},
+		{"evaluation-search", s.eval + "?check=ACTION&q=" + url.QueryEscape("<script>"), map[string][]string{
+			"#sim-matches": {"2 simulations of 6 match"}, "#tasks": {failingTask, "#1", "#2", "missing action book_flight"}, "#sim-filter": {"Failed check"}}},
+		{"evaluation-same-curves", "/eval/" + s.betterID, map[string][]string{"#curves-same": {"pass^k equals pass@k"}}},
 		{"simulation", s.failSim, map[string][]string{
 			"#sim-id": {failingSim}, "#reward": {"0.000"}, "#conversation": {"book_flight", "I want to book <script>", "toggle_airplane_mode", "requested by the user", "private thought", "interim (not the answer"},
 			"#expected-actions": {"book_flight", "not performed", missingInfo}, "#breakdown": {"final database differs", "expectedhash0123", expectedFlight, actualFlight, missingInfo, "judge votes 1/3", "The agent confirms <script>"},

@@ -63,10 +63,13 @@ func passCurves(sum result.Summary) template.HTML {
 		fmt.Fprintf(&b, `<line class="baseline" x1="%g" y1="%.1f" x2="%g" y2="%.1f"/>`, marginL, y(base.PassHat1), marginL+plotW, y(base.PassHat1))
 	}
 	step := max(1, n/maxCurvePoints)
+	// pass@k is drawn first, wide and with open rings, pass^k over it,
+	// thin with dots: where they are equal both stay visible.
 	for _, series := range []struct {
 		class string
 		vals  map[string]float64
-	}{{"pass-hat", sum.PassHatK}, {"pass-at", sum.PassAtK}} {
+		r     int
+	}{{"pass-at", sum.PassAtK, 5}, {"pass-hat", sum.PassHatK, 3}} {
 		var pts []string
 		for k := 1; k <= n; k += step {
 			v, ok := series.vals[strconv.Itoa(k)]
@@ -74,7 +77,7 @@ func passCurves(sum result.Summary) template.HTML {
 				continue
 			}
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(k), y(v)))
-			fmt.Fprintf(&b, `<circle class="%s" cx="%.1f" cy="%.1f" r="3"><title>k=%d: %.3f</title></circle>`, series.class, x(k), y(v), k, v)
+			fmt.Fprintf(&b, `<circle class="%s" cx="%.1f" cy="%.1f" r="%d"><title>k=%d: %.3f</title></circle>`, series.class, x(k), y(v), series.r, k, v)
 		}
 		if len(pts) > 1 {
 			fmt.Fprintf(&b, `<polyline class="%s" points="%s"/>`, series.class, strings.Join(pts, " "))

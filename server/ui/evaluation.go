@@ -32,6 +32,9 @@ type simLink struct {
 	Reward      float64
 	Passed      bool
 	Termination string
+	// Why says which check a failed simulation failed (report.WhyFailed,
+	// as proctor show says it).
+	Why string
 	// Anchor is set in a self-contained file on the simulations it shows
 	// in full: the id of their section.
 	Anchor string
@@ -43,6 +46,8 @@ type taskRow struct {
 	Vacuous      bool
 	EnvUnchecked bool
 	Sims         []simLink
+	// Why lists the distinct reasons its simulations failed.
+	Why []string
 }
 
 // llmRow is what proctor's own model calls cost in one role.
@@ -69,11 +74,26 @@ type evalView struct {
 	// many more there are.
 	Failed     []simView
 	FailedMore int
+	// Filter is the search within the simulations, Matched how many
+	// match it, and the choices its form offers.
+	Filter             simFilter
+	Matched            int
+	Outcomes           []string
+	Checks             []string
+	TerminationChoices []string
+	// PassCurvesSame is set when pass^k equals pass@k at every k: the
+	// two curves are drawn one over the other.
+	PassCurvesSame bool
 }
 
 func (h *Handler) evaluation(w http.ResponseWriter, r *http.Request) {
 	id, db, ok := h.recordOf(w, r, "evaluation")
 	if !ok {
+		return
+	}
+	filter, err := readSimFilter(r)
+	if err != nil {
+		h.fail(w, r, http.StatusBadRequest, "%v", err)
 		return
 	}
 	eval, err := evaluation.Load(r.Context(), db, id)
@@ -91,7 +111,10 @@ func (h *Handler) evaluation(w http.ResponseWriter, r *http.Request) {
 		h.storeFail(w, r, err)
 		return
 	}
-	h.render(w, r, "evaluation", "Evaluation "+eval.ID, "evaluations", newEvalView(eval, lat))
+	v := newEvalView(eval, lat)
+	v.Filter = filter
+	v.Tasks, v.Matched = filterTasks(eval, filter)
+	h.render(w, r, "evaluation", "Evaluation "+eval.ID, "evaluations", v)
 }
 
 // newEvalView builds the evaluation page from a loaded evaluation and the
@@ -99,16 +122,21 @@ func (h *Handler) evaluation(w http.ResponseWriter, r *http.Request) {
 func newEvalView(eval *result.Evaluation, lat []float64) evalView {
 	sum := eval.Summary
 	v := evalView{
-		Eval:         eval,
-		Agent:        report.AgentLabel(eval.Agent),
-		PassHat1:     sum.PassHatK["1"],
-		Curves:       passCurves(sum),
-		Histogram:    latencyHistogram(lat),
-		Latencies:    len(lat),
-		Tasks:        taskRows(eval),
-		Terminations: counts(sum.TerminationReasons),
-		StatusCodes:  counts(eval.Metrics.StatusCodes),
-		ErrorClasses: counts(eval.Metrics.ErrorClasses),
+		Eval:               eval,
+		Agent:              report.AgentLabel(eval.Agent),
+		PassHat1:           sum.PassHatK["1"],
+		Curves:             passCurves(sum),
+		Histogram:          latencyHistogram(lat),
+		Latencies:          len(lat),
+		Tasks:              taskRows(eval),
+		Terminations:       counts(sum.TerminationReasons),
+		StatusCodes:        counts(eval.Metrics.StatusCodes),
+		ErrorClasses:       counts(eval.Metrics.ErrorClasses),
+		Matched:            len(eval.Simulations),
+		Outcomes:           []string{outcomePassed, outcomeFailed},
+		Checks:             filterChecks(),
+		TerminationChoices: slices.Sorted(maps.Keys(sum.TerminationReasons)),
+		PassCurvesSame:     len(sum.PassHatK) > 0 && maps.Equal(sum.PassHatK, sum.PassAtK),
 	}
 	for _, role := range slices.Sorted(maps.Keys(eval.Metrics.LLMUsage)) {
 		v.LLM = append(v.LLM, llmRow{Role: role, Usage: eval.Metrics.LLMUsage[role]})
@@ -134,9 +162,42 @@ func taskRows(eval *result.Evaluation) []taskRow {
 			pos[s.TaskID] = i
 			rows = append(rows, taskRow{TaskSummary: result.TaskSummary{TaskID: s.TaskID}})
 		}
-		rows[i].Sims = append(rows[i].Sims, simLink{ID: s.ID, Trial: s.Trial, Reward: s.Reward, Passed: s.Passed(), Termination: string(s.TerminationReason)})
+		link := simLink{ID: s.ID, Trial: s.Trial, Reward: s.Reward, Passed: s.Passed(), Termination: string(s.TerminationReason)}
+		if !link.Passed {
+			link.Why = report.WhyFailed(s)
+			if link.Why == "" {
+				link.Why = "reward " + strconv.FormatFloat(s.Reward, 'f', 3, 64) + ", " + link.Termination
+			}
+			if !slices.Contains(rows[i].Why, link.Why) {
+				rows[i].Why = append(rows[i].Why, link.Why)
+			}
+		}
+		rows[i].Sims = append(rows[i].Sims, link)
 	}
 	return rows
+}
+
+// filterTasks is the task rows with only the simulations f matches, and
+// how many those are; with f active, tasks none of whose simulations
+// match are left out.
+func filterTasks(eval *result.Evaluation, f simFilter) ([]taskRow, int) {
+	if !f.active() {
+		return taskRows(eval), len(eval.Simulations)
+	}
+	kept := *eval
+	kept.Simulations = nil
+	for i := range eval.Simulations {
+		if f.matches(&eval.Simulations[i]) {
+			kept.Simulations = append(kept.Simulations, eval.Simulations[i])
+		}
+	}
+	var rows []taskRow
+	for _, t := range taskRows(&kept) {
+		if len(t.Sims) > 0 {
+			rows = append(rows, t)
+		}
+	}
+	return rows, len(kept.Simulations)
 }
 
 func setOf(ids []string) map[string]bool {
