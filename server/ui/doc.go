@@ -12,11 +12,14 @@
 // # Pages
 //
 //	/                          evaluations, newest first, filtered by domain, agent and status, paged by cursor
-//	/eval/{id}                 one evaluation: scores, curves, tasks, terminations, latency, tokens and cost
-//	/eval/{id}/sim?id={sim}    one simulation: the conversation and its reward breakdown
+//	/eval/{id}                 one evaluation: scores, curves, tasks and why they failed, terminations, latency, tokens and cost;
+//	                           ?outcome, ?termination, ?check and ?q search its simulations
+//	/eval/{id}/sim?id={sim}    one simulation: the conversation beside its task, and its reward breakdown
 //	/evalsets, /evalset/{id}   eval-set runs, and one run's cases, metrics and scores
+//	/evalset/{id}/case?id={set}/{case}  one case: each run invocation by invocation, expected beside actual
+//	/evalsets/matrix?id=..&id=..        several eval-set runs side by side, a row per case
 //	/conformance, /conformance/{id}  conformance reports, requirements grouped, failures with the exchange
-//	/compare?a={id}&b={id}     a comparison of two evaluations (see compare.go)
+//	/compare?a={id}&b={id}     a comparison of two evaluations (see compare.go); ?id=..&id=.. from the list
 //	/static/style.css          the stylesheet
 //
 // Every page reads the store with paged listings or single-record reads:
