@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -54,17 +53,6 @@ func readSimFilter(r *http.Request) (simFilter, error) {
 		return f, fmt.Errorf("check %q: want one of %s", f.Check, strings.Join(filterChecks(), ", "))
 	}
 	return f, nil
-}
-
-// query is the filter as a query string.
-func (f simFilter) query() string {
-	q := url.Values{}
-	for k, v := range map[string]string{"outcome": f.Outcome, "termination": f.Termination, "check": f.Check, "q": f.Text} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	return q.Encode()
 }
 
 // matches reports whether s is one the filter asks for.
