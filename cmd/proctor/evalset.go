@@ -79,7 +79,7 @@ expects (tools[].result, YAML tool_calls[].result), and checks the case's
 inspect assertions with agent/inspect after its last invocation. Exit status: 0 every case passed,
 3 a case failed its thresholds, 4 a regression against --baseline beyond
 --tolerance, 2 bad input, 1 could not run.`,
-		Example: `  proctor evalset run --agent http://localhost:8080 testdata/math-eval-app
+		Example: `  proctor evalset run --agent http://127.0.0.1:9999 examples/a2a/evals --llm-cassette examples/a2a/judge.cassette.json --llm-mode replay
   proctor evalset run --agent http://localhost:8080 cases/ --num-runs 3 --format junit --out report.xml
   proctor evalset run --agent http://localhost:8080 evals/ --format evalset-result --out-dir output
   proctor evalset run --agent http://localhost:8080 evals/ --baseline 0197a2c4 --tolerance 0.05
