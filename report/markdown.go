@@ -62,6 +62,9 @@ func markdownScores(b *strings.Builder, e *result.Evaluation) {
 		fmt.Fprintf(b, "| action match | %s |\n", exactMatchNote)
 	}
 	fmt.Fprintf(b, "| termination | %s |\n", Counts(s.TerminationReasons))
+	if note := RobustnessNote(s); note != "" {
+		fmt.Fprintf(b, "| robustness | %s |\n", note)
+	}
 	if note := ProcessNote(s); note != "" {
 		fmt.Fprintf(b, "| process | %s |\n", note)
 	}

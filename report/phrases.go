@@ -77,6 +77,18 @@ func ProcessNote(s result.Summary) string {
 		p.RepeatedCalls, Plural(p.UnverifiedWrites, "unverified write"), p.ToolErrors, p.ToolErrorRate)
 }
 
+// RobustnessNote says how the agent met corrupted tool results: "9 of 12
+// handled (0.750): 7 rechecked, 4 told the user; error 3, stale 4, ..." ;
+// "" when none were corrupted.
+func RobustnessNote(s result.Summary) string {
+	r := s.Robustness
+	if r == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d of %s handled (%.3f): %d rechecked, %d told the user; %s", r.Handled,
+		Plural(r.Faults, "corrupted tool result"), r.HandledShare, r.Rechecked, r.ToldUser, Counts(r.ByKind))
+}
+
 // VacuousNote counts and names the tasks the do-nothing agent passes: "3
 // vacuous tasks: mock-03, mock-07, mock-11", the first limit of them and
 // how many more (every one is in the JSON).

@@ -74,6 +74,9 @@ type ToolCallView struct {
 	// the transcript.
 	ResultError bool `json:"result_error,omitempty"`
 	NoResult    bool `json:"no_result,omitempty"`
+	// Fault says proctor corrupted the result the agent saw (Result) in
+	// this way (--tool-faults).
+	Fault result.FaultKind `json:"fault,omitempty"`
 }
 
 // Check is one check of a simulation's reward.
@@ -139,7 +142,7 @@ func turnsOf(msgs []result.Message) []Turn {
 		if m.Role == result.RoleTool {
 			if at, ok := where[m.ToolCallID]; ok && m.ToolCallID != "" {
 				c := &turns[at[0]].ToolCalls[at[1]]
-				c.Result, c.ResultError, c.NoResult = m.Content, m.Error, false
+				c.Result, c.ResultError, c.NoResult, c.Fault = m.Content, m.Error, false, m.Fault
 				delete(where, m.ToolCallID)
 				continue
 			}

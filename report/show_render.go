@@ -91,13 +91,17 @@ func simulationText(b *strings.Builder, r SimulationReport) {
 }
 
 func resultText(c ToolCallView) string {
+	fault := ""
+	if c.Fault != "" {
+		fault = "[corrupted by proctor: " + string(c.Fault) + "] "
+	}
 	switch {
 	case c.NoResult:
 		return "(no result recorded)"
 	case c.ResultError:
-		return "= error: " + indent(clip(c.Result, 2000), "       ")
+		return "= " + fault + "error: " + indent(clip(c.Result, 2000), "       ")
 	}
-	return "= " + indent(clip(c.Result, 2000), "       ")
+	return "= " + fault + indent(clip(c.Result, 2000), "       ")
 }
 
 func checkText(b *strings.Builder, c Check) {

@@ -75,6 +75,9 @@ func tableScores(tw io.Writer, e *result.Evaluation) {
 		fmt.Fprintf(tw, "action match\t%s\n", exactMatchNote)
 	}
 	fmt.Fprintf(tw, "termination\t%s\n", Counts(s.TerminationReasons))
+	if note := RobustnessNote(s); note != "" {
+		fmt.Fprintf(tw, "robustness\t%s\n", note)
+	}
 	if note := ProcessNote(s); note != "" {
 		fmt.Fprintf(tw, "process\t%s\n", note)
 	}

@@ -135,6 +135,10 @@ type Message struct {
 	// does not list the tool: a policy violation. The call stays in the
 	// transcript as the agent made it; the environment never saw it.
 	Refused bool `json:"refused,omitempty"`
+	// Fault, on a tool message, says proctor corrupted the result the
+	// agent saw (Content) in this way (--tool-faults); the environment ran
+	// the call truly.
+	Fault FaultKind `json:"fault,omitempty"`
 	// Interim marks an agent's message that came before its answer in the
 	// same turn: progress it reported while working ("Looking it up..."),
 	// as an A2A working status message, say. It is kept to show what the
@@ -257,6 +261,9 @@ type Summary struct {
 	// summaries of no simulations and from results stored before proctor
 	// measured it.
 	Process *Process `json:"process,omitempty"`
+	// Robustness is how the agent met corrupted tool results; present only
+	// when the evaluation corrupted some (--tool-faults).
+	Robustness *Robustness `json:"robustness,omitempty"`
 	// Reliability is the evaluation's noise floor, when a task has two or
 	// more trials; absent otherwise and from results stored before it.
 	Reliability *Reliability `json:"reliability,omitempty"`
@@ -368,6 +375,10 @@ type Config struct {
 	// the only domain tools it may call ([]: none); absent, every tool.
 	// Calls outside it are refused and recorded as policy violations.
 	ECPAllowTools []string `json:"ecp_allow_tools,omitzero"`
+	// ToolFaults is the share of the agent's tool results corrupted before
+	// it saw them (--tool-faults); 0 when none were. Seed, when set, chose
+	// which.
+	ToolFaults float64 `json:"tool_faults,omitempty"`
 	// Strict is strict scoring (Limits.Strict): ACTION added to the reward
 	// basis of every task with expected actions. It must equal the
 	// simulator's Limits.Strict, or Runner.Run refuses to run.

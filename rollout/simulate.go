@@ -66,6 +66,8 @@ type Simulator struct {
 	setup translation.Setup
 	// tracer makes the tool calls' spans; nil makes none.
 	tracer trace.Tracer
+	// faults corrupts a share of the agent's tool results (WithFaults).
+	faults Faults
 }
 
 // NewSimulator returns a simulator; zero limits take the defaults.
@@ -98,6 +100,13 @@ func (s *Simulator) WithAllowedTools(names []string) (*Simulator, error) {
 	}
 	s.allowed = slices.Clone(names)
 	return s, nil
+}
+
+// WithFaults has the simulator corrupt a share of the agent's tool
+// results (see Faults); the zero Faults corrupts none.
+func (s *Simulator) WithFaults(f Faults) *Simulator {
+	s.faults = f
+	return s
 }
 
 // CheckToolNames checks that every name is one of d's tools (the agent's).
@@ -145,6 +154,8 @@ type simRun struct {
 	// interim the agent's interim messages: neither is a step of the
 	// simulation.
 	history, interim int
+	// calls counts the agent's tool calls run so far (Faults' draw).
+	calls int
 }
 
 // steps is the number of messages the simulation itself added.
@@ -357,8 +368,10 @@ func (r *simRun) runAgentCalls(ctx context.Context, calls []domains.ToolCall) []
 			continue
 		}
 		out := r.env.Call(call)
+		out, fault := r.s.faults.corrupt(r.task.ID, r.res.Trial, r.calls, out)
+		r.calls++
 		endToolSpan(span, out, false)
-		r.add(result.Message{Role: result.RoleTool, Content: out.Content, ToolCallID: call.ID, Name: call.Name, Error: out.Error})
+		r.add(result.Message{Role: result.RoleTool, Content: out.Content, ToolCallID: call.ID, Name: call.Name, Error: out.Error, Fault: fault})
 		outcomes = append(outcomes, translation.ToolOutcome{Call: call, Result: out})
 		if out.Error {
 			r.errors++

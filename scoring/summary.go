@@ -52,6 +52,7 @@ func Summarize(sims []result.Simulation, taskOrder []string) result.Summary {
 	sum.AvgReward = round6(total / float64(len(sims)))
 	process := ProcessOf(sims)
 	sum.Process = &process
+	sum.Robustness = RobustnessOf(sims)
 	maxTrials := 0
 	for _, id := range order {
 		a := per[id]

@@ -314,7 +314,7 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	run.eval, run.tasks = eval, tasks
 	sim, err := rollout.NewSimulator(domain, profile, rollout.Limits{
 		MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
-	}).WithTracerProvider(s.TracerProvider).WithAllowedTools(cfg.ECPAllowTools)
+	}).WithTracerProvider(s.TracerProvider).WithFaults(faultsOf(cfg)).WithAllowedTools(cfg.ECPAllowTools)
 	if err != nil { // checked above
 		run.Close()
 		return nil, invalid("ecp_allow_tools: %v", err)
@@ -366,7 +366,7 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 		Timeout: r.Timeout, RequestTimeout: r.RequestTimeout,
 		Transport: r.Transport, Protocol: r.Protocol, Streaming: r.Streaming, Retries: *r.Retries,
 		MaxResponseBytes: r.MaxResponseBytes, ShardIndex: r.ShardIndex, NumShards: r.NumShards,
-		ECPConfig: r.ECPConfig, ECPAllowTools: allow,
+		ECPConfig: r.ECPConfig, ECPAllowTools: allow, ToolFaults: r.ToolFaults,
 	}, result.AgentInfo{}), nil
 }
 
@@ -928,4 +928,14 @@ func (s *Service) Simulations(req EvaluationRequest) (int, error) {
 		return 0, err
 	}
 	return len(tasks) * max(r.NumTrials, 1), nil
+}
+
+// faultsOf is the tool-result corruption an evaluation asked for: its
+// rate, drawn with its seed (0 when it has none).
+func faultsOf(cfg result.Config) rollout.Faults {
+	f := rollout.Faults{Rate: cfg.ToolFaults}
+	if cfg.Seed != nil {
+		f.Seed = *cfg.Seed
+	}
+	return f
 }

@@ -90,6 +90,10 @@ type EvaluationRequest struct {
 	// MaxResponseBytes caps one reply of the agent; it may lower the
 	// service's ceiling (Service.MaxResponseBytes), not raise it.
 	MaxResponseBytes int64 `json:"max_response_bytes,omitempty" validate:"omitempty,gte=1024"`
+	// ToolFaults corrupts this share (0 to 1) of the agent's tool results
+	// before it sees them, to score its robustness beside its reward (the
+	// environment runs every call truly); Seed, when set, chooses which.
+	ToolFaults float64 `json:"tool_faults,omitempty" validate:"gte=0,lte=1"`
 
 	// Headers are sent to the agent (credentials, usually). Their values are
 	// never echoed, logged or stored; only their names are recorded.

@@ -65,6 +65,7 @@ type runFlags struct {
 	apiKey, apiKeyHeader         string
 	ecpConfig                    string
 	ecpAllowTools                []string
+	toolFaults                   float64
 	ecpStderr                    string
 	llm                          llmFlags
 	shard                        shardFlags
@@ -121,6 +122,7 @@ default), train or test (telecom also small and full).`,
 	fl.IntVar(&f.retries, "retries", a2aclient.DefaultRetries, "retries of a request that failed transiently (refused, reset, 502/503/504, gRPC UNAVAILABLE)")
 	fl.StringVar(&f.ecpConfig, "ecp-config", "", `JSON or YAML file passed to an ECP agent's agent/initialize as its config; write secrets as {"$env": "NAME"}`)
 	fl.StringVar(&f.ecpStderr, "ecp-stderr", ecpStderrLog, "where stdio ECP agents' stderr goes, line by line with the simulation and pid: "+ecpStderrLog+" (proctor's own), none, or a file to append to")
+	fl.Float64Var(&f.toolFaults, "tool-faults", 0, "corrupt this share (0..1) of the agent's tool results before it sees them (errors, stale values, cut output, wrong records; --seed chooses which) and score its robustness beside the reward, which the true environment decides")
 	fl.StringSliceVar(&f.ecpAllowTools, "ecp-allow-tools", nil, "the only domain tools an ECP agent may call (comma-separated; overrides allow_tools in --ecp-config); other calls are refused and counted as policy violations")
 	fl.Int64Var(&f.maxResponse, "max-response-bytes", a2aclient.DefaultMaxResponseBytes, "largest reply accepted from the agent")
 	fl.StringArrayVar(&f.headers, "header", nil, "extra request header K=V for the agent (repeatable); values are never stored")
@@ -160,6 +162,9 @@ func (f *runFlags) validate(cmd *cobra.Command) error {
 	}
 	if f.timeout <= 0 || f.requestTimeout <= 0 {
 		errs = append(errs, "--timeout and --request-timeout must be positive")
+	}
+	if f.toolFaults < 0 || f.toolFaults > 1 || math.IsNaN(f.toolFaults) {
+		errs = append(errs, fmt.Sprintf("--tool-faults %v: want a share in 0..1, e.g. 0.1 for one result in ten", f.toolFaults))
 	}
 	if v := f.failUnder.value; f.failUnder.set && (v < 0 || v > 1 || math.IsNaN(v)) {
 		errs = append(errs, fmt.Sprintf("--fail-under %v: want a value in 0..1", v))
@@ -353,7 +358,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		MaxResponseBytes: f.maxResponse, Headers: flattenHeaders(headers), Resume: f.resume,
 		UserModel: f.llm.userModel, JudgeModel: f.llm.judgeModel, JudgeSamples: f.llm.judgeSamples,
 		Temperature: f.llm.temperaturePtr(cmd), Seed: f.llm.seedPtr(cmd),
-		ShardIndex: f.shard.index, NumShards: f.shard.numShards,
+		ShardIndex: f.shard.index, NumShards: f.shard.numShards, ToolFaults: f.toolFaults,
 	}
 	if cmd.Flags().Changed("ecp-allow-tools") {
 		req.ECPAllowTools = append([]string{}, f.ecpAllowTools...) // given empty: no tool
