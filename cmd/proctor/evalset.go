@@ -212,17 +212,11 @@ func runEvalSets(cmd *cobra.Command, f *evalSetFlags, paths []string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	models, err := f.llm.source()
+	su, err := start(cmd, &f.llm, needs{tracing: true})
 	if err != nil {
 		return err
 	}
-	defer saveCassette(cmd, models)
-	tp, stopTracing, err := startTracing(cmd)
-	if err != nil {
-		return err
-	}
-	defer stopTracing()
-	models.TracerProvider = tp
+	defer su.close()
 	base, err := f.readBaseline(cmd)
 	if err != nil {
 		return err
@@ -238,7 +232,7 @@ func runEvalSets(cmd *cobra.Command, f *evalSetFlags, paths []string) error {
 	}
 	defer db.Close()
 	retries := f.retries
-	svc := &skills.Service{Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings(), WireTrace: traces.opener(), TracerProvider: tp}
+	svc := &skills.Service{Store: db, Models: su.models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings(), WireTrace: traces.opener(), TracerProvider: su.tracer}
 	job, err := svc.PrepareEvalSets(ctx, skills.EvalSetRequest{
 		AgentURL: f.agent, NumRuns: f.numRuns, Concurrency: f.concurrency,
 		Transport: f.transport, Protocol: f.protocol, Streaming: f.streaming,
@@ -394,17 +388,17 @@ func rescoreEvalSets(cmd *cobra.Command, f *evalSetRescoreFlags, id string) erro
 			return usageErr("--metrics: %v", err)
 		}
 	}
-	models, err := f.llm.source()
+	su, err := start(cmd, &f.llm, needs{})
 	if err != nil {
 		return err
 	}
-	defer saveCassette(cmd, models)
+	defer su.close()
 	db, err := openWritableDB(ctx, f.dbPath, cmd.ErrOrStderr(), "see 'proctor results'")
 	if err != nil {
 		return failErr(err)
 	}
 	defer db.Close()
-	svc := &skills.Service{Store: db, Models: models}
+	svc := &skills.Service{Store: db, Models: su.models}
 	prog := newProgress(cmd.ErrOrStderr(), f.progress)
 	run, err := svc.RescoreEvalSets(ctx, id, metrics, f.llm.judgeModel, prog.update)
 	prog.finish()

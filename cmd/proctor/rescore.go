@@ -98,15 +98,12 @@ func rescoreEvaluation(cmd *cobra.Command, f *rescoreFlags, id string) error {
 	if err := f.validate(cmd); err != nil {
 		return err
 	}
-	models, err := f.llm.source()
+	su, err := start(cmd, &f.llm, needs{domains: true, tau2Data: f.tau2Data})
 	if err != nil {
 		return err
 	}
-	defer saveCassette(cmd, models)
-	reg, err := newCatalog(f.tau2Data)
-	if err != nil {
-		return err
-	}
+	defer su.close()
+	reg, models := su.catalog, su.models
 	if len(f.llm.judgeModels) > 1 {
 		return judgePanel(cmd, f, &skills.Service{Domains: reg, Models: models}, id)
 	}

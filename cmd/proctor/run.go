@@ -323,24 +323,14 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	if err := f.validate(cmd); err != nil {
 		return err
 	}
-	models, err := f.llm.source()
+	su, err := start(cmd, &f.llm, needs{tracing: true, domains: true, tau2Data: f.tau2Data})
 	if err != nil {
 		return err
 	}
-	defer saveCassette(cmd, models)
-	tp, stopTracing, err := startTracing(cmd)
-	if err != nil {
-		return err
-	}
-	defer stopTracing()
-	models.TracerProvider = tp
+	defer su.close()
 	headers, err := f.requestHeaders() // from flags on resume too: never stored
 	if err != nil {
 		return usageErr("%v", err)
-	}
-	reg, err := newCatalog(f.tau2Data)
-	if err != nil {
-		return err
 	}
 	ecpConfig, err := loadECPConfig(f.ecpConfig)
 	if err != nil {
@@ -368,10 +358,12 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		if !cmd.Flags().Changed("concurrency") {
 			req.Concurrency = 0 // keep the evaluation's own
 		}
-	} else {
-		// A new evaluation's command line is checked in full before the
-		// database is opened: a rejected command must not create or lock it.
-		svc := &skills.Service{Domains: reg, Models: models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings()}
+	}
+	// One service for the run: a new evaluation's command line is checked
+	// in full before the database is opened (a rejected command must not
+	// create or lock it), then the service gets its store.
+	svc := &skills.Service{Domains: su.catalog, Models: su.models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings(), TracerProvider: su.tracer}
+	if f.resume == "" {
 		if err := svc.Check(req); err != nil {
 			return requestErr(err)
 		}
@@ -399,7 +391,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	}
 	defer closeLog()
 	ecpSettings.Stderr = stderrLog
-	svc := &skills.Service{Domains: reg, Store: db, Models: models, MaxResponseBytes: f.maxResponse, ECP: ecpSettings, WireTrace: traces.opener(), TracerProvider: tp}
+	svc.Store, svc.ECP, svc.WireTrace = db, ecpSettings, traces.opener()
 	if f.resume != "" && !cmd.Flags().Changed("max-response-bytes") {
 		svc.MaxResponseBytes = math.MaxInt64
 	}
@@ -418,7 +410,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	}
 	fmt.Fprintf(errOut, "proctor: evaluation %s: %s on %s, %d tasks x %d trials (concurrency %d)\n",
 		eval.ID, report.AgentLabel(eval.Agent), onDomain, len(run.Tasks()), eval.Config.NumTrials, eval.Config.Concurrency)
-	eval, err = execute(cmd, run, output{f.out, f.format, f.progress, reg, prog}, "kept. Finish with: "+resume(eval.ID))
+	eval, err = execute(cmd, run, output{f.out, f.format, f.progress, su.catalog, prog}, "kept. Finish with: "+resume(eval.ID))
 	if serr := writeShard(ctx, cmd, db, run.Evaluation(), f.shard.out); serr != nil {
 		return serr
 	}

@@ -107,26 +107,17 @@ their A2A task ids: a client polling GetTask sees working go on to completed
 			if errs := lf.validate(cmd); len(errs) > 0 {
 				return usageErr("%s", strings.Join(errs, "; "))
 			}
-			models, err := lf.source()
+			su, err := start(cmd, &lf, needs{tracing: true, domains: true, tau2Data: tau2Data})
 			if err != nil {
 				return err
 			}
-			defer saveCassette(cmd, models)
-			tp, stopTracing, err := startTracing(cmd)
-			if err != nil {
-				return err
-			}
-			defer stopTracing()
-			models.TracerProvider = tp
+			defer su.close()
+			models, tp, reg := su.models, su.tracer, su.catalog
 			var chat model.LLM
 			if chatModel != "" {
 				if chat, err = models.Model(ctx, chatModel, llm.RoleChat); err != nil {
 					return usageErr("--model: %v", err)
 				}
-			}
-			reg, err := newCatalog(tau2Data)
-			if err != nil {
-				return err
 			}
 			// A2A tasks whose executions died with the previous process
 			// carry on (see server.RecoverResumableTasks) or, with

@@ -78,15 +78,11 @@ func userAudit(cmd *cobra.Command, f *userAuditFlags, id string) error {
 	if err := f.validate(cmd); err != nil {
 		return err
 	}
-	models, err := f.llm.source()
+	su, err := start(cmd, &f.llm, needs{domains: true, tau2Data: f.tau2Data})
 	if err != nil {
 		return err
 	}
-	defer saveCassette(cmd, models)
-	reg, err := newCatalog(f.tau2Data)
-	if err != nil {
-		return err
-	}
+	defer su.close()
 	db, path, err := openDBForReading(f.dbPath)
 	if err != nil {
 		return failErr(err)
@@ -95,7 +91,7 @@ func userAudit(cmd *cobra.Command, f *userAuditFlags, id string) error {
 		return usageErr("no evaluation %q: there is no results database at %s yet", id, path)
 	}
 	defer db.Close()
-	svc := &skills.Service{Domains: reg, Store: db, Models: models}
+	svc := &skills.Service{Domains: su.catalog, Store: db, Models: su.models}
 	audit, err := svc.AuditUsers(cmd.Context(), skills.AuditRequest{ID: id, AuditModel: f.auditModel, Concurrency: f.concurrency})
 	if err != nil {
 		return requestErr(err)
