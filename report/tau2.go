@@ -23,7 +23,10 @@ package report
 //	simulations[].timestamp           end_time (tau2 stamps a run when it is built, at its end)
 //	simulations[].termination_reason  Simulation.TerminationReason (see Tau2TerminationReason): the same name,
 //	                                  but safety_violation and capability_missing (an ECP agent's refusals, which
-//	                                  tau2 has no reason for) are agent_error, with proctor's reason in info
+//	                                  tau2 has no reason for) are agent_error, with proctor's reason in info;
+//	                                  a run tau2 would have retried and left out of its metrics
+//	                                  (scoring.Tau2Exclusion: user_error, agent_error after a failed call) is
+//	                                  infrastructure_error, with proctor's reason in info and info.tau2_excluded
 //	simulations[].agent_cost/user_cost  null: proctor does not know what a remote agent costs
 //	simulations[].seed                null
 //	simulations[].reward_info         RewardInfo: db_check {db_match, db_reward}; action_checks with tau2
@@ -54,6 +57,7 @@ import (
 
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/scoring"
 )
 
 // tau2 termination reasons (tau2's TerminationReason enum) that proctor's
@@ -282,6 +286,11 @@ func newTau2Simulation(s *result.Simulation, match result.ActionMatch) Tau2Simul
 	start := s.StartedAt
 	end := start.Add(time.Duration(s.DurationMS * float64(time.Millisecond)))
 	reason, known := Tau2TerminationReason(string(s.TerminationReason))
+	excluded := scoring.Tau2Exclusion(s)
+	if excluded != "" && s.TerminationReason != result.TermInfrastructure {
+		// tau2 would have retried this run and then recorded it so.
+		reason, known = string(result.TermInfrastructure), false
+	}
 	out := Tau2Simulation{
 		ID: s.ID, TaskID: s.TaskID, Trial: s.Trial,
 		Timestamp: end.Format(tau2Time), StartTime: start.Format(tau2Time), EndTime: end.Format(tau2Time),
@@ -293,6 +302,9 @@ func newTau2Simulation(s *result.Simulation, match result.ActionMatch) Tau2Simul
 	}
 	if !known {
 		out.Info["proctor_termination_reason"] = s.TerminationReason
+	}
+	if excluded != "" {
+		out.Info["tau2_excluded"] = excluded
 	}
 	if s.Error != "" {
 		out.Info["error"] = s.Error

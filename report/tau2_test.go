@@ -190,6 +190,9 @@ func TestTau2TerminationReasons(t *testing.T) {
 		if got != c.tau2 || known != c.known {
 			t.Errorf("%s -> %s %v, want %s %v", c.proctor, got, known, c.tau2, c.known)
 		}
+		if c.proctor == string(result.TermUserError) {
+			continue // exported as tau2's infrastructure_error: TestTau2ExportExcluded
+		}
 		eval := tau2SampleEval()
 		eval.Simulations[1].TerminationReason = result.TerminationReason(c.proctor)
 		r := NewTau2Results(eval, nil)
@@ -203,6 +206,46 @@ func TestTau2TerminationReasons(t *testing.T) {
 		// tau2's model loads the export: the reason is one of its enum.
 		if _, err := tau2model.Decode(tau2Render(t, eval, nil)); err != nil {
 			t.Errorf("%s: tau2 would not load the export: %v", c.proctor, err)
+		}
+	}
+}
+
+// TestTau2ExportExcluded: a simulation tau2 would have retried and left out
+// of its metrics (scoring.Tau2Exclusion) is exported as infrastructure_error,
+// so that tau2's metrics code on the export leaves it out too, with
+// proctor's reason and the exclusion in info.
+func TestTau2ExportExcluded(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		reason   result.TerminationReason
+		classes  map[string]int
+		want     string
+		wantInfo map[string]any
+	}{
+		{"user simulator failed", result.TermUserError, nil, "infrastructure_error",
+			map[string]any{"proctor_termination_reason": result.TermUserError, "tau2_excluded": "user_error"}},
+		{"agent unreachable", result.TermAgentError, map[string]int{"connection": 1}, "infrastructure_error",
+			map[string]any{"proctor_termination_reason": result.TermAgentError, "tau2_excluded": "agent_error:connection"}},
+		{"agent answered unusably", result.TermAgentError, map[string]int{"protocol": 1}, "agent_error", map[string]any{}},
+		{"proctor failed", result.TermInfrastructure, nil, "infrastructure_error",
+			map[string]any{"tau2_excluded": "infrastructure_error"}},
+		{"max steps", result.TermMaxSteps, nil, "max_steps", map[string]any{}},
+	} {
+		eval := tau2SampleEval()
+		eval.Simulations[1].TerminationReason = c.reason
+		eval.Simulations[1].Metrics.ErrorClasses = c.classes
+		s := NewTau2Results(eval, nil).Simulations[1]
+		got := map[string]any{}
+		for _, k := range []string{"proctor_termination_reason", "tau2_excluded"} {
+			if v, ok := s.Info[k]; ok {
+				got[k] = v
+			}
+		}
+		if s.TerminationReason != c.want {
+			t.Errorf("%s: termination_reason %s, want %s", c.name, s.TerminationReason, c.want)
+		}
+		if diff := cmp.Diff(c.wantInfo, got); diff != "" {
+			t.Errorf("%s: info (-want +got):\n%s", c.name, diff)
 		}
 	}
 }

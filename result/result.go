@@ -267,6 +267,10 @@ type Summary struct {
 	// Reliability is the evaluation's noise floor, when a task has two or
 	// more trials; absent otherwise and from results stored before it.
 	Reliability *Reliability `json:"reliability,omitempty"`
+	// Tau2 are avg_reward and pass^k as tau2-bench computes them, beside
+	// the strict figures above (see Tau2Figures); absent from summaries of
+	// no simulations and from results stored before proctor computed them.
+	Tau2 *Tau2Figures `json:"tau2,omitempty"`
 }
 
 // Baseline is the score of a reference agent, computed the way the agent's

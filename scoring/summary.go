@@ -79,6 +79,7 @@ func Summarize(sims []result.Simulation, taskOrder []string) result.Summary {
 	}
 	sum.PassHat1CI95 = WilsonCI95(successes, len(sims))
 	sum.Reliability = Reliability(sims, order)
+	sum.Tau2 = tau2Figures(sims, order)
 	return sum
 }
 
