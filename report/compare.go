@@ -94,6 +94,9 @@ type ComparedSide struct {
 	// tasks, shared or not); nil for results stored before proctor
 	// measured it.
 	Process *result.Process `json:"process,omitempty"`
+	// Tau2 are the evaluation's figures as tau2-bench computes them (see
+	// result.Tau2Figures); nil for results stored before proctor computed them.
+	Tau2 *result.Tau2Figures `json:"tau2,omitempty"`
 }
 
 // TaskComparison is one shared task's pass rate in each evaluation.
@@ -217,7 +220,7 @@ func CompareEvaluations(base, cur *result.Evaluation, opts CompareOptions) (Eval
 
 func sideOf(e *result.Evaluation) ComparedSide {
 	return ComparedSide{ID: e.ID, Agent: AgentLabel(e.Agent), Status: e.Status, CreatedAt: e.CreatedAt, NumTasks: len(e.Summary.Tasks),
-		Process: e.Summary.Process}
+		Process: e.Summary.Process, Tau2: e.Summary.Tau2}
 }
 
 func (c *EvaluationComparison) addTask(b, t result.TaskSummary) {
@@ -259,6 +262,12 @@ func comparisonWarnings(base, cur *result.Evaluation, c EvaluationComparison) []
 	for _, e := range []*result.Evaluation{base, cur} {
 		if e.Status != result.StatusCompleted {
 			w = append(w, fmt.Sprintf("%s is %s: only the simulations it finished are compared", e.ID, e.Status))
+		}
+	}
+	for _, e := range []*result.Evaluation{base, cur} {
+		if f := e.Summary.Tau2; f != nil && f.Excluded > 0 {
+			w = append(w, fmt.Sprintf("%s has %d simulations tau2 would have retried and left out (%s): compared here as failures; tau2's own figures: avg reward %.3f, pass^1 %.3f",
+				e.ID, f.Excluded, Counts(f.ExcludedBy), f.AvgReward, f.PassHatK["1"]))
 		}
 	}
 	if len(c.Tasks) == 0 {

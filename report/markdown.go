@@ -48,6 +48,9 @@ func markdownScores(b *strings.Builder, e *result.Evaluation) {
 	for _, l := range ReliabilityLines(s) {
 		fmt.Fprintf(b, "| %s | %s |\n", l[0], l[1])
 	}
+	if note := Tau2FiguresNote(s); note != "" {
+		fmt.Fprintf(b, "| tau2's figures | %s |\n", mdEscape(note))
+	}
 	if note := BaselineNote(s); note != "" {
 		fmt.Fprintf(b, "| do-nothing baseline | %s |\n", note)
 		fmt.Fprintf(b, "| vacuous tasks | %s |\n", mdEscape(VacuousNote(s.VacuousTasks, 0)))

@@ -61,6 +61,9 @@ func tableScores(tw io.Writer, e *result.Evaluation) {
 	for _, l := range ReliabilityLines(s) {
 		fmt.Fprintf(tw, "%s\t%s\n", l[0], l[1])
 	}
+	if note := Tau2FiguresNote(s); note != "" {
+		fmt.Fprintf(tw, "tau2's figures\t%s\n", note)
+	}
 	if note := BaselineNote(s); note != "" {
 		fmt.Fprintf(tw, "do-nothing baseline\t%s\n", note)
 		fmt.Fprintf(tw, "\t%s\n", VacuousNote(s.VacuousTasks, 10))

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -73,5 +75,46 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestTau2FiguresShown: the table, the Markdown and compare state tau2's
+// figures beside the strict ones, with what they leave out and why; an
+// evaluation with nothing left out shows no such row.
+func TestTau2FiguresShown(t *testing.T) {
+	var eval result.Evaluation
+	readJSON(t, filepath.Join("testdata", "tau2metrics", "evaluation.json"), &eval)
+	eval.Summary = scoring.Summarize(eval.Simulations, nil)
+	const note = "avg reward 0.850  pass^k k=1 0.875  k=2 0.750  over 20 of 28 simulations; left out 8 tau2 would have retried " +
+		"(infrastructure_error 5, user_error 2, agent_error:connection 1); the figures above count every failure"
+	clean := eval
+	clean.Simulations = eval.Simulations[16:17] // mock-05#0, which passed
+	clean.Summary = scoring.Summarize(clean.Simulations, nil)
+	for _, c := range []struct {
+		format Format
+		eval   *result.Evaluation
+		want   string
+		shown  bool
+	}{
+		{Table, &eval, "tau2's figures  " + note, true},
+		{Markdown, &eval, "| tau2's figures | " + note + " |", true},
+		{Table, &clean, "tau2's figures", false},
+	} {
+		var b strings.Builder
+		if err := Write(&b, c.format, c.eval); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), c.want); got != c.shown {
+			t.Errorf("%s: %q shown %v, want %v:\n%s", c.format, c.want, got, c.shown, b.String())
+		}
+	}
+	cmpd, err := CompareEvaluations(&clean, &eval, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := eval.ID + " has 8 simulations tau2 would have retried and left out (infrastructure_error 5, user_error 2, agent_error:connection 1): " +
+		"compared here as failures; tau2's own figures: avg reward 0.850, pass^1 0.875"
+	if !slices.Contains(cmpd.Warnings, want) {
+		t.Errorf("compare warnings %q lack %q", cmpd.Warnings, want)
 	}
 }
