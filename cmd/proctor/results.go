@@ -27,20 +27,28 @@ func newResultsCmd() *cobra.Command {
 	var dbPath, format, domain, agent, out, tau2Data string
 	var limit int
 	var conformanceRuns bool
+	var sub submissionFlags
 	cmd := &cobra.Command{
-		Use:   "results [ID]",
+		Use:   "results [ID...]",
 		Short: "List stored evaluations, or show one",
 		Example: `  proctor results
   proctor results --domain mock --limit 5
   proctor results e88edbe3 --format markdown
   proctor results e88edbe3 --format tau2 --out results.json
+  proctor results 1a2b3c4d 5e6f7a8b 9c0d1e2f --format tau2-submission --out submissions \
+    --model-name my-model --model-organization my-org --contact-email me@example.com
   proctor results --conformance
   proctor results 3b6f2e10 --format junit --out conformance.xml`,
-		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if format == formatTau2Submission {
+				return writeSubmission(ctx, dbPath, tau2Data, args, out, sub.meta, cmd.ErrOrStderr())
+			}
+			if len(args) > 1 {
+				return usageErr("accepts at most 1 arg, the evaluation ID, received %d (several only with --format tau2-submission)", len(args))
+			}
 			if !slices.Contains(report.Formats(), report.Format(format)) && format != conformance.FormatJUnit && format != formatHTML {
-				return usageErr("--format %q: want table, json, markdown, tau2, junit or html", format)
+				return usageErr("--format %q: want table, json, markdown, tau2, tau2-submission, junit or html", format)
 			}
 			if limit < 1 {
 				return usageErr("--limit must be at least 1")
@@ -134,13 +142,14 @@ func newResultsCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&dbPath, "db", "", "results database (default $PROCTOR_DB or the user data directory)")
-	fl.StringVar(&format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json; one evaluation), junit (one conformance report or eval-set run), html (one self-contained file)")
+	fl.StringVar(&format, "format", "table", "output format: table, json, markdown, tau2 (tau2-bench's results.json; one evaluation), tau2-submission (a tau2 leaderboard submission directory under --out; one evaluation per domain), junit (one conformance report or eval-set run), html (one self-contained file)")
 	fl.StringVar(&out, "out", "", "write the evaluation to this file instead of stdout")
 	fl.StringVar(&domain, "domain", "", "list only evaluations of this domain")
 	fl.StringVar(&agent, "agent-url", "", `list only evaluations of this agent (its URL, card URL, or "builtin")`)
 	fl.IntVar(&limit, "limit", skills.DefaultResultsLimit, "list at most this many evaluations, newest first (at most 500)")
 	fl.BoolVar(&conformanceRuns, "conformance", false, "list conformance runs (proctor conformance, check_conformance) instead of evaluations")
 	addTau2Flag(cmd, &tau2Data)
+	addSubmissionFlags(cmd, &sub)
 	return cmd
 }
 
