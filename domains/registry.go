@@ -25,6 +25,9 @@ type Domain struct {
 	// sync is Spec.Sync with the agent database's type erased; nil when
 	// the domain has none.
 	sync func(agent, user any) error
+	// setup is Spec.Setup with the agent database's type erased; nil when
+	// the domain has none.
+	setup func(agent any, task *Task) error
 }
 
 // HasUserSide reports whether the domain has a user side (Spec.User).
@@ -52,6 +55,11 @@ func (d *Domain) NewEnv(task *Task) (Env, error) {
 	env, err := d.freshEnv()
 	if err != nil {
 		return nil, fmt.Errorf("domain %s: %w", d.Name, err)
+	}
+	if d.setup != nil {
+		if err := d.setup(env.agent.state(), task); err != nil {
+			return nil, fmt.Errorf("domain %s: setup: %w", d.Name, err)
+		}
 	}
 	if task == nil || task.InitialState == nil {
 		// tau2's environment syncs when it is built.

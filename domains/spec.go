@@ -46,6 +46,12 @@ type Spec[DB any] struct {
 	// changes stay, as in tau2); in NewEnv it fails the environment. It
 	// needs User.
 	Sync func(agent *DB, user any) error
+	// Setup, when set, prepares a new environment's agent database for its
+	// task (nil: no task) before the task's initial state is applied, as
+	// tau2 builds some environments from their task (banking_knowledge
+	// logs the read-only calls its gold trajectory makes). An error fails
+	// NewEnv.
+	Setup func(agent *DB, task *Task) error
 }
 
 // Side is one side of a domain's world, its database and functions, built
@@ -144,6 +150,15 @@ func NewDomain[DB any](s Spec[DB]) (*Domain, error) {
 				return fmt.Errorf("sync: agent database is %T, not %T", agent, a)
 			}
 			return sync(a, user)
+		}
+	}
+	if setup := s.Setup; setup != nil {
+		d.setup = func(agent any, task *Task) error {
+			a, ok := agent.(*DB)
+			if !ok {
+				return fmt.Errorf("agent database is %T, not %T", agent, a)
+			}
+			return setup(a, task)
 		}
 	}
 	ids := make(map[string]bool, len(s.Tasks))
