@@ -8,13 +8,9 @@ import (
 	"github.com/proctor-eval/proctor/domains/tau2/internal/pyjson"
 )
 
-// The clock of every banking scenario is fixed, as in tau2's utils.py.
-const (
-	// todayStr is get_today_str(): 11/14/2025.
-	todayStr = "11/14/2025"
-	// nowISO is get_now().isoformat().
-	nowISO = "2025-11-14T03:40:00"
-)
+// todayStr is get_today_str(), 11/14/2025: the clock of every banking
+// scenario is fixed, as in tau2's utils.py.
+const todayStr = "11/14/2025"
 
 // deterministicID is tau2's _deterministic_id: the first length hex digits
 // of the SHA-256 of the seed's UTF-8.
