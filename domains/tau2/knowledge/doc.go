@@ -1,0 +1,20 @@
+// Package knowledge is the knowledge base of tau2's banking_knowledge
+// domain (τ-Knowledge) and its retrieval: the documents, loaded once per
+// process and shared read-only by every simulation; tau2's BM25 ranking
+// (rank_bm25's BM25Okapi on each document's lowercased, whitespace-split
+// content) and its grep ranking (Python re semantics, through a
+// backtracking engine); tau2's offline retrieval configurations
+// (--retrieval-config); and the agent-facing KB_search and grep tools with
+// tau2's exact result text.
+//
+// Documents are kept in file-name order. tau2 reads them in its file
+// system's listing order, which it never sorts; that order decides its
+// ties and the full_kb prompt, so proctor's are those of a sorted listing.
+//
+// Usage:
+//
+//	base, err := knowledge.Load(filepath.Join(dataDir, "documents"))
+//	cfg, err := knowledge.Resolve("bm25_grep", knowledge.Options{})
+//	tools := base.Toolset(cfg) // per simulation: cheap, shares base
+//	out, err := tools.Call("KB_search", map[string]any{"query": "overdraft fee"})
+package knowledge
