@@ -153,25 +153,53 @@ func (b *Base) BM25(query string, topK int) []Hit {
 // sorted(..., reverse=True)[:n] orders them (ties by position). A negative
 // n is Python's slice end: all but the last -n.
 func (b *Base) top(scores []float64, n int) []Hit {
-	order := make([]int32, len(scores))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortStableFunc(order, func(x, y int32) int {
-		switch {
-		case scores[x] > scores[y]:
-			return -1
-		case scores[x] < scores[y]:
-			return 1
+	n = pySliceEnd(len(scores), n)
+	var order []int32
+	if n <= 16 {
+		order = topFew(scores, n)
+	} else {
+		order = make([]int32, len(scores))
+		for i := range order {
+			order[i] = int32(i)
 		}
-		return 0
-	})
-	order = order[:pySliceEnd(len(order), n)]
+		slices.SortStableFunc(order, func(x, y int32) int { return compareScores(scores, x, y) })
+		order = order[:n]
+	}
 	hits := make([]Hit, len(order))
 	for i, d := range order {
 		hits[i] = Hit{ID: b.docs[d].ID, Score: scores[d]}
 	}
 	return hits
+}
+
+// compareScores orders documents by descending score, then position.
+func compareScores(scores []float64, x, y int32) int {
+	switch {
+	case scores[x] > scores[y]:
+		return -1
+	case scores[x] < scores[y]:
+		return 1
+	}
+	return int(x - y)
+}
+
+// topFew selects the n best documents by insertion into a short sorted
+// list: a document enters only if it beats the last, so ties keep their
+// positions' order.
+func topFew(scores []float64, n int) []int32 {
+	best := make([]int32, 0, n+1)
+	for d := range scores {
+		doc := int32(d)
+		if len(best) == n && (n == 0 || compareScores(scores, doc, best[n-1]) >= 0) {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(best, doc, func(e, t int32) int { return compareScores(scores, e, t) })
+		best = slices.Insert(best, i, doc)
+		if len(best) > n {
+			best = best[:n]
+		}
+	}
+	return best
 }
 
 // pySliceEnd is where Python's seq[:n] ends for a sequence of length l.
