@@ -80,7 +80,7 @@ func (t *Toolset) Call(name string, args map[string]any) (string, error) {
 		}
 		return t.grep(args["pattern"])
 	}
-	return "", fmt.Errorf("Tool '%s' not found.", name) //nolint:staticcheck // tau2's message
+	return "", fmt.Errorf("Tool '%s' not found.", name) // tau2's message
 }
 
 // kbSearch is KB_search: BM25Retriever finds nothing for a falsy or blank
