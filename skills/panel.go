@@ -3,17 +3,14 @@ package skills
 import (
 	"cmp"
 	"context"
-	"errors"
 	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/proctor-eval/proctor/domains"
-	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/scoring"
-	"github.com/proctor-eval/proctor/store"
 )
 
 // PanelRequest asks several judges to grade the NL assertions of a stored
@@ -51,10 +48,7 @@ func (s *Service) JudgePanel(ctx context.Context, req PanelRequest, onProgress f
 	if s.Models == nil {
 		return nil, invalid("judge_models: this service has no language models configured")
 	}
-	src, err := evaluation.Load(ctx, s.Store, req.ID)
-	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
-		return nil, invalid("id: %v", err)
-	}
+	src, err := s.loadStored(ctx, req.ID)
 	if err != nil {
 		return nil, err
 	}

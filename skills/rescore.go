@@ -67,10 +67,7 @@ func (s *Service) PrepareRescore(ctx context.Context, req RescoreRequest) (*Resc
 	if err := s.validator().Struct(&req); err != nil {
 		return nil, validationError(err)
 	}
-	src, err := evaluation.Load(ctx, s.Store, req.ID)
-	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
-		return nil, invalid("id: %v", err)
-	}
+	src, err := s.loadStored(ctx, req.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -117,4 +114,15 @@ func (s *Service) judge(ctx context.Context, cfg result.Config, tasks []*domains
 		return nil, invalid("judge_model: %v", err)
 	}
 	return scoring.NewLLMJudge(scoring.LLMJudgeConfig{Model: m, Samples: cfg.JudgeSamples, Temperature: cfg.Temperature, Seed: cfg.Seed})
+}
+
+// loadStored reads a stored evaluation with its simulations, to score or
+// audit it again; an id that names none, or several, is the request's
+// error.
+func (s *Service) loadStored(ctx context.Context, id string) (*result.Evaluation, error) {
+	src, err := evaluation.Load(ctx, s.Store, id)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
+		return nil, invalid("id: %v", err)
+	}
+	return src, err
 }

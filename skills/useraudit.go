@@ -3,15 +3,12 @@ package skills
 import (
 	"cmp"
 	"context"
-	"errors"
 	"strconv"
 
 	"github.com/proctor-eval/proctor/domains"
-	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/scoring"
-	"github.com/proctor-eval/proctor/store"
 )
 
 // AuditRequest asks how far a stored evaluation's user simulator kept to
@@ -36,10 +33,7 @@ func (s *Service) AuditUsers(ctx context.Context, req AuditRequest) (*result.Use
 	if err := s.validator().Struct(&req); err != nil {
 		return nil, validationError(err)
 	}
-	src, err := evaluation.Load(ctx, s.Store, req.ID)
-	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
-		return nil, invalid("id: %v", err)
-	}
+	src, err := s.loadStored(ctx, req.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,26 @@ import (
 	"github.com/proctor-eval/proctor/result"
 )
 
+// storedAirline stores an evaluation of airline's tasks taskIDs, played
+// by an agent that only apologises and an LLM user faked at the wire that
+// opens with first, then stops. It returns tau2's data root, the
+// database, the evaluation and the fake user.
+func storedAirline(t *testing.T, taskIDs, first string) (root, db string, src result.Evaluation, user *llmtest.Server) {
+	t.Helper()
+	root = filepath.Dir(tau2test.Dir(t, "airline"))
+	user = llmtest.NewOpenAI(t, askThenStop(first))
+	t.Setenv("OPENAI_API_KEY", fakeUserSecret)
+	agent := agenttest.Start(t, agenttest.Sorry)
+	db = tempDB(t)
+	r := mustCLI(t, exitOK, "run", "--domain", "airline", "--tau2-data", root, "--agent", agent.URL, "--task-ids", taskIDs,
+		"--user", "llm", "--user-model", "openai:gpt-4.1-mini", "--llm-base-url", user.URL,
+		"--db", db, "--format", "json", "--progress", "none")
+	if err := json.Unmarshal([]byte(r.stdout), &src); err != nil {
+		t.Fatal(err)
+	}
+	return root, db, src, user
+}
+
 // panelJudges answers the judge prompt for three judge models: judge-a and
 // judge-b find every assertion met, judge-c finds the first one not met.
 func panelJudges(r llmtest.Request) llmtest.Reply {
@@ -34,18 +54,7 @@ func panelJudges(r llmtest.Request) llmtest.Reply {
 // differently: not unanimous, outcome changed with the judge, all of the
 // outcomes' variance the judges'.
 func TestJudgePanelOverAirline(t *testing.T) {
-	root := filepath.Dir(tau2test.Dir(t, "airline"))
-	user := llmtest.NewOpenAI(t, askThenStop("Hi, I need help with my reservation."))
-	t.Setenv("OPENAI_API_KEY", fakeUserSecret)
-	agent := agenttest.Start(t, agenttest.Sorry)
-	db := tempDB(t)
-	r := mustCLI(t, exitOK, "run", "--domain", "airline", "--tau2-data", root, "--agent", agent.URL, "--task-ids", "0,1,2,3,4",
-		"--user", "llm", "--user-model", "openai:gpt-4.1-mini", "--llm-base-url", user.URL,
-		"--db", db, "--format", "json", "--progress", "none")
-	var src result.Evaluation
-	if err := json.Unmarshal([]byte(r.stdout), &src); err != nil {
-		t.Fatal(err)
-	}
+	root, db, src, user := storedAirline(t, "0,1,2,3,4", "Hi, I need help with my reservation.")
 	userCalls := len(user.Requests())
 	judges := llmtest.NewOpenAI(t, panelJudges)
 	out := mustCLI(t, exitOK, "rescore", src.ID, "--db", db, "--tau2-data", root, "--llm-base-url", judges.URL,

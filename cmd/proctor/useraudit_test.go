@@ -2,15 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/internal/llmtest"
-	"github.com/proctor-eval/proctor/internal/tau2test"
 	"github.com/proctor-eval/proctor/result"
 )
 
@@ -20,18 +17,7 @@ import (
 // the plain one. With --audit-model, the auditor reads each conversation
 // once and nothing else is called.
 func TestUserAuditAirline(t *testing.T) {
-	root := filepath.Dir(tau2test.Dir(t, "airline"))
-	user := llmtest.NewOpenAI(t, askThenStop("Hi, I need help with reservation QQQ777."))
-	t.Setenv("OPENAI_API_KEY", fakeUserSecret)
-	agent := agenttest.Start(t, agenttest.Sorry)
-	db := tempDB(t)
-	r := mustCLI(t, exitOK, "run", "--domain", "airline", "--tau2-data", root, "--agent", agent.URL, "--task-ids", "0,1,2,3,4,5",
-		"--user", "llm", "--user-model", "openai:gpt-4.1-mini", "--llm-base-url", user.URL,
-		"--db", db, "--format", "json", "--progress", "none")
-	var src result.Evaluation
-	if err := json.Unmarshal([]byte(r.stdout), &src); err != nil {
-		t.Fatal(err)
-	}
+	root, db, src, _ := storedAirline(t, "0,1,2,3,4,5", "Hi, I need help with reservation QQQ777.")
 	auditor := llmtest.NewOpenAI(t, func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Text: "```json\n" + `{"deviations": ["turn 1: names reservation QQQ777, not in its scenario"], "could_change_outcome": true, "reasoning": "the agent looked for a reservation that does not exist"}` + "\n```"}
 	})
