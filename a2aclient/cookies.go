@@ -34,9 +34,12 @@ func newConversationJar() *conversationJar {
 	return &conversationJar{jar: jar}
 }
 
+// cookies returns the jar's cookies for u, to send with a request to it.
+func (j *conversationJar) cookies(u *url.URL) []*http.Cookie { return j.jar.Cookies(u) }
+
 // addTo adds the jar's cookies for req's URL to req, which the caller owns.
 func (j *conversationJar) addTo(req *http.Request) {
-	for _, c := range j.jar.Cookies(req.URL) {
+	for _, c := range j.cookies(req.URL) {
 		req.AddCookie(c)
 	}
 }

@@ -187,7 +187,13 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		jar, own = ex.jar, ex.headers
 	}
 	traced := trace.SpanContextFromContext(req.Context()).IsValid()
-	if len(t.headers) > 0 || len(own) > 0 || jar != nil || traced {
+	var cookies []*http.Cookie
+	if jar != nil {
+		cookies = jar.cookies(req.URL)
+	}
+	// Only a request that gains something is copied: most calls add
+	// nothing (no headers configured, no cookie set yet, tracing off).
+	if len(t.headers) > 0 || len(own) > 0 || len(cookies) > 0 || traced {
 		req = req.Clone(req.Context()) // a RoundTripper must not modify its request
 		for _, h := range []http.Header{t.headers, own} {
 			for k, vs := range h {
@@ -200,8 +206,8 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		if traced {
 			injectTraceContext(req)
 		}
-		if jar != nil {
-			jar.addTo(req)
+		for _, c := range cookies {
+			req.AddCookie(c)
 		}
 	}
 	if ex != nil {
