@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/proctor-eval/proctor/internal/tracing"
@@ -42,6 +43,11 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // startSpan opens the span of one Send.
 func (cv *Conversation) startSpan(ctx context.Context, method string) (context.Context, trace.Span) {
 	c := cv.client
+	if _, off := c.opts.tracer.(noop.Tracer); off && !trace.SpanContextFromContext(ctx).IsValid() {
+		// Tracing is off and there is no span to carry on: the no-op
+		// tracer would only wrap ctx around a no-op span.
+		return ctx, trace.SpanFromContext(ctx)
+	}
 	// The attributes are set once, when the span ends (endSpan): one
 	// allocation per span rather than two.
 	return c.opts.tracer.Start(ctx, "a2a "+method, trace.WithSpanKind(trace.SpanKindClient))
