@@ -35,20 +35,38 @@ func benchTask(t testing.TB) (*domains.Domain, *domains.Task) {
 }
 
 // BenchmarkSimulationOverhead compares, side by side in one run, a full
-// simulation against an instant agent with the same number of bare a2a-go
-// SendMessage round trips to the same agent. The ratio metric is proctor's
-// overhead: orchestration, translation, parsing, tool execution, scoring.
+// simulation against an instant agent with bare a2a-go SendMessage round
+// trips to the same agent, as many as the simulation makes. The
+// simulations share one Scorer, as those of an evaluation do.
+//
+// x-bare is against the same number of short messages: it counts, beside
+// proctor's own work (orchestration, translation, parsing, tool
+// execution, scoring), what the simulation's longer messages (the policy
+// and tool schemas of its first turn) cost a2a-go's client and the
+// in-process agent to encode and decode. x-same is against the very
+// messages the simulation sent (recorded from a first one), so that it is
+// proctor's own overhead alone.
 func BenchmarkSimulationOverhead(b *testing.B) {
 	d, task := benchTask(b)
-	srv := agenttest.Start(b, counterAgent)
+	var sent []string // the messages the probe simulation sent, in order
+	var recording atomic.Bool
+	srv := agenttest.Start(b, func(ctx context.Context, contextID, text string) string {
+		if recording.Load() {
+			sent = append(sent, text)
+		}
+		return counterAgent(ctx, contextID, text)
+	})
 	client := dial(b, srv.URL)
 	sim := rollout.NewSimulator(d, agentbeats(b), rollout.Limits{})
+	sc := scoring.NewScorer(d, false)
 	ctx := context.Background()
 
 	probe, _ := rollout.NewScriptedUser(task)
-	res, _ := play(ctx, sim, task, 0, a2aagent.New(client), probe)
-	if res.Reward != 1 {
-		b.Fatalf("setup: simulation failed: %s %s", res.TerminationReason, res.Error)
+	recording.Store(true)
+	res, _ := evaluation.Simulate(ctx, sim, sc, task, 0, a2aagent.New(client), probe)
+	recording.Store(false)
+	if res.Reward != 1 || len(sent) != res.Metrics.Requests {
+		b.Fatalf("setup: simulation failed (%d of %d messages recorded): %s %s", len(sent), res.Metrics.Requests, res.TerminationReason, res.Error)
 	}
 	trips := res.Metrics.Requests
 
@@ -58,29 +76,49 @@ func BenchmarkSimulationOverhead(b *testing.B) {
 	}
 	defer bare.Destroy()
 
-	var simTime, bareTime time.Duration
+	var simTime, bareTime, sameTime time.Duration
 	b.ResetTimer()
 	for i := range b.N {
 		start := time.Now()
 		user, _ := rollout.NewScriptedUser(task)
-		if r, _ := play(ctx, sim, task, i, a2aagent.New(client), user); r.Reward != 1 {
+		if r, _ := evaluation.Simulate(ctx, sim, sc, task, i, a2aagent.New(client), user); r.Reward != 1 {
 			b.Fatalf("simulation failed: %s", r.Error)
 		}
 		simTime += time.Since(start)
 
 		start = time.Now()
 		for range trips {
-			msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Please add 3 to the counter."))
-			if _, err := bare.SendMessage(ctx, &a2a.SendMessageRequest{Message: msg}); err != nil {
-				b.Fatal(err)
-			}
+			bareSend(b, bare, "", "Please add 3 to the counter.")
 		}
 		bareTime += time.Since(start)
+
+		start = time.Now()
+		ctxID := a2a.NewContextID()
+		for _, text := range sent {
+			bareSend(b, bare, ctxID, text)
+		}
+		sameTime += time.Since(start)
 	}
 	b.ReportMetric(float64(simTime.Nanoseconds())/float64(b.N), "ns/simulation")
 	b.ReportMetric(float64(bareTime.Nanoseconds())/float64(b.N), "ns/bare")
+	b.ReportMetric(float64(sameTime.Nanoseconds())/float64(b.N), "ns/same")
 	b.ReportMetric(float64(simTime)/float64(bareTime), "x-bare") // 1 is no overhead over bare calls
+	b.ReportMetric(float64(simTime)/float64(sameTime), "x-same")
 	b.ReportMetric(float64(trips), "requests/sim")
+}
+
+// bareSend makes one SendMessage of text with a2a-go's client alone, in
+// the context ctxID ("" for none), configured as proctor's requests are.
+func bareSend(b *testing.B, c *sdkclient.Client, ctxID, text string) {
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
+	msg.ContextID = ctxID
+	req := &a2a.SendMessageRequest{Message: msg}
+	if ctxID != "" {
+		req.Config = &a2a.SendMessageConfig{AcceptedOutputModes: []string{"text/plain", "text", "application/json"}}
+	}
+	if _, err := c.SendMessage(context.Background(), req); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // BenchmarkConcurrentSimulations runs 500 simulations at once against an
