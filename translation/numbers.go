@@ -3,7 +3,6 @@ package translation
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -22,7 +21,7 @@ func decodeLiterals(s string, v any) error {
 		return err
 	}
 	// More after the value is an error, as for json.Unmarshal.
-	if _, err := dec.Token(); err != io.EOF {
+	if strings.TrimLeft(s[dec.InputOffset():], " \t\r\n") != "" {
 		return errors.New("invalid character after top-level JSON value")
 	}
 	return nil

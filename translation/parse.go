@@ -90,6 +90,10 @@ func ParseReply(parts []*a2a.Part) Reply {
 type parsed struct {
 	calls []domains.ToolCall
 	texts []string
+	// decoded says the value was just decoded from the reply's text (by
+	// decodeLiterals): its numbers are json.Number already and nothing
+	// else holds its maps, so its arguments need no literalNumbers copy.
+	decoded bool
 }
 
 func (p parsed) reply(format ReplyFormat) Reply {
@@ -106,9 +110,10 @@ func joinTexts(texts []string) string {
 	return strings.Join(keep, "\n")
 }
 
-// recognise reports whether a decoded JSON value is a tool-call shape.
-func recognise(v any) (parsed, bool) {
-	var p parsed
+// recognise reports whether a decoded JSON value is a tool-call shape;
+// decoded is parsed.decoded.
+func recognise(v any, decoded bool) (parsed, bool) {
+	p := parsed{decoded: decoded}
 	switch t := v.(type) {
 	case []any:
 		if len(t) == 0 || len(t) > maxToolCalls {
@@ -191,7 +196,9 @@ func (p *parsed) addCall(m map[string]any, lenient bool) bool {
 	if !ok {
 		return false
 	}
-	args = literalNumbers(args).(map[string]any)
+	if !p.decoded {
+		args = literalNumbers(args).(map[string]any)
+	}
 	if name == RespondTool {
 		text, ok := respondText(args)
 		if ok {
@@ -298,7 +305,7 @@ func parseData(values []any) (parsed, bool) {
 		if !ok {
 			continue
 		}
-		if p, ok := recognise(g); ok {
+		if p, ok := recognise(g, false); ok {
 			if len(all.calls)+len(p.calls) > maxToolCalls {
 				continue
 			}

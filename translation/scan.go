@@ -13,7 +13,7 @@ func parseText(text string) Reply {
 		return Reply{Format: ReplyFormatText}
 	}
 	if len(text) <= maxJSONText {
-		sc := &scanner{text: text, work: 4*len(text) + 1<<16}
+		sc := scanner{text: text, work: 4*len(text) + 1<<16}
 		if r, ok := sc.find(); ok {
 			return r
 		}
@@ -24,9 +24,21 @@ func parseText(text string) Reply {
 // scanner examines the JSON candidates of one text within fixed limits.
 type scanner struct {
 	text     string
-	examined int             // candidates decoded so far
-	tried    map[[2]int]bool // spans already decoded
-	work     int             // bytes the matcher and decoder may still examine
+	examined int // candidates decoded so far
+	// tried are the spans already decoded, the first examined of them:
+	// at most maxCandidates, so a list (on the stack) rather than a map.
+	tried [maxCandidates][2]int
+	work  int // bytes the matcher and decoder may still examine
+}
+
+// seen reports whether span was decoded already.
+func (sc *scanner) seen(span [2]int) bool {
+	for _, t := range sc.tried[:sc.examined] {
+		if t == span {
+			return true
+		}
+	}
+	return false
 }
 
 func (sc *scanner) find() (Reply, bool) {
@@ -57,13 +69,10 @@ func (sc *scanner) try(format ReplyFormat, start, end int) (Reply, bool) {
 		return Reply{}, false
 	}
 	span := [2]int{start, end}
-	if sc.tried[span] {
+	if sc.seen(span) {
 		return Reply{}, false
 	}
-	if sc.tried == nil {
-		sc.tried = make(map[[2]int]bool)
-	}
-	sc.tried[span] = true
+	sc.tried[sc.examined] = span
 	sc.examined++
 	sc.work -= end - start
 	if sc.work < 0 {
@@ -77,7 +86,7 @@ func (sc *scanner) try(format ReplyFormat, start, end int) (Reply, bool) {
 	if err := decodeLiterals(s, &v); err != nil {
 		return Reply{}, false
 	}
-	p, ok := recognise(v)
+	p, ok := recognise(v, true)
 	if !ok {
 		return Reply{}, false
 	}
