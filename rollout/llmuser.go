@@ -41,6 +41,10 @@ type LLMUserConfig struct {
 	// MaxToolRounds bounds the user's tool calls between two utterances
 	// (0: DefaultMaxUserToolRounds).
 	MaxToolRounds int
+	// Prompt is the prompt the user speaks from ("": UserPromptProctor).
+	// UserPromptTau2 plays tau2's user simulator, at temperature 0 unless
+	// Temperature is set.
+	Prompt UserPrompt
 }
 
 // DefaultMaxUserToolRounds bounds a user's consecutive tool-call rounds.
@@ -58,11 +62,12 @@ func LLMUsers(cfg LLMUserConfig) UserFactory {
 // agent's messages (as the other party, roles flipped) and never the agent's
 // tool calls; it ends the conversation with a stop token.
 type LLMUser struct {
-	cfg     LLMUserConfig
-	system  string
-	allowed map[string]bool // nil: every user tool the domain has
-	tools   UserTools
-	history []*genai.Content
+	cfg      LLMUserConfig
+	system   string          // proctor's prompt; "" under tau2's
+	scenario string          // tau2's str(user_scenario)
+	allowed  map[string]bool // nil: every user tool the domain has
+	tools    UserTools
+	history  []*genai.Content
 }
 
 // NewLLMUser returns the LLM user simulator of a task.
@@ -77,7 +82,22 @@ func NewLLMUser(cfg LLMUserConfig, task *domains.Task) (*LLMUser, error) {
 	if cfg.MaxToolRounds <= 0 {
 		cfg.MaxToolRounds = DefaultMaxUserToolRounds
 	}
-	u := &LLMUser{cfg: cfg, system: userSystemPrompt + "\n\n<scenario>\n" + scenario + "\n</scenario>"}
+	u := &LLMUser{cfg: cfg}
+	switch cfg.Prompt {
+	case "", UserPromptProctor:
+		u.system = userSystemPrompt + "\n\n<scenario>\n" + scenario + "\n</scenario>"
+	case UserPromptTau2:
+		s, err := tau2Scenario(task.UserScenario)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", task.ID, err)
+		}
+		u.scenario = s
+		if cfg.Temperature == nil {
+			u.cfg.Temperature = new(float64)
+		}
+	default:
+		return nil, fmt.Errorf("unknown user prompt %q: use %q or %q", cfg.Prompt, UserPromptTau2, UserPromptProctor)
+	}
 	if task.UserTools != nil {
 		u.allowed = map[string]bool{}
 		for _, n := range task.UserTools {
@@ -173,14 +193,14 @@ func (u *LLMUser) Reply(ctx context.Context, agentText string) (string, error) {
 	// Roles flipped: the agent is the model's interlocutor ("user"), the
 	// model's own earlier utterances are its turns ("model").
 	u.history = append(u.history, genai.NewContentFromText(agentText, genai.RoleUser))
-	cfg := &genai.GenerateContentConfig{SystemInstruction: genai.NewContentFromText(u.system, genai.RoleUser)}
+	decls := u.declarations()
+	cfg := &genai.GenerateContentConfig{SystemInstruction: genai.NewContentFromText(u.systemPrompt(len(decls) > 0), genai.RoleUser)}
 	if u.cfg.Temperature != nil {
 		cfg.Temperature = genai.Ptr(float32(*u.cfg.Temperature))
 	}
 	if u.cfg.Seed != nil {
 		cfg.Seed = genai.Ptr(int32(*u.cfg.Seed))
 	}
-	decls := u.declarations()
 	if len(decls) > 0 {
 		cfg.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
 	}
@@ -209,15 +229,33 @@ func (u *LLMUser) Reply(ctx context.Context, agentText string) (string, error) {
 			if u.allowed == nil || u.allowed[fc.Name] {
 				res = u.tools.Call(ctx, domains.ToolCall{ID: fc.ID, Name: fc.Name, Arguments: fc.Args, Requestor: domains.RequestorUser})
 			}
-			key := "result"
-			if res.Error {
-				key = "error"
-			}
 			responses = append(responses, &genai.Part{FunctionResponse: &genai.FunctionResponse{
-				ID: fc.ID, Name: fc.Name, Response: map[string]any{key: res.Content}}})
+				ID: fc.ID, Name: fc.Name, Response: u.toolResponse(res.Content, res.Error)}})
 		}
 		u.history = append(u.history, &genai.Content{Role: genai.RoleUser, Parts: responses})
 	}
+}
+
+// systemPrompt is the user's system instruction; tau2's guidelines depend on
+// whether the user has tools.
+func (u *LLMUser) systemPrompt(withTools bool) string {
+	if u.cfg.Prompt == UserPromptTau2 {
+		return tau2SystemPrompt(u.scenario, withTools)
+	}
+	return u.system
+}
+
+// toolResponse is a user tool's result as the model sees it: tau2 sends the
+// tool's text as it is (the "output" convention of genai, which the OpenAI
+// adapter sends verbatim), proctor's prompt a JSON object.
+func (u *LLMUser) toolResponse(content string, isErr bool) map[string]any {
+	switch {
+	case u.cfg.Prompt == UserPromptTau2:
+		return map[string]any{"output": content}
+	case isErr:
+		return map[string]any{"error": content}
+	}
+	return map[string]any{"result": content}
 }
 
 func (u *LLMUser) declarations() []*genai.FunctionDeclaration {
@@ -260,12 +298,8 @@ func (u *LLMUser) StartFrom(history []domains.HistoryMessage) {
 		case domains.RequestorAssistant:
 			u.history = append(u.history, genai.NewContentFromText(m.Content, genai.RoleUser))
 		case domains.RoleTool:
-			key := "result"
-			if m.Error {
-				key = "error"
-			}
 			u.history = append(u.history, &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{{FunctionResponse: &genai.FunctionResponse{
-				ID: m.ToolCallID, Name: toolName(history, m.ToolCallID), Response: map[string]any{key: m.Content}}}}})
+				ID: m.ToolCallID, Name: toolName(history, m.ToolCallID), Response: u.toolResponse(m.Content, m.Error)}}}})
 		}
 	}
 }

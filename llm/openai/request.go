@@ -191,10 +191,15 @@ func joinText(parts []oai.ChatCompletionContentPartUnionParam) string {
 	return strings.Join(texts, "\n")
 }
 
-// functionResult is the tool message's content: the JSON of the response.
+// functionResult is the tool message's content: the JSON of the response,
+// or, when the response is only a string "output" (genai's key for a
+// function's output), that string as it is.
 func functionResult(fr *genai.FunctionResponse) (string, error) {
 	if fr.Response == nil {
 		return "{}", nil
+	}
+	if out, ok := fr.Response["output"].(string); ok && len(fr.Response) == 1 {
+		return out, nil
 	}
 	b, err := json.Marshal(fr.Response)
 	if err != nil {
