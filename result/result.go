@@ -340,7 +340,10 @@ type Config struct {
 	// UserModel and JudgeModel are the model specs of the LLM user
 	// simulator and the NL_ASSERTION judge ("openai:gpt-4.1"); empty when
 	// not used. JudgeSamples, Temperature and Seed configure them.
-	UserModel      string   `json:"user_model,omitempty"`
+	UserModel string `json:"user_model,omitempty"`
+	// UserPrompt is the LLM user's prompt: "tau2" (tau2-bench's own user
+	// simulator; empty means it) or "proctor".
+	UserPrompt     string   `json:"user_prompt,omitempty"`
 	JudgeModel     string   `json:"judge_model,omitempty"`
 	JudgeSamples   int      `json:"judge_samples,omitempty"`
 	Temperature    *float64 `json:"temperature,omitempty"`

@@ -360,7 +360,7 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 	return evaluation.NewEvaluation(store.NewID(), result.Config{
 		Domain: r.Domain, Split: r.Split, Agent: r.AgentURL, Profile: r.Profile, User: r.User, Strict: r.Strict,
 		ActionMatch: r.ActionMatch.OrDefault(),
-		UserModel:   userModel, JudgeModel: judgeModel, JudgeSamples: r.JudgeSamples, Temperature: r.Temperature, Seed: r.Seed,
+		UserModel:   userModel, UserPrompt: r.UserPrompt, JudgeModel: judgeModel, JudgeSamples: r.JudgeSamples, Temperature: r.Temperature, Seed: r.Seed,
 		NumTrials: r.NumTrials, NumTasks: r.NumTasks, TaskIDs: r.TaskIDs,
 		MaxSteps: r.MaxSteps, MaxErrors: r.MaxErrors, Concurrency: r.Concurrency,
 		Timeout: r.Timeout, RequestTimeout: r.RequestTimeout,
@@ -568,7 +568,11 @@ func (s *Service) llmParts(ctx context.Context, cfg result.Config, tasks []*doma
 		if err != nil {
 			return nil, nil, invalid("user_model: %v", err)
 		}
-		users = rollout.LLMUsers(rollout.LLMUserConfig{Model: m, Temperature: cfg.Temperature, Seed: cfg.Seed})
+		prompt, err := rollout.ParseUserPrompt(cfg.UserPrompt)
+		if err != nil {
+			return nil, nil, invalid("user_prompt: %v", err)
+		}
+		users = rollout.LLMUsers(rollout.LLMUserConfig{Model: m, Temperature: cfg.Temperature, Seed: cfg.Seed, Prompt: prompt})
 	}
 	judge, err := s.judge(ctx, cfg, tasks)
 	if err != nil {

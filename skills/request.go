@@ -62,6 +62,10 @@ type EvaluationRequest struct {
 	// UserModel is the model that plays an LLM user ("openai:gpt-4.1",
 	// "gemini:gemini-2.5-flash"); empty: the service's default.
 	UserModel string `json:"user_model,omitempty" validate:"omitempty,max=200"`
+	// UserPrompt is the prompt the LLM user speaks from: "tau2" (the
+	// default: tau2-bench's user simulator, so scores compare with tau2's)
+	// or "proctor" (proctor's own prompt).
+	UserPrompt string `json:"user_prompt,omitempty" validate:"omitempty,oneof=tau2 proctor"`
 	// JudgeModel judges NL_ASSERTION criteria; empty: the service's
 	// default judge, else the user model.
 	JudgeModel string `json:"judge_model,omitempty" validate:"omitempty,max=200"`

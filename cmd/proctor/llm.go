@@ -23,6 +23,7 @@ const (
 // llmFlags are the flags of the commands that use language models.
 type llmFlags struct {
 	userModel, judgeModel string
+	userPrompt            string
 	// panel makes --judge-model repeatable (judgeModels): a judge panel.
 	panel               bool
 	judgeModels         []string
@@ -39,6 +40,7 @@ type llmFlags struct {
 func addLLMFlags(cmd *cobra.Command, f *llmFlags, evaluation bool) {
 	fl := cmd.Flags()
 	if evaluation {
+		fl.StringVar(&f.userPrompt, "user-prompt", "tau2", "prompt of the LLM user simulator: tau2 (tau2-bench's own user simulator, so scores compare with tau2's) or proctor (proctor's own prompt)")
 		fl.StringVar(&f.userModel, "user-model", "", "model of the LLM user simulator (--user llm), e.g. openai:gpt-4.1 or gemini:gemini-2.5-flash")
 		if f.panel {
 			fl.StringArrayVar(&f.judgeModels, "judge-model", nil, "model of the NL_ASSERTION judge; given 2 to 8 times, a judge panel: each judge grades every NL assertion and proctor reports how far they agree")

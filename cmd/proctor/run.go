@@ -346,7 +346,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 		Timeout: result.Duration(f.timeout), RequestTimeout: result.Duration(f.requestTimeout),
 		Transport: f.transport, Protocol: f.protocol, Streaming: f.streaming, Retries: &retries,
 		MaxResponseBytes: f.maxResponse, Headers: flattenHeaders(headers), Resume: f.resume,
-		UserModel: f.llm.userModel, JudgeModel: f.llm.judgeModel, JudgeSamples: f.llm.judgeSamples,
+		UserModel: f.llm.userModel, UserPrompt: f.llm.userPrompt, JudgeModel: f.llm.judgeModel, JudgeSamples: f.llm.judgeSamples,
 		Temperature: f.llm.temperaturePtr(cmd), Seed: f.llm.seedPtr(cmd),
 		ShardIndex: f.shard.index, NumShards: f.shard.numShards, ToolFaults: f.toolFaults,
 	}
