@@ -103,10 +103,10 @@ func (m *metered) GenerateContent(ctx context.Context, req *model.LLMRequest, st
 	return func(yield func(*model.LLMResponse, error) bool) {
 		start := time.Now()
 		c := Call{Role: m.role, Model: m.Name()}
+		ctx, stats := withCallStats(ctx)
 		if req != nil && req.Model != "" {
 			c.Model = req.Model
 		}
-		ctx := ctx
 		span := trace.SpanFromContext(context.Background()) // no-op
 		if m.tracer != nil {
 			ctx, span = m.tracer.Start(ctx, "chat "+c.Model, trace.WithSpanKind(trace.SpanKindClient))
@@ -116,7 +116,12 @@ func (m *metered) GenerateContent(ctx context.Context, req *model.LLMRequest, st
 			}
 		}
 		defer func() {
-			c.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+			slotWait, throttled := stats.snapshot()
+			c.SlotWaitMS = float64(slotWait.Microseconds()) / 1000
+			c.Throttled = throttled
+			// The call's own time: the wait for a provider slot is
+			// counted apart.
+			c.LatencyMS = float64((time.Since(start) - slotWait).Microseconds()) / 1000
 			c.CostUSD, c.Priced = m.prices.Cost(c.Model, c.InputTokens, c.OutputTokens)
 			endCallSpan(span, c)
 			if l := LedgerFrom(ctx); l != nil {

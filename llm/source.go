@@ -24,6 +24,9 @@ type Source struct {
 	Sink func(Call)
 	// TracerProvider, when set, gets a span per call (see WithTracing).
 	TracerProvider trace.TracerProvider
+	// Limits, when set, caps the calls in flight per provider; Sources
+	// sharing it share the caps. Replayed calls take no slot.
+	Limits *Limits
 
 	mu     sync.Mutex
 	models map[string]model.LLM
@@ -46,6 +49,7 @@ func (s *Source) Model(ctx context.Context, spec, role string) (model.LLM, error
 		if m, err = New(ctx, spec, s.Config); err != nil {
 			return nil, err
 		}
+		m = limit(m, s.Limits, provider)
 	}
 	if s.Cassette != nil {
 		m = s.Cassette.Wrap(m, spec)

@@ -102,6 +102,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if !ok {
 				d = t.backoff(attempt)
 			}
+			if resp.StatusCode == http.StatusTooManyRequests {
+				statsFrom(ctx).throttle()
+			}
 			_, _ = io.CopyN(io.Discard, resp.Body, maxDrain)
 			_ = resp.Body.Close()
 			if werr := t.wait(ctx, min(d, t.maxWait)); werr != nil {

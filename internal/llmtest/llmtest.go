@@ -87,6 +87,41 @@ type Server struct {
 
 	mu       sync.Mutex
 	requests []Request
+	// inFlight counts the requests being answered; maxInFlight is the
+	// most there were at once.
+	inFlight, maxInFlight int
+}
+
+// MaxInFlight returns the most requests the server was answering at once
+// (from its handler's start to its end, a held reply included). It is safe
+// for concurrent use.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
+}
+
+// InFlight returns how many requests the server is answering now.
+func (s *Server) InFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inFlight
+}
+
+// counting wraps h to count the requests in flight.
+func (s *Server) counting(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.inFlight++
+		s.maxInFlight = max(s.maxInFlight, s.inFlight)
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.inFlight--
+			s.mu.Unlock()
+		}()
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Requests returns every request received so far, in arrival order. It is
@@ -100,7 +135,7 @@ func (s *Server) Requests() []Request {
 func newServer(t testing.TB, provider string, script func(Request) Reply, handler func(*Server) http.Handler) *Server {
 	t.Helper()
 	s := &Server{t: t, provider: provider, script: script}
-	s.srv = httptest.NewServer(handler(s))
+	s.srv = httptest.NewServer(s.counting(handler(s)))
 	t.Cleanup(s.srv.Close)
 	s.URL = s.srv.URL
 	return s

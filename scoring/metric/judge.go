@@ -237,7 +237,7 @@ func (s *Scorer) metricJudge(jm *evalset.JudgeModel) (string, *llm.Source, error
 	if key != "" {
 		cfg.APIKey = key
 	}
-	src := &llm.Source{Config: cfg, Prices: s.source.Prices, Cassette: s.source.Cassette, Sink: s.source.Sink, TracerProvider: s.source.TracerProvider}
+	src := &llm.Source{Config: cfg, Prices: s.source.Prices, Cassette: s.source.Cassette, Sink: s.source.Sink, TracerProvider: s.source.TracerProvider, Limits: s.source.Limits}
 	if s.sources == nil {
 		s.sources = map[string]*llm.Source{}
 	}
