@@ -24,8 +24,10 @@ type Source struct {
 	Sink func(Call)
 	// TracerProvider, when set, gets a span per call (see WithTracing).
 	TracerProvider trace.TracerProvider
-	// Limits, when set, caps the calls in flight per provider; Sources
-	// sharing it share the caps. Replayed calls take no slot.
+	// Limits, when set, caps the user simulator's and the judge's calls
+	// in flight per provider (the agent's and the chat's are not capped:
+	// a wait would count in their latency); Sources sharing it share the
+	// caps. Replayed calls take no slot.
 	Limits *Limits
 
 	mu     sync.Mutex
@@ -49,7 +51,9 @@ func (s *Source) Model(ctx context.Context, spec, role string) (model.LLM, error
 		if m, err = New(ctx, spec, s.Config); err != nil {
 			return nil, err
 		}
-		m = limit(m, s.Limits, provider)
+		if role == RoleUser || role == RoleJudge {
+			m = limit(m, s.Limits, provider)
+		}
 	}
 	if s.Cassette != nil {
 		m = s.Cassette.Wrap(m, spec)

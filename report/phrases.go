@@ -228,6 +228,12 @@ func llmUsageLines(m result.Metrics) [][2]string {
 		if u.Unpriced > 0 {
 			v += fmt.Sprintf(", %d unpriced", u.Unpriced)
 		}
+		if u.SlotWaitMS > 0 {
+			v += fmt.Sprintf(", %s waiting for a provider slot", ms(u.SlotWaitMS))
+		}
+		if u.Throttled > 0 {
+			v += fmt.Sprintf(", %d retried after 429", u.Throttled)
+		}
 		out = append(out, [2]string{r + " model", v})
 	}
 	return out

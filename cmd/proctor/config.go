@@ -63,6 +63,9 @@ type fileConfig struct {
 	ECPConfig      string            `yaml:"ecp_config"`
 	Tau2Data       string            `yaml:"tau2_data"`
 	TraceWire      string            `yaml:"trace_wire"`
+	// LLMMaxConcurrency caps concurrent model calls per provider, as
+	// --llm-max-concurrency: 16, or openai=32,gemini=8.
+	LLMMaxConcurrency string `yaml:"llm_max_concurrency"`
 	// Per-tenant limits of proctor serve (see tenantFlags).
 	TenantMaxRunning     *int     `yaml:"tenant_max_running" validate:"omitempty,min=0"`
 	TenantMaxQueued      *int     `yaml:"tenant_max_queued" validate:"omitempty,min=0"`
@@ -147,6 +150,7 @@ func configKeys() []configKey {
 		{name: "ecp_config", flags: same("ecp-config", cmdRun), kind: kindPath},
 		{name: "tau2_data", flags: same("tau2-data", cmdRun, cmdResults, cmdServe, cmdView, cmdShow, cmdRescore, cmdMerge), env: "PROCTOR_TAU2_DATA", kind: kindPath},
 		{name: "trace_wire", flags: same("trace-wire", agentCommands...), kind: kindPath},
+		{name: "llm_max_concurrency", flags: same("llm-max-concurrency", cmdRun, cmdEvalSetRun, cmdRescore, cmdServe)},
 		{name: "tenant_max_running", flags: same("tenant-max-running", cmdServe)},
 		{name: "tenant_max_queued", flags: same("tenant-max-queued", cmdServe)},
 		{name: "tenant_max_simulations", flags: same("tenant-max-simulations", cmdServe)},

@@ -71,21 +71,21 @@ func TestConfigPrecedence(t *testing.T) {
 	t.Setenv("PROCTOR_TAU2_DATA", "/from/env")
 	out := mustCLI(t, exitOK, "run", "--config", cfg, "--num-trials", "5", "--print-config").stdout
 	for _, want := range []string{
-		"num_trials        5  (flag --num-trials)",
-		"concurrency       2  (config " + cfg + ")",
-		"db                " + filepath.Join(filepath.Dir(cfg), "from-file.db") + "  (config",
-		"tau2_data         /from/env  (env PROCTOR_TAU2_DATA)",
+		"num_trials           5  (flag --num-trials)",
+		"concurrency          2  (config " + cfg + ")",
+		"db                   " + filepath.Join(filepath.Dir(cfg), "from-file.db") + "  (config",
+		"tau2_data            /from/env  (env PROCTOR_TAU2_DATA)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--print-config lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(out, "split             base  (default)") {
+	if !strings.Contains(out, "split                base  (default)") {
 		t.Errorf("--print-config does not show defaults:\n%s", out)
 	}
 	// PROCTOR_CONFIG names the file too; proctor config shows it.
 	t.Setenv(envConfig, cfg)
-	if out := mustCLI(t, exitOK, "config").stdout; !strings.Contains(out, "config file  "+cfg) || !strings.Contains(out, "num_trials        3") {
+	if out := mustCLI(t, exitOK, "config").stdout; !strings.Contains(out, "config file  "+cfg) || !strings.Contains(out, "num_trials           3") {
 		t.Errorf("proctor config with %s:\n%s", envConfig, out)
 	}
 }
@@ -184,7 +184,7 @@ func TestConfigShowsTheDefaultDatabase(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", data)
 	t.Chdir(t.TempDir()) // no proctor.yaml here
 	out := mustCLI(t, exitOK, "config").stdout
-	want := "db                " + filepath.Join(data, "proctor", "proctor.db") + "  (default)"
+	want := "db                   " + filepath.Join(data, "proctor", "proctor.db") + "  (default)"
 	if !strings.Contains(out, want) {
 		t.Errorf("proctor config does not say %q:\n%s", want, out)
 	}

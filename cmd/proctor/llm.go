@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -33,6 +34,9 @@ type llmFlags struct {
 	cassette, mode      string
 	baseURL, priceTable string
 	retries             int
+	// maxConcurrency caps concurrent model calls per provider (see
+	// llm.ParseLimits).
+	maxConcurrency string
 }
 
 // addLLMFlags registers the model flags; evaluation adds those of the user
@@ -56,6 +60,8 @@ func addLLMFlags(cmd *cobra.Command, f *llmFlags, evaluation bool) {
 	fl.StringVar(&f.baseURL, "llm-base-url", "", "base URL of the model API (an OpenAI-compatible server: vLLM, Ollama, LiteLLM...; or $"+envLLMBaseURL+", else the provider's usual variable)")
 	fl.StringVar(&f.priceTable, "llm-prices", "", "JSON price table extending the built-in one: {\"openai:my-model\": {\"input_per_mtok\": 1, \"output_per_mtok\": 3}} (or $"+envLLMPriceTable+")")
 	fl.IntVar(&f.retries, "llm-retries", 4, "retries of a model call on 429/5xx or a dropped connection (Retry-After is honoured)")
+	fl.StringVar(&f.maxConcurrency, "llm-max-concurrency", strconv.Itoa(llm.DefaultMaxConcurrency),
+		"model calls in flight at once per provider, whatever --concurrency (0: unlimited); per provider: openai=32,gemini=8, or 8,openai=32")
 }
 
 // validate checks the model flags.
@@ -85,6 +91,9 @@ func (f *llmFlags) validate(cmd *cobra.Command) []string {
 	}
 	if f.retries < 0 || f.retries > 20 {
 		errs = append(errs, fmt.Sprintf("--llm-retries %d: want 0..20", f.retries))
+	}
+	if _, err := llm.ParseLimits(f.maxConcurrency); err != nil {
+		errs = append(errs, fmt.Sprintf("--llm-max-concurrency %q: want a number (0: unlimited) or provider=number pairs, e.g. 16 or openai=32,gemini=8", f.maxConcurrency))
 	}
 	switch {
 	case f.cassette == "" && f.mode != "":
@@ -132,11 +141,15 @@ func (f *llmFlags) source() (*llm.Source, error) {
 		}
 		prices = prices.With(extra)
 	}
+	limits, err := llm.ParseLimits(f.maxConcurrency)
+	if err != nil {
+		return nil, usageErr("--llm-max-concurrency: %v", err)
+	}
 	retries := f.retries
 	if retries == 0 {
 		retries = -1 // llm.Config: 0 is the default, negative none
 	}
-	src := &llm.Source{Prices: prices, Config: llm.Config{
+	src := &llm.Source{Prices: prices, Limits: limits, Config: llm.Config{
 		BaseURL: strings.TrimSpace(cmp.Or(f.baseURL, os.Getenv(envLLMBaseURL))), MaxRetries: retries,
 	}}
 	if f.cassette != "" {
