@@ -102,10 +102,14 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzPages$$' $(FUZZSHORT) ./server/ui/
 	$(GO) test -run='^$$' -fuzz='^FuzzDecode$$' $(FUZZSHORT) ./evaluation/shard/
 	$(GO) test -run='^$$' -fuzz='^FuzzWireTrace$$' $(FUZZSHORT) ./server/ui/
+	$(GO) test -run='^$$' -fuzz='^FuzzRead$$' $(FUZZSHORT) ./importer/
+	$(GO) test -run='^$$' -fuzz='^FuzzGrepPattern$$' $(FUZZSHORT) ./domains/tau2/knowledge/
 
 FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParseReply -fuzztime=$(FUZZTIME) ./translation/
+	$(GO) test -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./importer/
+	$(GO) test -run='^$$' -fuzz='^FuzzGrepPattern$$' -fuzztime=$(FUZZTIME) ./domains/tau2/knowledge/
 	$(GO) test -run='^$$' -fuzz=FuzzStoredEvaluation -fuzztime=$(FUZZTIME) ./store/
 	$(GO) test -run='^$$' -fuzz=FuzzFromRaw -fuzztime=$(FUZZTIME) ./a2aclient/
 	$(GO) test -run='^$$' -fuzz=FuzzReportedUsage -fuzztime=$(FUZZTIME) ./a2aclient/

@@ -61,10 +61,29 @@ func compilePython(pattern string, caseSensitive bool) *regexp2.Regexp {
 		}
 	}
 	if re == nil {
-		re = regexp2.MustCompile(regexp2.Escape(pattern), opts)
+		re = literal(pattern, opts)
 	}
 	re.MatchTimeout = grepTimeout
 	return re
+}
+
+// literal is a regexp matching text as it is, as Python's re.escape makes
+// one: its special characters escaped, every other character itself.
+// (regexp2.Escape writes some characters as \u escapes of fewer than four
+// digits, which regexp2 then refuses: "(\u05c8" did.) Were it refused
+// anyway, the pattern matches nothing rather than fail the tool.
+func literal(text string, opts regexp2.RegexOptions) *regexp2.Regexp {
+	var b strings.Builder
+	for _, r := range text {
+		if strings.ContainsRune("()[]{}?*+-|^$\\.&~# \t\n\r\v\f", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	if re, err := regexp2.Compile(b.String(), opts); err == nil {
+		return re
+	}
+	return regexp2.MustCompile(`[^\s\S]`, opts)
 }
 
 // countMatches counts re's non-overlapping matches in text. After an empty
