@@ -121,25 +121,29 @@ func (l *Limits) slotsOf(provider string) *providerSlots {
 	return ps
 }
 
-// acquire waits for one of provider's slots; release gives it back.
-func (l *Limits) acquire(ctx context.Context, provider string) (release func(), err error) {
+// acquire takes one of provider's slots, waiting for one when none is
+// free; release gives it back, and waited is how long it waited (0 when a
+// slot was free at once, so that an uncontended run records no wait and
+// its results do not vary with scheduling).
+func (l *Limits) acquire(ctx context.Context, provider string) (release func(), waited time.Duration, err error) {
 	n := l.Max(provider)
 	if n <= 0 {
-		return func() {}, nil
+		return func() {}, 0, nil
 	}
 	ps := l.slotsOf(provider)
 	select {
 	case ps.ch <- struct{}{}:
-		return func() { <-ps.ch }, nil
+		return func() { <-ps.ch }, 0, nil
 	default:
 	}
+	start := time.Now()
 	ps.waiting.Add(1)
 	defer ps.waiting.Add(-1)
 	select {
 	case ps.ch <- struct{}{}:
-		return func() { <-ps.ch }, nil
+		return func() { <-ps.ch }, time.Since(start), nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("llm: %s: waiting for a free slot (at most %d calls at once): %w", provider, n, ctx.Err())
+		return nil, time.Since(start), fmt.Errorf("llm: %s: waiting for a free slot (at most %d calls at once): %w", provider, n, ctx.Err())
 	}
 }
 
@@ -163,9 +167,8 @@ func limit(m model.LLM, limits *Limits, provider string) model.LLM {
 // wait in the call's stats (see Meter), and holds it until the call ends.
 func (m *limited) GenerateContent(ctx context.Context, req *model.LLMRequest, stream bool) iter.Seq2[*model.LLMResponse, error] {
 	return func(yield func(*model.LLMResponse, error) bool) {
-		start := time.Now()
-		release, err := m.limits.acquire(ctx, m.provider)
-		statsFrom(ctx).waited(time.Since(start))
+		release, waited, err := m.limits.acquire(ctx, m.provider)
+		statsFrom(ctx).waited(waited)
 		if err != nil {
 			yield(nil, err)
 			return

@@ -18,7 +18,8 @@ import (
 )
 
 // sameEvaluation ignores what differs between two runs of one evaluation
-// by nature: ids, times, durations and latencies, a merged one's shard
+// by nature: ids, times, durations, latencies and waits for a model
+// provider's slot, a merged one's shard
 // count (checked on its own), the agent's loopback
 // address, the A2A context ids the agent gave out, and the bytes on the
 // wire (the agent's replies carry its task ids and timestamps, whose
@@ -27,7 +28,8 @@ var sameEvaluation = cmp.Options{
 	cmpopts.IgnoreFields(result.Evaluation{}, "ID", "CreatedAt", "UpdatedAt", "FinishedAt", "Agent.URL", "Agent.CardURL", "MergedShards"),
 	cmpopts.IgnoreFields(result.Simulation{}, "StartedAt", "DurationMS", "ContextID"),
 	cmpopts.IgnoreFields(result.Metrics{}, "LatencyMS", "BytesSent", "BytesReceived"),
-	cmpopts.IgnoreFields(llm.Call{}, "LatencyMS"),
+	cmpopts.IgnoreFields(llm.Call{}, "LatencyMS", "SlotWaitMS"),
+	cmpopts.IgnoreFields(llm.Usage{}, "SlotWaitMS"),
 	cmpopts.EquateEmpty(),
 }
 
