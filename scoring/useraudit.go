@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -67,8 +68,8 @@ func scenarioText(s domains.UserScenario) (all, known string) {
 		case string:
 			b.WriteString("\n" + v)
 		case map[string]any:
-			for _, x := range v {
-				walk(x)
+			for _, k := range slices.Sorted(maps.Keys(v)) { // in one order: the auditor's prompt must repeat
+				walk(v[k])
 			}
 		case []any:
 			for _, x := range v {

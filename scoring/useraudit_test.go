@@ -9,6 +9,18 @@ import (
 	"github.com/proctor-eval/proctor/result"
 )
 
+// TestScenarioTextRepeats: a scenario is written out in one order, so the
+// LLM auditor's prompt (and a cassette's key for it) is the same each time.
+func TestScenarioTextRepeats(t *testing.T) {
+	s := domains.UserScenario{Instructions: map[string]any{"a": "one", "b": "two", "c": "three", "d": "four", "e": "five", "known_info": "six"}}
+	first, _ := scenarioText(s)
+	for range 20 {
+		if again, _ := scenarioText(s); again != first {
+			t.Fatalf("scenario text changed between calls:\n%q\n%q", first, again)
+		}
+	}
+}
+
 func TestFacts(t *testing.T) {
 	got := facts("I am Emma (emma_kim_9957, emma.kim@example.com), reservation EHGLP3, 3 bags, $1200, flight HAT017 on the 2nd.")
 	want := []string{"emma_kim_9957", "emma.kim@example.com", "EHGLP3", "1200", "HAT017"}
