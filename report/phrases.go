@@ -78,7 +78,7 @@ func ProcessNote(s result.Summary) string {
 }
 
 // RobustnessNote says how the agent met corrupted tool results: "9 of 12
-// handled (0.750): 7 rechecked, 4 told the user; error 3, stale 4, ..." ;
+// handled (0.750): 7 rechecked, 4 told the user; error 3, stale 4, ...";
 // "" when none were corrupted.
 func RobustnessNote(s result.Summary) string {
 	r := s.Robustness

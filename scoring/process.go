@@ -48,7 +48,6 @@ func ProcessOf(sims []result.Simulation) result.Process {
 // processOfOne adds one simulation's tool calls to p.
 func processOfOne(s *result.Simulation, p *result.Process) {
 	seen := map[string]bool{}
-	ours := map[string]bool{} // ids of the agent's calls in this simulation
 	pendingWrites := 0
 	for _, m := range s.Messages {
 		if m.History || m.Requestor != "" {
@@ -58,7 +57,6 @@ func processOfOne(s *result.Simulation, p *result.Process) {
 		case result.RoleAssistant:
 			for _, c := range m.ToolCalls {
 				p.ToolCalls++
-				ours[c.ID] = true
 				args, _ := json.Marshal(c.Arguments)
 				key := c.Name + "\x00" + string(args)
 				if seen[key] {
@@ -72,7 +70,7 @@ func processOfOne(s *result.Simulation, p *result.Process) {
 				}
 			}
 		case result.RoleTool:
-			if m.Error && ours[m.ToolCallID] {
+			if m.Error { // the agent's: the user's and the history's are skipped above
 				p.ToolErrors++
 			}
 		}

@@ -144,11 +144,11 @@ func gradeAll(ctx context.Context, judges []panelJudge, sims []panelSim, byTask 
 func eachBounded(ctx context.Context, n, concurrency int, do func(i int)) error {
 	sem := make(chan struct{}, max(concurrency, 1))
 	var wg sync.WaitGroup
-	defer wg.Wait()
 	for i := range n {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
+			wg.Wait()
 			return ctx.Err()
 		}
 		wg.Add(1)

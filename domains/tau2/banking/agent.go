@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/internal/pycompat"
 )
 
 // transferReasons are tau2's TransferReasonLiteral values, in order.
@@ -165,25 +166,13 @@ func parseArguments(a *Obj, intsAsFloats bool) (args *Obj, errMsg string) {
 	return o, ""
 }
 
-// pyTypeName is the name of a value's Python type.
+// pyTypeName is the name of a value's Python type: pycompat's, and dict
+// for the banking database's ordered objects.
 func pyTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case string:
-		return "str"
-	case int64:
-		return "int"
-	case float64:
-		return "float"
-	case *Obj:
+	if _, ok := v.(*Obj); ok {
 		return "dict"
-	case []any:
-		return "list"
 	}
-	return "object"
+	return pycompat.TypeName(v)
 }
 
 // unlockAgentTool is unlock_discoverable_agent_tool.
