@@ -61,9 +61,7 @@ func (c *grpcValueCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	if !ok {
 		return c.base.Unmarshal(data, v)
 	}
-	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
-	defer buf.Free()
-	b := buf.ReadOnlyData()
+	b := contiguous(data)
 	before := c.count
 	if err := c.countMessages(b, m.ProtoReflect().Descriptor(), 0); err != nil {
 		if c.ex != nil {
@@ -78,6 +76,16 @@ func (c *grpcValueCodec) Unmarshal(data mem.BufferSlice, v any) error {
 		}
 	}
 	return proto.Unmarshal(b, m)
+}
+
+// contiguous returns data's bytes as one slice: the buffer itself when
+// there is one, else a plain copy. Not a pooled copy: after a 16 MiB reply
+// gRPC's pool would keep the 16 MiB buffer alive for the next call.
+func contiguous(data mem.BufferSlice) []byte {
+	if len(data) == 1 {
+		return data[0].ReadOnlyData()
+	}
+	return data.Materialize()
 }
 
 // countMessages adds the messages nested in b, the wire form of a message
