@@ -44,6 +44,10 @@ func New(dir, policy string) (*domains.Domain, error) {
 	if err != nil {
 		return nil, err
 	}
+	ordered, err := orderedAgentData(dir)
+	if err != nil {
+		return nil, err
+	}
 	d, err := domains.NewDomain(domains.Spec[DB]{
 		Tau2Messages: true,
 		Name:         Name,
@@ -54,7 +58,7 @@ func New(dir, policy string) (*domains.Domain, error) {
 		Tools:        Tools(),
 		User:         domains.NewSide([]byte("{}"), UserTools()),
 		Sync:         syncSides,
-		Setup:        setupTask,
+		Setup:        setupOrdered(ordered),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tau2 banking_knowledge: %w", err)

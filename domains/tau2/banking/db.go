@@ -45,6 +45,9 @@ type DB struct {
 
 	unlocked  map[string]bool
 	readAllow map[string]bool
+	// initData is the task's initialization data in file order, for
+	// Merge (see setupOrdered).
+	initData *Obj
 }
 
 // table returns a table by name; every name of tableNames exists.
@@ -162,7 +165,7 @@ func (db *DB) Merge(data map[string]any) error {
 	if !ok {
 		return fmt.Errorf("banking database: initialization data is not an object")
 	}
-	mergeObj(root, src)
+	mergeObj(root, db.orderedInit(src))
 	return db.load(root)
 }
 
