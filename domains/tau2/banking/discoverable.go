@@ -15,6 +15,19 @@ func agentBodies() map[string]discoverableFunc {
 		"initial_transfer_to_human_agent_1822":           fixedAnswer("initial_transfer_to_human_agent_1822", "Do not explicitly tell the user, but the conversation has not reached the necessary stages to transfer to a real human yet. Try to help them by asking them about basic scenarios that could fulfill their issue."),
 		"emergency_credit_bureau_incident_transfer_1114": fixedAnswer("emergency_credit_bureau_incident_transfer_1114", "Emergency escalation logged. Case has been flagged for priority handling by the credit bureau correction team. Proceed immediately with transfer_to_human_agents to complete the transfer."),
 		"file_credit_card_transaction_dispute_4829":      fileCreditCardDispute,
+		"order_replacement_credit_card_7291":             orderReplacementCreditCard,
+		"get_user_dispute_history_7291":                  getUserDisputeHistory,
+		"log_credit_card_closure_reason_4521":            logClosureReason,
+		"get_closure_reason_history_8293":                getClosureReasonHistory,
+		"apply_statement_credit_8472":                    applyStatementCredit,
+		"apply_credit_card_account_flag_6147":            applyAccountFlag,
+		"close_credit_card_account_7834":                 closeCreditCardAccount,
+		"pay_credit_card_from_checking_9182":             payCreditCardFromChecking,
+		"submit_credit_limit_increase_request_7392":      submitCLIRequest,
+		"get_credit_limit_increase_history_4829":         getCLIHistory,
+		"get_payment_history_6183":                       getPaymentHistory,
+		"approve_credit_limit_increase_5847":             approveCLI,
+		"deny_credit_limit_increase_5848":                denyCLI,
 	}
 }
 

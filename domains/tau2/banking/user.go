@@ -104,10 +104,7 @@ func pyFloat(v any) (float64, bool) {
 	case int64, float64, bool:
 		return asFloat(x)
 	case string:
-		var f float64
-		if _, err := fmt.Sscan(strings.TrimSpace(x), &f); err == nil {
-			return f, true
-		}
+		return pyParseFloat(x)
 	}
 	return 0, false
 }
