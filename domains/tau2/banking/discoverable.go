@@ -28,6 +28,11 @@ func agentBodies() map[string]discoverableFunc {
 		"get_payment_history_6183":                       getPaymentHistory,
 		"approve_credit_limit_increase_5847":             approveCLI,
 		"deny_credit_limit_increase_5848":                denyCLI,
+		"set_debit_card_recurring_block_7382":            setRecurringBlock,
+		"get_atm_deposit_images_8473":                    getATMDepositImages,
+		"activate_debit_card_8291":                       activateNewDebitCard,
+		"activate_debit_card_8293":                       activateReissuedDebitCard,
+		"change_debit_card_pin_6285":                     changeDebitCardPIN,
 	}
 }
 
