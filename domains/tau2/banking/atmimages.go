@@ -7,10 +7,17 @@ type atmImage struct{ atm, contents, notes string }
 // atmDepositImages are get_atm_deposit_images_8473's deposits with images,
 // as tau2's code writes them (the tool's test transactions).
 func atmDepositImages() map[string]atmImage {
+	const discrepancy = "Images clearly show deposit contents totaling $1,135.00. ATM machine recorded only $385.00. Discrepancy of $750.00 confirmed via image review."
 	return map[string]atmImage{
-		"btxn_834027370c20": {
-			atm: "ATM #3921",
-			contents: `
+		"btxn_834027370c20":         {"ATM #3921", atmScan834027370c20, discrepancy},
+		"btxn_test_deposit_001":     {"ATM #3921", atmScanTestDeposit001, discrepancy},
+		"btxn_test_atm_dep_partial": {"ATM #5847", atmScanTestAtmDepPartial, "Images confirm deposit matches recorded amount. No discrepancy found."},
+	}
+}
+
+// The envelope scans of get_atm_deposit_images_8473's test deposits.
+const (
+	atmScan834027370c20 = `
 === ATM DEPOSIT ENVELOPE SCAN ===
 Envelope ID: ENV-2025-3921-00923
 Deposit Time: 3:47 PM CST
@@ -46,12 +53,8 @@ Envelope scan: CLEAR
 Check front: CLEAR
 Check back (endorsement): CLEAR - endorsed "For Deposit Only - Derek Yamamoto"
 Cash image: CLEAR - bills visible and countable
-`,
-			notes: "Images clearly show deposit contents totaling $1,135.00. ATM machine recorded only $385.00. Discrepancy of $750.00 confirmed via image review.",
-		},
-		"btxn_test_deposit_001": {
-			atm: "ATM #3921",
-			contents: `
+`
+	atmScanTestDeposit001 = `
 === ATM DEPOSIT ENVELOPE SCAN ===
 Envelope ID: ENV-2025-3921-00847
 Deposit Time: 2:34 PM EST
@@ -87,12 +90,8 @@ Envelope scan: CLEAR
 Check front: CLEAR
 Check back (endorsement): CLEAR - endorsed "For Deposit Only - Linda Patterson"
 Cash image: CLEAR - bills visible and countable
-`,
-			notes: "Images clearly show deposit contents totaling $1,135.00. ATM machine recorded only $385.00. Discrepancy of $750.00 confirmed via image review.",
-		},
-		"btxn_test_atm_dep_partial": {
-			atm: "ATM #5847",
-			contents: `
+`
+	atmScanTestAtmDepPartial = `
 === ATM DEPOSIT ENVELOPE SCAN ===
 Envelope ID: ENV-2025-5847-00293
 Deposit Time: 10:15 AM EST
@@ -110,8 +109,5 @@ GRAND TOTAL: $500.00
 --- MACHINE RECORD ---
 Amount Recorded by ATM: $500.00
 No discrepancy detected.
-`,
-			notes: "Images confirm deposit matches recorded amount. No discrepancy found.",
-		},
-	}
-}
+`
+)

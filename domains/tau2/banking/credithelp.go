@@ -85,11 +85,11 @@ func pyMoney(v any) float64 {
 // TypeError Python raises for an unhashable key (a list or dict), which
 // call_discoverable_agent_tool answers as invalid arguments.
 func (db *DB) lookup(table string, key any) (rec *Obj, typeErr string) {
-	switch key.(type) {
+	switch k := key.(type) {
 	case []any, *Obj:
 		return nil, "Error: Invalid arguments: unhashable type: '" + pyTypeName(key) + "'"
 	case string:
-		rec, _ = db.record(table, key.(string))
+		rec, _ = db.record(table, k)
 	}
 	return rec, ""
 }
