@@ -33,6 +33,20 @@ func agentBodies() map[string]discoverableFunc {
 		"activate_debit_card_8291":                       activateNewDebitCard,
 		"activate_debit_card_8293":                       activateReissuedDebitCard,
 		"change_debit_card_pin_6285":                     changeDebitCardPIN,
+
+		// Debit cards and bank accounts (debit*.go, accounts*.go).
+		"activate_debit_card_8292":                         activateReplacementDebitCard,
+		"clear_debit_card_fraud_alert_4892":                clearDebitCardFraudAlert,
+		"close_debit_card_4721":                            closeDebitCard,
+		"file_debit_card_transaction_dispute_6281":         fileDebitCardDispute,
+		"freeze_debit_card_3892":                           freezeDebitCard,
+		"unfreeze_debit_card_3893":                         unfreezeDebitCard,
+		"order_debit_card_5739":                            orderDebitCard,
+		"reset_debit_card_pin_6284":                        resetDebitCardPIN,
+		"request_temporary_debit_card_limit_increase_8374": requestTemporaryDebitLimitIncrease,
+		"get_debit_cards_by_account_id_7823":               getDebitCardsByAccount,
+		"get_debit_dispute_status_7483":                    getDebitDisputeStatus,
+		"get_pending_replacement_orders_5765":              getPendingReplacementOrders,
 	}
 }
 
