@@ -47,6 +47,14 @@ func agentBodies() map[string]discoverableFunc {
 		"get_debit_cards_by_account_id_7823":               getDebitCardsByAccount,
 		"get_debit_dispute_status_7483":                    getDebitDisputeStatus,
 		"get_pending_replacement_orders_5765":              getPendingReplacementOrders,
+		"open_bank_account_4821":                           openBankAccount,
+		"close_bank_account_7392":                          closeBankAccount,
+		"transfer_funds_between_bank_accounts_7291":        transferFunds,
+		"get_bank_account_transactions_9173":               getBankAccountTransactions,
+		"get_all_user_accounts_by_user_id_3847":            getAllUserAccounts,
+		"apply_checking_account_credit_5829":               applyCheckingCredit,
+		"apply_savings_account_credit_6831":                applySavingsCredit,
+		"submit_interest_discrepancy_report_7294":          submitInterestDiscrepancyReport,
 	}
 }
 
