@@ -8,9 +8,16 @@ import (
 // order_debit_card_5739 of tau2's KnowledgeTools: a new debit card for a
 // checking account, its order, its fees and the pending card.
 
-// debitDeliveryTimes are order_debit_card_5739's delivery_times.
-var debitDeliveryTimes = map[string]string{
-	"STANDARD": "7-10 business days", "EXPEDITED": "3-5 business days", "RUSH": "1-2 business days",
+// debitDeliveryTime is order_debit_card_5739's delivery_times: the
+// expected delivery of a delivery option.
+func debitDeliveryTime(option string) string {
+	switch option {
+	case "STANDARD":
+		return "7-10 business days"
+	case "EXPEDITED":
+		return "3-5 business days"
+	}
+	return "1-2 business days"
 }
 
 // debitOrder is an order_debit_card_5739 call once its arguments are read.
@@ -131,7 +138,7 @@ func orderDebitCard(db *DB, a *Obj) string {
 	rec := objOf("order_id", o.id, "account_id", o.accountID, "user_id", o.userID, "delivery_option", o.delivery,
 		"card_design", o.design, "shipping_address", o.address, "delivery_fee", o.deliveryFee, "design_fee", o.designFee,
 		"excess_replacement_fee", o.excessFee, "total_fee", o.total, "order_date", o.date,
-		"expected_delivery", debitDeliveryTimes[o.delivery], "status", "PENDING")
+		"expected_delivery", debitDeliveryTime(o.delivery), "status", "PENDING")
 	if !db.addRecord("debit_card_orders", o.id, rec) {
 		return "Error: Failed to create debit card order. Order may already exist."
 	}
@@ -235,7 +242,7 @@ func debitOrderReceipt(o *debitOrder, cardID string) string {
 	parts := []string{
 		"Debit Card Order Confirmed", "Order ID: " + o.id, "Card ID: " + cardID, "Linked Account: " + pyStr(o.accountID),
 		"Delivery Option: " + o.delivery, "Card Design: " + o.design, "Shipping Address: " + pyStr(o.address),
-		"Expected Delivery: " + debitDeliveryTimes[o.delivery], "",
+		"Expected Delivery: " + debitDeliveryTime(o.delivery), "",
 		"Note: Card will arrive with status PENDING. Customer must call to activate after receiving the card.",
 	}
 	if o.total > 0 {

@@ -60,7 +60,9 @@ func TestDebitAndAccountToolsAsTau2(t *testing.T) {
 }
 
 func TestPyStrptime(t *testing.T) {
-	date := func(y, m, d, hh, mm, ss int) time.Time { return time.Date(y, time.Month(m), d, hh, mm, ss, 0, time.UTC) }
+	date := func(y, m, d, hh, mm, ss int) time.Time {
+		return time.Date(y, time.Month(m), d, hh, mm, ss, 0, time.UTC)
+	}
 	tests := []struct {
 		in       string
 		withTime bool
