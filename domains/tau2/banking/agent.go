@@ -207,18 +207,9 @@ func callAgentTool(db *DB, a *Obj, agent map[string]discoverable) string {
 	if err := d.info.bind(agentClass, args); err != nil {
 		return "Error: Invalid arguments: " + err.Error()
 	}
-	run := d.run
-	if run == nil {
-		run = notPorted
-	}
-	res := run(db, args)
+	res := d.run(db, args)
 	if d.info.Mutates || db.readAllow[name] {
 		db.addRecord("agent_discoverable_tools", agentDiscoverableToolID(name), objOf("tool_name", name, "status", "CALLED"))
 	}
 	return res
-}
-
-// notPorted answers a discoverable tool whose body proctor lacks.
-func notPorted(*DB, *Obj) string {
-	return "Error: proctor has not ported this banking_knowledge tool yet."
 }

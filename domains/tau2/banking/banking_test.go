@@ -86,7 +86,7 @@ func TestGoldReplay(t *testing.T) {
 	if len(want.Tasks) != 97 || len(d.Tasks) != 97 {
 		t.Fatalf("fixture has %d tasks, the data %d; want 97", len(want.Tasks), len(d.Tasks))
 	}
-	hashes, pending, outputs, actions := 0, 0, 0, 0
+	hashes, outputs, actions := 0, 0, 0
 	for _, wt := range want.Tasks {
 		task, ok := d.Task(wt.TaskID)
 		if !ok {
@@ -109,7 +109,7 @@ func TestGoldReplay(t *testing.T) {
 			if w := wt.Actions[i]; res.Error == w.Error && hex.EncodeToString(sum[:]) == w.ContentSHA256 {
 				outputs++
 			} else {
-				t.Logf("%s %s: output differs from tau2's (error %v): %.300q", w.ActionID, a.Name, res.Error, res.Content)
+				t.Errorf("%s %s: output differs from tau2's (error %v): %.300q", w.ActionID, a.Name, res.Error, res.Content)
 			}
 		}
 		a, u, err := domains.SideHashes(env)
@@ -119,23 +119,27 @@ func TestGoldReplay(t *testing.T) {
 		switch {
 		case a == wt.GoldDBHash && u == wt.GoldUserDBHash:
 			hashes++
-		case !allPorted(task):
-			pending++ // a discoverable tool proctor has not ported yet
 		default:
 			t.Errorf("task %s: gold hash %s, tau2 %s", wt.TaskID, a, wt.GoldDBHash)
 		}
 	}
-	t.Logf("%d/97 gold hashes as tau2's (%d tasks wait for unported tools), %d/%d outputs", hashes, pending, outputs, actions)
+	t.Logf("%d/97 gold hashes as tau2's, %d/%d outputs", hashes, outputs, actions)
 }
 
-// allPorted reports whether every discoverable agent tool a task's gold
-// trajectory calls has its body in proctor.
-func allPorted(task *domains.Task) bool {
-	bodies := agentBodies()
-	for _, a := range task.EvaluationCriteria.Actions {
-		if name, ok := a.Arguments["agent_tool_name"].(string); ok && a.Name == "call_discoverable_agent_tool" && bodies[name] == nil {
-			return false
+// TestEveryDiscoverableToolHasABody checks that each discoverable tool
+// tau2 defines, the agent's and the user's, has its body in proctor.
+func TestEveryDiscoverableToolHasABody(t *testing.T) {
+	for _, side := range []struct {
+		infos  []toolInfo
+		bodies map[string]discoverableFunc
+	}{{agentDiscoverableInfos, agentBodies()}, {userDiscoverableInfos, userBodies()}} {
+		for _, info := range side.infos {
+			if side.bodies[info.Name] == nil {
+				t.Errorf("discoverable tool %s has no body", info.Name)
+			}
+		}
+		if len(side.bodies) != len(side.infos) {
+			t.Errorf("%d bodies for %d tools", len(side.bodies), len(side.infos))
 		}
 	}
-	return true
 }

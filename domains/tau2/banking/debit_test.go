@@ -1,63 +1,12 @@
 package banking
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"math"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/proctor-eval/proctor/domains"
 )
-
-// debitAndAccountTools are the discoverable tools of debit*.go and
-// accounts*.go.
-var debitAndAccountTools = []string{
-	"activate_debit_card_8292", "clear_debit_card_fraud_alert_4892", "close_debit_card_4721",
-	"file_debit_card_transaction_dispute_6281", "freeze_debit_card_3892", "unfreeze_debit_card_3893",
-	"order_debit_card_5739", "reset_debit_card_pin_6284", "request_temporary_debit_card_limit_increase_8374",
-	"get_debit_cards_by_account_id_7823", "get_debit_dispute_status_7483", "get_pending_replacement_orders_5765",
-	"open_bank_account_4821", "close_bank_account_7392", "transfer_funds_between_bank_accounts_7291",
-	"get_bank_account_transactions_9173", "get_all_user_accounts_by_user_id_3847", "apply_checking_account_credit_5829",
-	"apply_savings_account_credit_6831", "submit_interest_discrepancy_report_7294",
-}
-
-// TestDebitAndAccountToolsAsTau2 replays the gold trajectories and wants
-// every call of a debit card or bank account tool to answer exactly what
-// tau2's answered, in the tasks whose tools are all ported (in the others
-// an unported tool's missing effect may show in a later answer).
-func TestDebitAndAccountToolsAsTau2(t *testing.T) {
-	d, want := testDomain(t), loadFixture(t)
-	checked := 0
-	for _, wt := range want.Tasks {
-		task, ok := d.Task(wt.TaskID)
-		if !ok || !allPorted(task) {
-			continue
-		}
-		env, err := d.NewEnv(task)
-		if err != nil {
-			t.Fatalf("task %s: %v", wt.TaskID, err)
-		}
-		for i, a := range task.EvaluationCriteria.Actions {
-			res := env.Call(domains.ToolCall{Name: a.Name, Arguments: a.Arguments, Requestor: a.Requestor})
-			name, _ := a.Arguments["agent_tool_name"].(string)
-			if a.Name != "call_discoverable_agent_tool" || !slices.Contains(debitAndAccountTools, name) {
-				continue
-			}
-			checked++
-			sum := sha256.Sum256([]byte(res.Content))
-			if w := wt.Actions[i]; res.Error != w.Error || hex.EncodeToString(sum[:]) != w.ContentSHA256 {
-				t.Errorf("%s %s: answer differs from tau2's (error %v):\n%s", w.ActionID, name, res.Error, res.Content)
-			}
-		}
-	}
-	if checked == 0 {
-		t.Fatal("no gold call of a debit card or bank account tool was checked")
-	}
-	t.Logf("%d gold calls of debit card and bank account tools checked", checked)
-}
 
 func TestPyStrptime(t *testing.T) {
 	date := func(y, m, d, hh, mm, ss int) time.Time {

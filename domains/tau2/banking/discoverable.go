@@ -5,8 +5,8 @@ import (
 	"unicode"
 )
 
-// agentBodies are the agent's discoverable tools proctor has ported; the
-// others answer notPorted (their calls are still logged as tau2 logs them).
+// agentBodies are the bodies of the agent's discoverable tools, one for
+// each of tau2's (TestEveryDiscoverableToolHasABody).
 func agentBodies() map[string]discoverableFunc {
 	return map[string]discoverableFunc{
 		"example_agent_tool_0000":                        func(*DB, *Obj) string { return "Example tool executed successfully." },
