@@ -54,8 +54,9 @@ type Cassette struct {
 	mode Mode
 
 	mu      sync.Mutex
-	entries map[string]*cassetteEntry // id -> entry
-	seen    map[string]int            // key + request hash -> calls so far
+	entries map[string]*cassetteEntry  // id -> entry
+	seen    map[string]int             // key + request hash -> calls so far
+	embeds  map[string]*embeddingEntry // request hash -> entry
 }
 
 // cassetteEntry is one recorded call.
@@ -70,14 +71,15 @@ type cassetteEntry struct {
 }
 
 type cassetteFile struct {
-	Format  int              `json:"proctor_llm_cassette"`
-	Entries []*cassetteEntry `json:"entries"`
+	Format     int               `json:"proctor_llm_cassette"`
+	Entries    []*cassetteEntry  `json:"entries"`
+	Embeddings []*embeddingEntry `json:"embeddings,omitempty"`
 }
 
 // OpenCassette opens a cassette. In ModeReplay the file must exist and is
 // read now; in ModeRecord it is written by Save (any old one is replaced).
 func OpenCassette(path string, mode Mode) (*Cassette, error) {
-	c := &Cassette{path: path, mode: mode, entries: map[string]*cassetteEntry{}, seen: map[string]int{}}
+	c := &Cassette{path: path, mode: mode, entries: map[string]*cassetteEntry{}, seen: map[string]int{}, embeds: map[string]*embeddingEntry{}}
 	switch mode {
 	case ModeRecord:
 		dir := filepath.Dir(path)
@@ -131,17 +133,17 @@ func (c *Cassette) read(r io.Reader) error {
 		}
 		c.entries[id] = e
 	}
-	return nil
+	return c.readEmbeddings(f.Embeddings)
 }
 
 // Mode returns the cassette's mode.
 func (c *Cassette) Mode() Mode { return c.mode }
 
-// Len returns the number of recorded calls.
+// Len returns the number of recorded calls, embeddings included.
 func (c *Cassette) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.entries)
+	return len(c.entries) + len(c.embeds)
 }
 
 // Save writes a recording cassette to its file, atomically; it does nothing
@@ -155,6 +157,7 @@ func (c *Cassette) Save() error {
 	for _, e := range c.entries {
 		f.Entries = append(f.Entries, e)
 	}
+	f.Embeddings = c.embeddingEntries()
 	c.mu.Unlock()
 	slices.SortFunc(f.Entries, func(a, b *cassetteEntry) int {
 		return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.N, b.N), cmp.Compare(a.Request, b.Request))

@@ -116,6 +116,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
 			limit = maxStreamBytes
 		}
+		if n, ok := ctx.Value(responseLimitKey{}).(int64); ok {
+			limit = n
+		}
 		body := resp.Body
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
 			// Keep the error reply for the ProviderError and hand the SDK
@@ -239,6 +242,14 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 }
 
 func (b *boundedBody) Close() error { return b.rc.Close() }
+
+type responseLimitKey struct{}
+
+// withResponseLimit raises the bound on the bodies of ctx's replies, for
+// calls whose replies are large by nature (embeddings).
+func withResponseLimit(ctx context.Context, n int64) context.Context {
+	return context.WithValue(ctx, responseLimitKey{}, n)
+}
 
 // callState is what the transport learned about one model call: attempts
 // made, the last HTTP status (0 after a transport error), the start of the

@@ -24,8 +24,12 @@ type Request struct {
 	// Temperature and Seed are nil when the request does not set them.
 	Temperature *float64
 	Seed        *int64
-	Header      http.Header // as received (tests grep it for keys)
-	Raw         []byte      // the raw request body
+	// Input and EncodingFormat are an embeddings request's texts and
+	// encoding_format ("" when not set).
+	Input          []string
+	EncodingFormat string
+	Header         http.Header // as received (tests grep it for keys)
+	Raw            []byte      // the raw request body
 }
 
 // Message is one normalised conversation message.
@@ -65,6 +69,9 @@ type Reply struct {
 	// for malformed replies: a JSON document, or for a stream the whole
 	// event stream.
 	Raw string
+	// Embeddings, if set, are an embeddings reply's vectors (by default,
+	// Embedding of each input).
+	Embeddings [][]float64
 	// Chunks is how many deltas a streamed Text is split into (default 3).
 	Chunks int
 	// Hold, if set, delays the reply until it is closed or the client
@@ -123,6 +130,10 @@ func (s *Server) counting(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// Close stops the server now (it also stops when the test ends): a
+// client's next call finds nothing listening.
+func (s *Server) Close() { s.srv.Close() }
 
 // Requests returns every request received so far, in arrival order. It is
 // safe for concurrent use.

@@ -13,13 +13,14 @@ import (
 // NewOpenAI starts a fake OpenAI chat completions server: POST
 // {URL}/chat/completions, answered with a chat.completion JSON document or,
 // for "stream": true, chat.completion.chunk events ending in data: [DONE],
-// with a usage chunk before it when stream_options.include_usage is set.
-// Its URL ends in /v1, like OpenAI's. It stops when the test ends.
+// with a usage chunk before it when stream_options.include_usage is set;
+// and POST {URL}/embeddings (see Embedding). Its URL ends in /v1, like OpenAI's. It stops when the test ends.
 func NewOpenAI(t testing.TB, script func(Request) Reply) *Server {
 	t.Helper()
 	s := newServer(t, "openai", script, func(s *Server) http.Handler {
 		mux := http.NewServeMux()
 		mux.HandleFunc("POST /v1/chat/completions", s.serveOpenAI)
+		mux.HandleFunc("POST /v1/embeddings", s.serveEmbeddings)
 		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 			s.badRequest(w, "unexpected %s %s", r.Method, r.URL.Path)
 		})
@@ -138,13 +139,7 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request) {
 	reply := s.record(r.Context(), req)
 	switch {
 	case reply.isError():
-		reply.setRetryAfter(w.Header())
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(reply.Status)
-		body, _ := json.Marshal(map[string]any{"error": map[string]any{
-			"message": reply.ErrorMessage, "type": openaiErrorType(reply.Status), "param": nil, "code": nil,
-		}})
-		_, _ = w.Write(body)
+		s.writeOpenAIError(w, reply)
 	case reply.Raw != "":
 		if in.Stream {
 			w.Header().Set("Content-Type", "text/event-stream")
