@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,9 +29,11 @@ type Config struct {
 	// Template is the prompt template's file name in the domain's prompts/.
 	Template string
 	Prompt   PromptKind
-	// KBSearch gives the agent KB_search, ranked by BM25, the first TopK.
-	KBSearch bool
-	TopK     int
+	// KBSearch gives the agent KB_search, ranked by BM25 or, with
+	// Embedding, by cosine similarity of embeddings, the first TopK.
+	KBSearch  bool
+	TopK      int
+	Embedding *EmbeddingSpec
 	// Grep gives the agent grep, the first GrepTopK documents by matches.
 	Grep          bool
 	GrepTopK      int
@@ -38,7 +41,7 @@ type Config struct {
 }
 
 // offered are the configurations proctor runs: all of tau2's that need
-// neither an embeddings service, an LLM reranker nor a shell sandbox.
+// neither an LLM reranker nor a shell sandbox.
 var offered = []Config{
 	{Name: "no_knowledge", Template: "no_knowledge.md"},
 	{Name: "full_kb", Template: "full_kb.md", Prompt: PromptFullKB},
@@ -46,15 +49,15 @@ var offered = []Config{
 	{Name: "bm25", Template: "classic_rag_bm25_no_grep.md", KBSearch: true},
 	{Name: "bm25_grep", Template: "classic_rag_bm25.md", KBSearch: true, Grep: true},
 	{Name: "grep_only", Template: "grep_only.md", Grep: true},
+	{Name: "openai_embeddings", Template: "classic_rag_openai_no_grep.md", KBSearch: true, Embedding: &openaiEmbedding},
+	{Name: "openai_embeddings_grep", Template: "classic_rag_openai.md", KBSearch: true, Grep: true, Embedding: &openaiEmbedding},
+	{Name: "qwen_embeddings", Template: "classic_rag_qwen_no_grep.md", KBSearch: true, Embedding: &qwenEmbedding},
+	{Name: "qwen_embeddings_grep", Template: "classic_rag_qwen.md", KBSearch: true, Grep: true, Embedding: &qwenEmbedding},
 }
 
 // notOffered says, for each of tau2's other configurations, what it needs
 // that proctor does not have.
 var notOffered = map[string]string{
-	"openai_embeddings":               "an OpenAI embeddings endpoint (text-embedding-3-large), not offered yet",
-	"openai_embeddings_grep":          "an OpenAI embeddings endpoint (text-embedding-3-large), not offered yet",
-	"qwen_embeddings":                 "OpenRouter embeddings (qwen3-embedding-8b), not offered yet",
-	"qwen_embeddings_grep":            "OpenRouter embeddings (qwen3-embedding-8b), not offered yet",
 	"openai_embeddings_reranker":      "OpenAI embeddings and an LLM reranker, not offered yet",
 	"openai_embeddings_reranker_grep": "OpenAI embeddings and an LLM reranker, not offered yet",
 	"qwen_embeddings_reranker":        "OpenRouter embeddings and an LLM reranker, not offered yet",
@@ -96,6 +99,9 @@ type Options struct {
 	// RerankerMinScore is accepted for tau2's sake; no offered
 	// configuration has a reranker.
 	RerankerMinScore *int `json:"reranker_min_score"`
+	// EmbeddingModel replaces a dense configuration's embedding model
+	// (proctor's own; tau2 has no such option).
+	EmbeddingModel *string `json:"embedding_model"`
 }
 
 // ParseOptions reads --retrieval-config-kwargs' JSON object.
@@ -107,7 +113,7 @@ func ParseOptions(raw []byte) (Options, error) {
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&o); err != nil {
-		return Options{}, fmt.Errorf("retrieval config kwargs: %w (want a JSON object of top_k, grep_top_k, case_sensitive, reranker_min_score)", err)
+		return Options{}, fmt.Errorf("retrieval config kwargs: %w (want a JSON object of top_k, grep_top_k, case_sensitive, reranker_min_score, embedding_model)", err)
 	}
 	return o, nil
 }
@@ -133,6 +139,16 @@ func Resolve(name string, o Options) (Config, error) {
 	}
 	if o.CaseSensitive != nil && c.Grep {
 		c.CaseSensitive = *o.CaseSensitive
+	}
+	if c.Embedding != nil {
+		e := *c.Embedding // the registry's stays as it is
+		if o.EmbeddingModel != nil {
+			if strings.TrimSpace(*o.EmbeddingModel) == "" {
+				return Config{}, errors.New("retrieval config kwargs: embedding_model is empty: name a model of the embeddings endpoint, e.g. text-embedding-3-small")
+			}
+			e.Model = *o.EmbeddingModel
+		}
+		c.Embedding = &e
 	}
 	return c, nil
 }

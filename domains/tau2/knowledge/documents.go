@@ -25,6 +25,9 @@ type Base struct {
 	byID    map[string]int
 	byTitle map[string]int
 	bm25    *bm25Index
+	// denseIx are the documents' embeddings, per embedder, made on first
+	// use by a dense configuration.
+	denseIx denseIndexes
 
 	// runes holds each document's content as code points for grep, built
 	// on the first grep (configurations without grep never pay for it).

@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -39,12 +40,28 @@ const kbSearchTiming = "\n\n[Timing: retrieval=0ms, total=0ms]"
 // Toolset is the retrieval tools one configuration gives an agent. It is
 // cheap to make per simulation: it only refers to the shared Base.
 type Toolset struct {
-	base *Base
-	cfg  Config
+	base     *Base
+	cfg      Config
+	embedder Embedder
 }
 
-// Toolset returns the retrieval tools of a configuration over b.
-func (b *Base) Toolset(cfg Config) *Toolset { return &Toolset{base: b, cfg: cfg} }
+// ToolsetOption configures a Toolset.
+type ToolsetOption func(*Toolset)
+
+// WithEmbedder gives a dense configuration's KB_search its embedder (see
+// NewEmbedder); configurations without embeddings ignore it.
+func WithEmbedder(e Embedder) ToolsetOption { return func(t *Toolset) { t.embedder = e } }
+
+// Toolset returns the retrieval tools of a configuration over b. A dense
+// configuration's KB_search needs WithEmbedder; every toolset of a base
+// shares the documents' vectors.
+func (b *Base) Toolset(cfg Config, opts ...ToolsetOption) *Toolset {
+	t := &Toolset{base: b, cfg: cfg}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
 
 // Specs returns the tools' specs for the agent: KB_search and/or grep, or
 // none (no_knowledge, full_kb, golden_retrieval).
@@ -66,12 +83,23 @@ func (t *Toolset) Has(name string) bool {
 
 // Call runs a retrieval tool on a call's decoded JSON arguments and
 // returns tau2's tool message, or an error whose text is the one tau2's
-// Python raises (tau2 shows it after "Error: ").
+// Python raises (tau2 shows it after "Error: "). It is CallContext without
+// a deadline.
 func (t *Toolset) Call(name string, args map[string]any) (string, error) {
+	return t.CallContext(context.Background(), name, args)
+}
+
+// CallContext is Call under ctx, which bounds a dense KB_search's
+// embeddings call. An error wrapping ErrEmbedding is the embeddings
+// service's failure, not a message for the agent.
+func (t *Toolset) CallContext(ctx context.Context, name string, args map[string]any) (string, error) {
 	switch {
 	case name == KBSearchTool && t.cfg.KBSearch:
 		if err := pycompat.CheckKwargs("KBSearchMixin", KBSearchTool, args, []string{"query"}); err != nil {
 			return "", err
+		}
+		if t.cfg.Embedding != nil {
+			return t.denseSearch(ctx, args["query"])
 		}
 		return t.kbSearch(args["query"])
 	case name == GrepTool && t.cfg.Grep:
@@ -96,13 +124,45 @@ func (t *Toolset) kbSearch(query any) (string, error) {
 	return t.KBSearch(q), nil
 }
 
-// KBSearch returns KB_search's message for a query.
+// KBSearch returns a BM25 KB_search's message for a query.
 func (t *Toolset) KBSearch(query string) string {
 	hits := t.base.BM25(query, t.cfg.TopK)
 	if len(hits) == 0 {
 		return "No relevant documents found." + kbSearchTiming
 	}
 	return t.base.formatHits(hits) + kbSearchTiming
+}
+
+// denseSearch is a dense KB_search: EmbeddingEncoder raises its ValueError
+// for a falsy query and calls strip() on anything else.
+func (t *Toolset) denseSearch(ctx context.Context, query any) (string, error) {
+	if pyFalsy(query) {
+		return "", errBlankQuery
+	}
+	q, ok := query.(string)
+	if !ok {
+		return "", noStrip(query)
+	}
+	return t.KBSearchContext(ctx, q)
+}
+
+// KBSearchContext returns KB_search's message for a query, ranked by the
+// configuration's retriever: a dense one embeds the query under ctx.
+func (t *Toolset) KBSearchContext(ctx context.Context, query string) (string, error) {
+	if t.cfg.Embedding == nil {
+		return t.KBSearch(query), nil
+	}
+	if t.embedder == nil {
+		return "", fmt.Errorf("knowledge: %s ranks by embeddings but its toolset has no embedder (use WithEmbedder): %w", t.cfg.Name, ErrEmbedding)
+	}
+	hits, err := t.base.Dense(ctx, *t.cfg.Embedding, t.embedder, query, t.cfg.TopK)
+	if err != nil {
+		return "", err
+	}
+	if len(hits) == 0 {
+		return "No relevant documents found." + kbSearchTiming, nil
+	}
+	return t.base.formatHits(hits) + kbSearchTiming, nil
 }
 
 // grep is the grep tool: GrepRetriever calls strip() on the pattern

@@ -103,7 +103,7 @@ func TestToolsetSpecs(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
-	ten, three, yes := 10, 3, true
+	ten, three, yes, small := 10, 3, true, "text-embedding-3-small"
 	for _, tt := range []struct {
 		name    string
 		opts    Options
@@ -114,7 +114,17 @@ func TestResolve(t *testing.T) {
 			want: Config{Name: "bm25", Template: "classic_rag_bm25_no_grep.md", KBSearch: true, TopK: 3, GrepTopK: ten}},
 		{name: "grep_only", opts: Options{TopK: &three, CaseSensitive: &yes},
 			want: Config{Name: "grep_only", Template: "grep_only.md", Grep: true, TopK: ten, GrepTopK: ten, CaseSensitive: true}},
-		{name: "openai_embeddings", wantErr: `retrieval config "openai_embeddings" needs an OpenAI embeddings endpoint (text-embedding-3-large), not offered yet; proctor runs no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only`},
+		{name: "openai_embeddings", opts: Options{TopK: &three, GrepTopK: &three},
+			want: Config{Name: "openai_embeddings", Template: "classic_rag_openai_no_grep.md", KBSearch: true, TopK: 3, GrepTopK: ten,
+				Embedding: &EmbeddingSpec{Type: "openai", Model: "text-embedding-3-large", Encoding: "base64"}}},
+		{name: "openai_embeddings_grep", opts: Options{EmbeddingModel: &small},
+			want: Config{Name: "openai_embeddings_grep", Template: "classic_rag_openai.md", KBSearch: true, Grep: true, TopK: ten, GrepTopK: ten,
+				Embedding: &EmbeddingSpec{Type: "openai", Model: small, Encoding: "base64"}}},
+		{name: "qwen_embeddings", want: Config{Name: "qwen_embeddings", Template: "classic_rag_qwen_no_grep.md", KBSearch: true, TopK: ten, GrepTopK: ten,
+			Embedding: &EmbeddingSpec{Type: "openrouter", Model: "qwen/qwen3-embedding-8b", Encoding: "float",
+				QueryInstruction: "Given a web search query, retrieve relevant passages that answer the query",
+				BaseURL:          "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY"}}},
+		{name: "openai_embeddings_reranker", wantErr: `retrieval config "openai_embeddings_reranker" needs OpenAI embeddings and an LLM reranker, not offered yet; proctor runs no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only, openai_embeddings, openai_embeddings_grep, qwen_embeddings, qwen_embeddings_grep`},
 		{name: "AllTools", wantErr: `retrieval config "alltools" needs OpenAI embeddings and tau2's shell sandbox`},
 		{name: "terminal_use", wantErr: "shell sandbox"},
 		{name: "bm26", wantErr: `unknown retrieval config "bm26": proctor runs no_knowledge`},
