@@ -10,7 +10,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/proctor-eval/proctor/domains"
+	tau2mock "github.com/proctor-eval/proctor/domains/tau2/mock"
+	"github.com/proctor-eval/proctor/domains/tau2/telecom"
 	"github.com/proctor-eval/proctor/internal/llmtest"
+	"github.com/proctor-eval/proctor/internal/tau2test"
 	"github.com/proctor-eval/proctor/llm/openai"
 	"github.com/proctor-eval/proctor/rollout"
 )
@@ -38,7 +41,8 @@ type tau2Reply struct {
 }
 
 // wireRequest is what the comparison reads of a chat completions request:
-// messages (content null and absent alike), tool names and temperature.
+// messages (content null and absent alike), the tools offered (name,
+// description, parameters as a JSON value, in order) and temperature.
 type wireRequest struct {
 	Messages []struct {
 		Role       string  `json:"role"`
@@ -53,16 +57,18 @@ type wireRequest struct {
 		} `json:"tool_calls"`
 	} `json:"messages"`
 	Tools []struct {
+		Type     string `json:"type"`
 		Function struct {
-			Name       string          `json:"name"`
-			Parameters json.RawMessage `json:"parameters"`
+			Name        string `json:"name"`
+			Description string `json:"description"`
+			Parameters  any    `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
 	Temperature *float64 `json:"temperature"`
 }
 
-// fixtureTools are the user tools tau2 offered, answering with the results
-// tau2's environment gave, in order.
+// fixtureTools are the user tools of proctor's port of the domain,
+// answering with the results tau2's environment gave, in order.
 type fixtureTools struct {
 	specs   []domains.ToolSpec
 	results []string
@@ -79,7 +85,8 @@ func (f *fixtureTools) Call(_ context.Context, _ domains.ToolCall) domains.ToolR
 // TestTau2UserSendsTau2Requests: for the same conversation, the tau2 user
 // prompt sends what tau2's own user simulator sends: the system prompt, every
 // message with its role (flipped: the agent is "user"), the user's tool calls
-// and raw tool results, the tools offered and temperature 0.
+// and raw tool results, the tools offered (proctor's port of the domain's
+// user tools: tau2's names, descriptions and schemas) and temperature 0.
 func TestTau2UserSendsTau2Requests(t *testing.T) {
 	files, err := filepath.Glob("testdata/tau2user/*.json")
 	if err != nil || len(files) == 0 {
@@ -122,10 +129,7 @@ func TestTau2UserSendsTau2Requests(t *testing.T) {
 				want = append(want, normalise(w))
 			}
 			if len(want[0].Tools) > 0 {
-				tools := &fixtureTools{}
-				for _, tl := range want[0].Tools {
-					tools.specs = append(tools.specs, domains.ToolSpec{Name: tl.Function.Name, Parameters: tl.Function.Parameters})
-				}
+				tools := &fixtureTools{specs: userToolSpecs(t, c.Domain)}
 				for _, r := range c.ToolResults {
 					tools.results = append(tools.results, r.Content)
 				}
@@ -152,8 +156,7 @@ func TestTau2UserSendsTau2Requests(t *testing.T) {
 }
 
 // normalise keeps what both sides must agree on: an empty content is null,
-// arguments are compared as JSON values, tools by name (their descriptions
-// are proctor's own words).
+// arguments are compared as JSON values.
 func normalise(w wireRequest) wireRequest {
 	for i := range w.Messages {
 		m := &w.Messages[i]
@@ -168,8 +171,23 @@ func normalise(w wireRequest) wireRequest {
 			}
 		}
 	}
-	for i := range w.Tools {
-		w.Tools[i].Function.Parameters = nil
-	}
 	return w
+}
+
+// userToolSpecs are the user tools of proctor's port of a tau2 domain.
+func userToolSpecs(t *testing.T, domain string) []domains.ToolSpec {
+	t.Helper()
+	dir := tau2test.Dir(t, domain)
+	newDomain := map[string]func(dir, split string) (*domains.Domain, error){
+		"telecom": telecom.New,
+		"mock":    tau2mock.New,
+	}[domain]
+	if newDomain == nil {
+		t.Fatalf("fixture of domain %q offers user tools; the test knows those of telecom and mock only", domain)
+	}
+	d, err := newDomain(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.UserTools
 }

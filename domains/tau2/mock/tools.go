@@ -51,16 +51,15 @@ func Tools() *domains.Toolbox[DB] {
 func UserTools() *domains.Toolbox[UserDB] {
 	tb := domains.NewToolbox[UserDB]()
 	tb.EncodeWith(pyjson.ToolMessage) // tau2's json.dumps layout
-	tb.Register("check_notifications",
-		"List all of your notifications.",
-		`{"type": "object", "properties": {}}`,
-		checkNotifications)
-	tb.Register("dismiss_notification",
-		"Mark one of your notifications as read.",
-		`{"type": "object", "properties": {
-			"notification_id": {"type": "string", "description": "The notification's id, such as 'notif_1'."}
-		}, "required": ["notification_id"]}`,
-		dismissNotification)
+	fns := map[string]domains.ToolFunc[UserDB]{
+		"check_notifications":  checkNotifications,
+		"dismiss_notification": dismissNotification,
+	}
+	// tau2's names, descriptions and schemas, in its order: the user
+	// simulator is told of them as tau2's is.
+	for _, s := range userToolSpecs {
+		tb.Register(s.Name, s.Description, s.Parameters, fns[s.Name])
+	}
 	tb.RegisterEnvFunc("add_notification", addNotification)
 	tb.RegisterEnvFunc("assert_notification_status", assertNotificationStatus)
 	return tb

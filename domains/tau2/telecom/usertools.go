@@ -15,69 +15,42 @@ import (
 // as tau2's do.
 func UserTools() *domains.Toolbox[UserDB] {
 	tb := domains.NewToolbox[UserDB]()
-	none := `{"type": "object", "properties": {}}`
-	app := `{"type": "object", "properties": {
-		"app_name": {"type": "string", "description": "The app's name, such as 'messaging'."}
-	}, "required": ["app_name"]}`
-	// A tool is fn, or run when it has no parameters.
-	for _, t := range []struct {
-		name, desc, params string
-		fn                 domains.ToolFunc[UserDB]
-		run                func(*UserDB) string
-	}{
-		{"check_status_bar", "See the icons in your phone's status bar: signal, network type, mobile data, Wi-Fi, VPN and battery.", none, nil, (*UserDB).checkStatusBar},
-		{"check_network_status", "See your phone's connection details: airplane mode, SIM, cellular connection, signal and network type, mobile data, data roaming and Wi-Fi.", none, nil, (*UserDB).checkNetworkStatus},
-		{"check_network_mode_preference", "See which kind of cellular network your phone prefers.", none, checkNetworkModePreference, nil},
-		{"set_network_mode_preference", "Choose which kind of cellular network your phone prefers; faster networks (4G/5G) give faster data.",
-			`{"type": "object", "properties": {
-				"mode": {"type": "string", "enum": ["4g_5g_preferred", "4g_only", "3g_only", "2g_only"], "description": "The preferred network mode."}
-			}, "required": ["mode"]}`, setNetworkModePreference, nil},
-		{"run_speed_test", "Measure your mobile internet download speed and what it is good for.", none, nil, (*UserDB).runSpeedTest},
-		{"toggle_airplane_mode", "Turn airplane mode on or off. On, it cuts every radio: cellular, Wi-Fi and Bluetooth.", none, nil, (*UserDB).toggleAirplaneMode},
-		{"check_sim_status", "See whether your SIM card works, or is missing or locked.", none, nil, (*UserDB).checkSIMStatus},
-		{"reseat_sim_card", "Take the SIM card out and put it back in, which can fix a SIM that is not recognised.", none, nil, (*UserDB).reseatSIMCard},
-		{"toggle_data", "Turn mobile data on or off.", none, nil, (*UserDB).toggleData},
-		{"toggle_roaming", "Turn data roaming on or off: whether your phone may use mobile data outside your carrier's network, such as abroad.", none, nil, (*UserDB).toggleRoaming},
-		{"check_data_restriction_status", "See whether data saver mode is limiting your data.", none, nil, (*UserDB).checkDataRestrictionStatus},
-		{"toggle_data_saver_mode", "Turn data saver mode on or off. It saves data and can slow the connection.", none, nil, (*UserDB).toggleDataSaverMode},
-		{"check_apn_settings", "See your phone's APN settings (the carrier's data access point, and the MMS server URL).", none, nil, (*UserDB).checkAPNSettings},
-		{"set_apn_settings", "Replace your phone's APN settings; fields you leave out take their default values.",
-			`{"type": "object", "properties": {
-				"apn_settings": {"type": "object", "description": "The new settings.", "properties": {
-					"apn_name": {"type": "string", "enum": ["internet", "broken"]},
-					"reset_at_reboot": {"type": "boolean"},
-					"mms_apn": {"type": ["string", "null"]},
-					"mmsc_url": {"type": ["string", "null"]},
-					"mms_proxy": {"type": ["string", "null"]},
-					"mms_port": {"type": ["integer", "null"]}
-				}}
-			}, "required": ["apn_settings"]}`, setAPNSettings, nil},
-		{"reset_apn_settings", "Reset your APN settings to the carrier's defaults. The reset takes effect when the phone restarts.", none, nil, (*UserDB).resetAPNSettings},
-		{"check_wifi_status", "See whether Wi-Fi is on and which network it is connected to.", none, nil, (*UserDB).checkWifiStatus},
-		{"toggle_wifi", "Turn Wi-Fi on or off.", none, nil, (*UserDB).toggleWifi},
-		{"check_wifi_calling_status", "See whether Wi-Fi calling is on.", none, nil, (*UserDB).checkWifiCallingStatus},
-		{"toggle_wifi_calling", "Turn Wi-Fi calling on or off: making and receiving calls over Wi-Fi instead of the cellular network.", none, nil, (*UserDB).toggleWifiCalling},
-		{"check_vpn_status", "See whether a VPN is on and connected, with its details.", none, nil, (*UserDB).checkVPNStatus},
-		{"connect_vpn", "Connect your VPN.", none, nil, (*UserDB).connectVPN},
-		{"disconnect_vpn", "Disconnect your VPN, so that traffic no longer goes through a VPN server.", none, nil, (*UserDB).disconnectVPN},
-		{"check_installed_apps", "List the apps installed on your phone.", none, nil, (*UserDB).checkInstalledApps},
-		{"check_app_status", "See an app's details, such as the permissions it has.", app, checkAppStatus, nil},
-		{"check_app_permissions", "See which permissions an app has.", app, checkAppPermissions, nil},
-		{"grant_app_permission", "Give an app a permission (sms, storage, phone or network).",
-			`{"type": "object", "properties": {
-				"app_name": {"type": "string", "description": "The app's name, such as 'messaging'."},
-				"permission": {"type": "string", "description": "The permission, in lower case: sms, storage, phone or network."}
-			}, "required": ["app_name", "permission"]}`, grantAppPermission, nil},
-		{"can_send_mms", "Check whether your messaging app can send MMS (picture) messages.", none, nil, (*UserDB).canSendMMS},
-		{"reboot_device", "Restart your phone, which restarts its network services.", none, nil, (*UserDB).rebootDevice},
-		{"check_payment_request", "See whether the agent has sent you a request to pay a bill.", none, nil, (*UserDB).checkPaymentRequest},
-		{"make_payment", "Pay the bill the agent has asked you to pay.", none, nil, (*UserDB).makePayment},
-	} {
-		fn := t.fn
-		if t.run != nil {
-			fn = noArgs(t.name, t.run)
-		}
-		tb.Register(t.name, t.desc, t.params, fn)
+	fns := map[string]domains.ToolFunc[UserDB]{
+		"check_status_bar":              noArgs("check_status_bar", (*UserDB).checkStatusBar),
+		"check_network_status":          noArgs("check_network_status", (*UserDB).checkNetworkStatus),
+		"check_network_mode_preference": checkNetworkModePreference,
+		"set_network_mode_preference":   setNetworkModePreference,
+		"run_speed_test":                noArgs("run_speed_test", (*UserDB).runSpeedTest),
+		"toggle_airplane_mode":          noArgs("toggle_airplane_mode", (*UserDB).toggleAirplaneMode),
+		"check_sim_status":              noArgs("check_sim_status", (*UserDB).checkSIMStatus),
+		"reseat_sim_card":               noArgs("reseat_sim_card", (*UserDB).reseatSIMCard),
+		"toggle_data":                   noArgs("toggle_data", (*UserDB).toggleData),
+		"toggle_roaming":                noArgs("toggle_roaming", (*UserDB).toggleRoaming),
+		"check_data_restriction_status": noArgs("check_data_restriction_status", (*UserDB).checkDataRestrictionStatus),
+		"toggle_data_saver_mode":        noArgs("toggle_data_saver_mode", (*UserDB).toggleDataSaverMode),
+		"check_apn_settings":            noArgs("check_apn_settings", (*UserDB).checkAPNSettings),
+		"set_apn_settings":              setAPNSettings,
+		"reset_apn_settings":            noArgs("reset_apn_settings", (*UserDB).resetAPNSettings),
+		"check_wifi_status":             noArgs("check_wifi_status", (*UserDB).checkWifiStatus),
+		"toggle_wifi":                   noArgs("toggle_wifi", (*UserDB).toggleWifi),
+		"check_wifi_calling_status":     noArgs("check_wifi_calling_status", (*UserDB).checkWifiCallingStatus),
+		"toggle_wifi_calling":           noArgs("toggle_wifi_calling", (*UserDB).toggleWifiCalling),
+		"check_vpn_status":              noArgs("check_vpn_status", (*UserDB).checkVPNStatus),
+		"connect_vpn":                   noArgs("connect_vpn", (*UserDB).connectVPN),
+		"disconnect_vpn":                noArgs("disconnect_vpn", (*UserDB).disconnectVPN),
+		"check_installed_apps":          noArgs("check_installed_apps", (*UserDB).checkInstalledApps),
+		"check_app_status":              checkAppStatus,
+		"check_app_permissions":         checkAppPermissions,
+		"grant_app_permission":          grantAppPermission,
+		"can_send_mms":                  noArgs("can_send_mms", (*UserDB).canSendMMS),
+		"reboot_device":                 noArgs("reboot_device", (*UserDB).rebootDevice),
+		"check_payment_request":         noArgs("check_payment_request", (*UserDB).checkPaymentRequest),
+		"make_payment":                  noArgs("make_payment", (*UserDB).makePayment),
+	}
+	// tau2's names, descriptions and schemas, in its order: the user
+	// simulator is told of them as tau2's is.
+	for _, s := range userToolSpecs {
+		tb.Register(s.Name, s.Description, s.Parameters, fns[s.Name])
 	}
 
 	for name, fn := range map[string]domains.ToolFunc[UserDB]{
