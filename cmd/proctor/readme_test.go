@@ -17,30 +17,63 @@ import (
 // TestREADMECommands runs.
 const readmeMarker = "<!-- run by cmd/proctor.TestREADMECommands -->"
 
-// readmeBlock is a fenced block of the README: its info string and text.
-type readmeBlock struct {
+// fencedBlock is a fenced block of a Markdown file: where it starts, its
+// info string, its text, and the HTML comment on the line before it (its
+// marker), if any.
+type fencedBlock struct {
+	file       string
+	line       int
 	lang, text string
+	marker     string
 }
 
-// markedBlocks is the README's fenced blocks that readmeMarker precedes.
-func markedBlocks(t *testing.T, readme string) []readmeBlock {
-	t.Helper()
-	var blocks []readmeBlock
-	lines := strings.Split(readme, "\n")
+// fencedBlocks is every fenced block of a Markdown text (fences may be
+// indented, as in a list item; the indent is taken off the block's lines).
+func fencedBlocks(file, markdown string) ([]fencedBlock, error) {
+	var blocks []fencedBlock
+	lines := strings.Split(markdown, "\n")
 	for i := 0; i < len(lines); i++ {
-		if strings.TrimSpace(lines[i]) != readmeMarker {
+		trimmed := strings.TrimLeft(lines[i], " ")
+		if !strings.HasPrefix(trimmed, "```") {
 			continue
 		}
-		if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") {
-			t.Fatalf("README.md:%d: %s is not followed by a fenced block", i+1, readmeMarker)
+		indent := len(lines[i]) - len(trimmed)
+		b := fencedBlock{file: file, line: i + 1, lang: strings.TrimSpace(strings.TrimPrefix(trimmed, "```"))}
+		if i > 0 {
+			if prev := strings.TrimSpace(lines[i-1]); strings.HasPrefix(prev, "<!--") {
+				b.marker = prev
+			}
 		}
-		lang := strings.TrimPrefix(lines[i+1], "```")
-		end := i + 2
-		for end < len(lines) && !strings.HasPrefix(lines[end], "```") {
+		end := i + 1
+		for end < len(lines) && !strings.HasPrefix(strings.TrimLeft(lines[end], " "), "```") {
 			end++
 		}
-		blocks = append(blocks, readmeBlock{lang: lang, text: strings.Join(lines[i+2:end], "\n")})
+		if end == len(lines) {
+			return nil, fmt.Errorf("%s:%d: the fenced block is never closed", file, i+1)
+		}
+		body := make([]string, 0, end-i-1)
+		for _, l := range lines[i+1 : end] {
+			body = append(body, strings.TrimPrefix(l, strings.Repeat(" ", indent)))
+		}
+		b.text = strings.Join(body, "\n")
+		blocks = append(blocks, b)
 		i = end
+	}
+	return blocks, nil
+}
+
+// markedBlocks is the blocks of a Markdown file that marker precedes.
+func markedBlocks(t *testing.T, file, markdown, marker string) []fencedBlock {
+	t.Helper()
+	all, err := fencedBlocks(file, markdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []fencedBlock
+	for _, b := range all {
+		if b.marker == marker {
+			blocks = append(blocks, b)
+		}
 	}
 	return blocks
 }
@@ -113,7 +146,7 @@ func splitShell(text string) ([]shellCommand, error) {
 }
 
 // listeningAt is the address a background proctor says it serves at.
-var listeningAt = regexp.MustCompile(`(?:serving at http://|agent for \S+ at http://)([0-9.:\[\]a-f]+)`)
+var listeningAt = regexp.MustCompile(`(?:serving at http://|agent for \S+ at http://|agent for \S+ over ECP at ecp\+ws://)([0-9.:\[\]a-f]+)`)
 
 // readmeRun runs the README's commands in one directory: files written
 // from YAML blocks, proctor commands in-process, servers in the
@@ -135,12 +168,20 @@ func TestREADMECommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := markedBlocks(t, string(readme))
+	blocks := markedBlocks(t, "README.md", string(readme), readmeMarker)
 	if len(blocks) < 4 {
 		t.Fatalf("found %d marked blocks in README.md, want at least 4 (simulation, eval set, serve, conformance)", len(blocks))
 	}
+	runExamples(t, bin, blocks)
+}
+
+// runExamples runs marked blocks of documentation in order, in one
+// directory with one database, with the built proctor first on PATH (for
+// `proctor agent --ecp`): YAML blocks are written to the file their first
+// line names, shell blocks run command by command.
+func runExamples(t *testing.T, bin string, blocks []fencedBlock) {
 	t.Chdir(t.TempDir())
-	t.Setenv("PROCTOR_DB", filepath.Join(t.TempDir(), "readme.db"))
+	t.Setenv("PROCTOR_DB", filepath.Join(t.TempDir(), "examples.db"))
 	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	r := &readmeRun{t: t, addrs: map[string]string{}}
 	for _, b := range blocks {
@@ -150,13 +191,13 @@ func TestREADMECommands(t *testing.T) {
 		case "sh":
 			cmds, err := splitShell(b.text)
 			if err != nil {
-				t.Fatalf("README block %q: %v", clip(b.text), err)
+				t.Fatalf("%s:%d: %v", b.file, b.line, err)
 			}
 			for _, c := range cmds {
 				r.command(c)
 			}
 		default:
-			t.Fatalf("marked README block of language %q: want sh or yaml", b.lang)
+			t.Fatalf("%s:%d: marked block of language %q: want sh or yaml", b.file, b.line, b.lang)
 		}
 	}
 }
@@ -185,16 +226,30 @@ func (r *readmeRun) command(c shellCommand) {
 		}
 		words[i] = w
 	}
+	words, out := cutRedirect(words)
 	switch {
 	case words[0] == "proctor" && c.background:
 		r.background(words[1:])
 	case words[0] == "proctor":
-		mustCLI(r.t, exitOK, words[1:]...)
+		res := mustCLI(r.t, exitOK, words[1:]...)
+		if out != "" {
+			if err := os.WriteFile(out, []byte(res.stdout), 0o644); err != nil {
+				r.t.Fatal(err)
+			}
+		}
 	case words[0] == "curl":
 		r.curl(words[1:])
 	default:
 		r.t.Fatalf("README command %q: the test runs only proctor and curl", strings.Join(c.words, " "))
 	}
+}
+
+// cutRedirect takes a final "> FILE" off a command's words.
+func cutRedirect(words []string) (cmd []string, out string) {
+	if n := len(words); n >= 3 && words[n-2] == ">" {
+		return words[:n-2], words[n-1]
+	}
+	return words, ""
 }
 
 // background starts a server command in-process on port 0, waits until
@@ -206,8 +261,12 @@ func (r *readmeRun) background(args []string) {
 		port = "9019"
 	}
 	for i := 0; i+1 < len(args); i++ {
-		if args[i] == "--port" {
+		switch args[i] {
+		case "--port":
 			port, args[i+1] = args[i+1], "0"
+		case "--ecp-listen": // host:port
+			_, port, _ = strings.Cut(args[i+1], ":")
+			args[i+1] = "127.0.0.1:0"
 		}
 	}
 	if args[0] == "serve" {
