@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -237,7 +238,7 @@ func (cv *Conversation) attempt(ctx context.Context, ex *exchange, msg *a2a.Mess
 // send makes the call; when a2a-go cannot decode a 200 reply, the raw body is
 // read tolerantly and the reply flagged as non-conformant.
 func (cv *Conversation) send(ctx context.Context, ex *exchange, msg *a2a.Message) (extracted, string, error) {
-	res, err := cv.client.sdk.SendMessage(ctx, sendRequest(msg))
+	res, err := cv.client.sdk.SendMessage(ctx, cv.client.sendRequest(msg))
 	if err == nil {
 		return fromResult(res, cv.turnStart()), "", nil
 	}
@@ -251,12 +252,39 @@ func (cv *Conversation) send(ctx context.Context, ex *exchange, msg *a2a.Message
 // output modes proctor reads (text parts, and data parts as JSON; "text" is
 // how many cards write text/plain): A2A 0.2.5 requires
 // acceptedOutputModes, and fasta2a answers HTTP 500 to a request without
-// it. 0.3 and 1.0 leave it optional; it is sent on every wire alike.
-func sendRequest(msg *a2a.Message) *a2a.SendMessageRequest {
+// it. 0.3 and 1.0 leave it optional; it is sent on every wire alike. It
+// asks for the task's whole history where leaving historyLength out asks
+// for none (see historyLength).
+func (c *Client) sendRequest(msg *a2a.Message) *a2a.SendMessageRequest {
 	return &a2a.SendMessageRequest{
 		Message: msg,
-		Config:  &a2a.SendMessageConfig{AcceptedOutputModes: []string{"text/plain", "text", "application/json"}},
+		Config: &a2a.SendMessageConfig{
+			AcceptedOutputModes: []string{"text/plain", "text", "application/json"},
+			HistoryLength:       c.historyLength(),
+		},
 	}
+}
+
+// wholeHistory is the historyLength that asks for a task's whole history:
+// the most a 0.3 int32 field holds.
+const wholeHistory = math.MaxInt32
+
+// historyLength is the historyLength proctor sends in a SendMessage or
+// GetTask, or nil to send none. A2A 0.3's gRPC and HTTP+JSON bindings carry
+// historyLength as a proto3 int32 without presence, so a request without
+// one reads as 0 to a proto decoder, and a server that honours 0 literally
+// (the Python SDK 1.1.0's 0.3 compatibility layer) answers with a task
+// without history: an agent's interim status messages, which an unstreamed
+// reply holds only in the history, are lost. There proctor asks for the
+// whole history. JSON-RPC and 1.0 (where the field is optional and absent
+// means no limit) send none, as before.
+func (c *Client) historyLength() *int {
+	b := bindingName(c.endpoint.ProtocolBinding)
+	if versionName(c.endpoint.ProtocolVersion) != Protocol03 || (b != TransportGRPC && b != TransportREST) {
+		return nil
+	}
+	n := wholeHistory
+	return &n
 }
 
 // readTolerantly reads the body of the last 200 reply, which a2a-go could
@@ -324,7 +352,7 @@ func (cv *Conversation) poll(ctx context.Context, ex *exchange, out extracted) (
 		case <-time.After(delay):
 		}
 		delay = min(delay*2, 2*time.Second)
-		task, err := cv.client.sdk.GetTask(ctx, &a2a.GetTaskRequest{ID: out.taskID})
+		task, err := cv.client.sdk.GetTask(ctx, &a2a.GetTaskRequest{ID: out.taskID, HistoryLength: cv.client.historyLength()})
 		switch {
 		case err == nil && task.ID != "":
 			out = fromTask(task, cv.turnStart())

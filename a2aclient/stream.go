@@ -43,7 +43,7 @@ func (cv *Conversation) stream(ctx context.Context, ex *exchange, msg *a2a.Messa
 			task.ID = id
 		}
 	}
-	for ev, err := range cv.client.sdk.SendStreamingMessage(ctx, sendRequest(msg)) {
+	for ev, err := range cv.client.sdk.SendStreamingMessage(ctx, cv.client.sendRequest(msg)) {
 		if err != nil {
 			return extracted{}, err
 		}

@@ -24,6 +24,9 @@ type Peer struct {
 	// Streaming declares streaming in the card (the server streams either
 	// way; the card decides whether a client uses it).
 	Streaming bool
+	// Wrap, when set, wraps the request handler, so that the peer answers
+	// as a server the test mimics (PySDK03Compat, say).
+	Wrap func(a2asrv.RequestHandler) a2asrv.RequestHandler
 }
 
 // StartPeer serves a real a2a-go agent whose replies come from reply, on
@@ -41,6 +44,9 @@ func StartPeer(tb testing.TB, p Peer, reply ReplyFunc) string {
 func StartExecutorPeer(tb testing.TB, p Peer, exec a2asrv.AgentExecutor, opts ...a2asrv.RequestHandlerOption) string {
 	tb.Helper()
 	handler := a2asrv.NewHandler(exec, opts...)
+	if p.Wrap != nil {
+		handler = p.Wrap(handler)
+	}
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	tb.Cleanup(srv.Close)
