@@ -28,6 +28,25 @@ type Domain struct {
 	// setup is Spec.Setup with the agent database's type erased; nil when
 	// the domain has none.
 	setup func(agent any, task *Task) error
+	// taskPolicy is Spec.TaskPolicy.
+	taskPolicy func(task *Task) (string, error)
+}
+
+// HasTaskPolicy reports whether the agent's policy depends on the task
+// (Spec.TaskPolicy): PolicyFor then differs from Policy.
+func (d *Domain) HasTaskPolicy() bool { return d.taskPolicy != nil }
+
+// PolicyFor returns the agent's policy for a task: Policy, unless the
+// domain composes one per task (Spec.TaskPolicy).
+func (d *Domain) PolicyFor(task *Task) (string, error) {
+	if d.taskPolicy == nil {
+		return d.Policy, nil
+	}
+	p, err := d.taskPolicy(task)
+	if err != nil {
+		return "", fmt.Errorf("domain %s: policy: %w", d.Name, err)
+	}
+	return p, nil
 }
 
 // HasUserSide reports whether the domain has a user side (Spec.User).

@@ -52,6 +52,11 @@ type Spec[DB any] struct {
 	// logs the read-only calls its gold trajectory makes). An error fails
 	// NewEnv.
 	Setup func(agent *DB, task *Task) error
+	// TaskPolicy, when set, is the agent's policy for a task, in place of
+	// Policy (tau2's banking_knowledge inlines a task's required documents
+	// in its golden_retrieval prompt); Policy then describes the domain in
+	// listings and exports.
+	TaskPolicy func(task *Task) (string, error)
 }
 
 // Side is one side of a domain's world, its database and functions, built
@@ -139,6 +144,7 @@ func NewDomain[DB any](s Spec[DB]) (*Domain, error) {
 		user:        s.User,
 		aliasing:    s.Tau2InitDataAliasing,
 		tau2:        s.Tau2Messages,
+		taskPolicy:  s.TaskPolicy,
 	}
 	if s.User != nil {
 		d.UserTools = slices.Clone(s.User.tools)

@@ -144,7 +144,10 @@ func (s *Simulator) Domain() *domains.Domain { return s.domain }
 
 // simRun is the state of one running simulation.
 type simRun struct {
-	s      *Simulator
+	s *Simulator
+	// setup is the simulator's, or the task's own when the domain's
+	// policy depends on the task.
+	setup  translation.Setup
 	task   *domains.Task
 	res    *result.Simulation
 	env    domains.Env
@@ -242,6 +245,14 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 		return result.TermInfrastructure, err
 	}
 	r.env = env
+	r.setup = r.s.setup
+	if r.s.domain.HasTaskPolicy() {
+		policy, err := r.s.domain.PolicyFor(r.task)
+		if err != nil {
+			return result.TermInfrastructure, err
+		}
+		r.setup = translation.NewSetup(policy, r.s.domain.Tools)
+	}
 	if tu, ok := user.(ToolUser); ok && len(r.s.domain.UserTools) > 0 {
 		tu.UseTools(simUserTools{r})
 	}
@@ -313,7 +324,7 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 // the requests' metrics.
 func (r *simRun) ask(ctx context.Context, conv Conversation, first bool, input translation.Input) (reply translation.Reply, thought string, interim []string, err error) {
 	out, err := conv.Step(ctx, agent.Request{
-		Setup: r.s.setup, First: first, Input: input, Profile: r.s.profile,
+		Setup: r.setup, First: first, Input: input, Profile: r.s.profile,
 		UserID: r.res.ID, Time: SimulatedClock(r.turn),
 	})
 	if out == nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/tau2/internal/pycompat"
+	"github.com/proctor-eval/proctor/domains/tau2/knowledge"
 )
 
 // transferReasons are tau2's TransferReasonLiteral values, in order.
@@ -39,9 +40,21 @@ var agentParams = map[string][]string{
 }
 
 // Tools returns the agent's toolbox: tau2's KnowledgeTools without the
-// retrieval tools of a retrieval configuration (see AddRetrieval).
-func Tools() *domains.Toolbox[DB] {
+// retrieval tools of a retrieval configuration (see ToolsWith).
+func Tools() *domains.Toolbox[DB] { return ToolsWith(nil) }
+
+// ToolsWith returns the agent's toolbox with a retrieval configuration's
+// tools (nil: none) first, in tau2's order: its composed toolkits list the
+// retrieval mixins' tools (KB_search, then grep) before KnowledgeTools'.
+func ToolsWith(retrieval *knowledge.Toolset) *domains.Toolbox[DB] {
 	tb := domains.NewToolbox[DB]()
+	if retrieval != nil {
+		for _, spec := range retrieval.Specs() {
+			tb.Register(spec.Name, spec.Description, string(spec.Parameters), func(_ *DB, args domains.Args) (any, error) {
+				return retrieval.Call(spec.Name, args)
+			})
+		}
+	}
 	agentDisc := discoverables(agentDiscoverableInfos, agentBodies())
 	userDisc := discoverables(userDiscoverableInfos, nil)
 	register(tb, agentToolSpecs, agentClass, agentParams, map[string]func(*DB, *Obj) string{

@@ -34,8 +34,15 @@ const (
 )
 
 // New builds the domain from tau2's data in dir with the given agent
-// policy (retrieval configurations compose it; see package knowledge).
+// policy and no retrieval tools (NewWithRetrieval composes both from a
+// retrieval configuration, as tau2 does).
 func New(dir, policy string) (*domains.Domain, error) {
+	return build(dir, policy, Tools(), nil)
+}
+
+// build builds the domain from tau2's data in dir with the agent's policy
+// and toolbox; taskPolicy, when set, composes the policy per task.
+func build(dir, policy string, tools *domains.Toolbox[DB], taskPolicy func(*domains.Task) (string, error)) (*domains.Domain, error) {
 	db, err := os.ReadFile(filepath.Join(dir, DBFile))
 	if err != nil {
 		return nil, fmt.Errorf("tau2 banking_knowledge: %w", err)
@@ -53,9 +60,10 @@ func New(dir, policy string) (*domains.Domain, error) {
 		Name:         Name,
 		Description:  Description,
 		Policy:       policy,
+		TaskPolicy:   taskPolicy,
 		DB:           db,
 		Tasks:        tasks,
-		Tools:        Tools(),
+		Tools:        tools,
 		User:         domains.NewSide([]byte("{}"), UserTools()),
 		Sync:         syncSides,
 		Setup:        setupOrdered(ordered),
@@ -66,9 +74,9 @@ func New(dir, policy string) (*domains.Domain, error) {
 	return d, nil
 }
 
-// LoadTasks reads tasks/task_*.json in file-name order, as tau2's
-// get_tasks does.
-func LoadTasks(dir string) ([]domains.Task, error) {
+// taskFiles lists tasks/task_*.json in file-name order, as tau2's
+// get_tasks reads them.
+func taskFiles(dir string) ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, TasksDir, "task_*.json"))
 	if err != nil {
 		return nil, fmt.Errorf("tau2 banking_knowledge: %w", err)
@@ -77,6 +85,16 @@ func LoadTasks(dir string) ([]domains.Task, error) {
 		return nil, fmt.Errorf("tau2 banking_knowledge: no task files in %s; install the domain's data", filepath.Join(dir, TasksDir))
 	}
 	sort.Strings(files)
+	return files, nil
+}
+
+// LoadTasks reads tasks/task_*.json in file-name order, as tau2's
+// get_tasks does.
+func LoadTasks(dir string) ([]domains.Task, error) {
+	files, err := taskFiles(dir)
+	if err != nil {
+		return nil, err
+	}
 	tasks := make([]domains.Task, 0, len(files))
 	for _, f := range files {
 		raw, err := os.ReadFile(f)

@@ -1,0 +1,91 @@
+package banking
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/knowledge"
+)
+
+// The knowledge base's directories in the domain directory: the documents
+// and the prompt templates the retrieval configurations compose.
+const (
+	DocumentsDir = "documents"
+	PromptsDir   = "prompts"
+)
+
+// DefaultRetrievalConfig is tau2's default retrieval configuration
+// (DEFAULT_RETRIEVAL_VARIANT), which needs an embeddings service and a
+// shell sandbox: proctor refuses it and asks for one it offers.
+const DefaultRetrievalConfig = "alltools"
+
+// golden_retrieval's domain-wide policy in tau2's results, where each
+// simulation has its own (get_environment_info's text).
+const taskSpecificPolicy = "(Policy is task-specific - see 'policy' field in each simulation)"
+
+// NewWithRetrieval builds the domain as tau2's get_environment does for a
+// retrieval configuration ("" is tau2's default): the agent's tools are
+// the configuration's retrieval tools and the banking tools, its policy
+// the configuration's prompt (for golden_retrieval, one per task, with the
+// task's required documents). An unknown configuration, or one proctor
+// does not offer, is an error that lists those it offers.
+func NewWithRetrieval(dir, config string) (*domains.Domain, error) {
+	cfg, err := knowledge.Resolve(config, knowledge.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("tau2 banking_knowledge: %w", err)
+	}
+	base, err := knowledge.Load(filepath.Join(dir, DocumentsDir))
+	if err != nil {
+		return nil, fmt.Errorf("tau2 banking_knowledge: %w", err)
+	}
+	prompts := filepath.Join(dir, PromptsDir)
+	policy := taskSpecificPolicy
+	var taskPolicy func(*domains.Task) (string, error)
+	if cfg.Prompt == knowledge.PromptGolden {
+		required, err := requiredDocuments(dir)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := base.Policy(prompts, cfg, nil); err != nil { // the template is there
+			return nil, fmt.Errorf("tau2 banking_knowledge: %w", err)
+		}
+		taskPolicy = func(task *domains.Task) (string, error) {
+			var refs []string
+			if task != nil {
+				refs = required[task.ID]
+			}
+			return base.Policy(prompts, cfg, refs)
+		}
+	} else if policy, err = base.Policy(prompts, cfg, nil); err != nil {
+		return nil, fmt.Errorf("tau2 banking_knowledge: %w", err)
+	}
+	return build(dir, policy, ToolsWith(base.Toolset(cfg)), taskPolicy)
+}
+
+// requiredDocuments reads each task's required_documents (golden
+// retrieval's prompt inlines them), by task id.
+func requiredDocuments(dir string) (map[string][]string, error) {
+	files, err := taskFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]string, len(files))
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("tau2 banking_knowledge: %w", err)
+		}
+		var t struct {
+			ID                string   `json:"id"`
+			RequiredDocuments []string `json:"required_documents"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return nil, fmt.Errorf("tau2 banking_knowledge: %s: required_documents: %w", filepath.Base(f), err)
+		}
+		out[t.ID] = t.RequiredDocuments
+	}
+	return out, nil
+}

@@ -1,0 +1,120 @@
+package banking
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/internal/tau2test"
+)
+
+// TestRetrievalConfigs builds the domain for every configuration proctor
+// offers: the agent's tools begin with the configuration's retrieval
+// tools, in tau2's order, and its policy is the configuration's prompt.
+func TestRetrievalConfigs(t *testing.T) {
+	dir := tau2test.Dir(t, Name)
+	plain, err := New(dir, "policy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		config    string
+		retrieval []string
+		inPolicy  string
+	}{
+		{"no_knowledge", nil, "policy"},
+		{"full_kb", nil, "## "},
+		{"golden_retrieval", nil, "(Policy is task-specific"},
+		{"bm25", []string{"KB_search"}, "KB_search"},
+		{"bm25_grep", []string{"KB_search", "grep"}, "grep"},
+		{"grep_only", []string{"grep"}, "grep"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.config, func(t *testing.T) {
+			d, err := NewWithRetrieval(dir, tt.config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			want = append(want, tt.retrieval...)
+			want = append(want, plain.ToolNames()...)
+			got := d.ToolNames()
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("tools (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(d.Policy, tt.inPolicy) || strings.Contains(d.Policy, "{{component:") {
+				t.Errorf("policy lacks %q or keeps a component reference:\n%.400s", tt.inPolicy, d.Policy)
+			}
+			if d.HasTaskPolicy() != (tt.config == "golden_retrieval") {
+				t.Errorf("HasTaskPolicy %v", d.HasTaskPolicy())
+			}
+		})
+	}
+}
+
+// TestGoldenPolicyPerTask: golden_retrieval's policy inlines the task's
+// required documents.
+func TestGoldenPolicyPerTask(t *testing.T) {
+	d, err := NewWithRetrieval(tau2test.Dir(t, Name), "golden_retrieval")
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := d.Task("task_001")
+	if !ok {
+		t.Fatal("no task_001")
+	}
+	policy, err := d.PolicyFor(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(policy, "<required_documents>\n## ") || strings.Contains(policy, "(No documents provided)") {
+		t.Errorf("task_001's policy lacks its documents:\n%.600s", policy)
+	}
+	none, err := d.PolicyFor(&domains.Task{ID: "other"})
+	if err != nil || !strings.Contains(none, "(No documents provided)") {
+		t.Errorf("a task without required documents: %v\n%.600s", err, none)
+	}
+}
+
+// TestRefusedRetrievalConfigs: tau2's default and the configurations that
+// need embeddings or a sandbox are refused with the ones proctor offers.
+func TestRefusedRetrievalConfigs(t *testing.T) {
+	dir := tau2test.Dir(t, Name)
+	for config, want := range map[string]string{
+		"":                  "tau2's default, alltools",
+		"openai_embeddings": "embeddings",
+		"terminal_use":      "sandbox",
+		"nope":              `unknown retrieval config "nope"`,
+	} {
+		_, err := NewWithRetrieval(dir, config)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "bm25_grep") {
+			t.Errorf("%q: %v, want %q and the offered configurations", config, err, want)
+		}
+	}
+}
+
+// TestKBSearchRuns: the retrieval tools run through the environment.
+func TestKBSearchRuns(t *testing.T) {
+	d, err := NewWithRetrieval(tau2test.Dir(t, Name), "bm25_grep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := d.NewEnv(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []domains.ToolCall{
+		{Name: "KB_search", Arguments: map[string]any{"query": "credit card dispute"}},
+		{Name: "grep", Arguments: map[string]any{"pattern": "dispute"}},
+	} {
+		res := env.Call(c)
+		if res.Error || !strings.Contains(res.Content, "1. ") || !strings.Contains(res.Content, "   ID: doc_") {
+			t.Errorf("%s: %+v", c.Name, res)
+		}
+	}
+	if res := env.Call(domains.ToolCall{Name: "KB_search", Arguments: map[string]any{"q": "x"}}); !res.Error {
+		t.Errorf("KB_search without its query: %+v", res)
+	}
+}
