@@ -21,15 +21,16 @@ const InstallHint = "get it with 'proctor domains install tau2', or point --tau2
 	") at a copy of tau2-bench's data/tau2/domains"
 
 // Catalog is every domain proctor can evaluate on: the built-in ones, which
-// ship with it, and tau2-bench's (airline, retail, telecom, tau2-mock),
+// ship with it, and tau2-bench's (airline, retail, telecom, tau2-mock,
+// banking_knowledge),
 // whose data proctor does not ship and reads from a directory laid out like
 // tau2's data/tau2/domains. A tau2 domain is available when all its files
 // are there.
 //
 // Nothing is loaded before it is asked for: listing a tau2 domain reads its
 // task and split files but not its database, and a domain is loaded on first
-// use, once per task split, and kept for the life of the Catalog. A Catalog
-// is safe for concurrent use.
+// use, once per task split and options (load.Options), and kept for the
+// life of the Catalog. A Catalog is safe for concurrent use.
 type Catalog struct {
 	builtin *domains.Registry
 	tau2Dir string
@@ -139,7 +140,16 @@ func (c *Catalog) Get(name string) (*domains.Domain, error) {
 // whose data is missing is a *MissingDataError, an unknown split a
 // *SplitError.
 func (c *Catalog) GetSplit(name, split string) (*domains.Domain, string, error) {
+	return c.GetWith(name, split, load.Options{})
+}
+
+// GetWith is GetSplit with a domain's options (banking_knowledge's
+// retrieval configuration); a domain that takes none refuses them.
+func (c *Catalog) GetWith(name, split string, opts load.Options) (*domains.Domain, string, error) {
 	if d, err := c.builtin.Get(name); err == nil {
+		if opts != (load.Options{}) {
+			return nil, "", &OptionError{Domain: name, Option: "retrieval config", Value: opts.RetrievalConfig}
+		}
 		if split != "" && split != load.DefaultSplit {
 			return nil, "", &SplitError{Domain: name, Split: split}
 		}
@@ -159,11 +169,23 @@ func (c *Catalog) GetSplit(name, split string) (*domains.Domain, string, error) 
 	if _, ok := info.Split(split); !ok {
 		return nil, "", &SplitError{Domain: name, Split: split, Known: info.SplitNames()}
 	}
-	d, err := c.load(ld, split)
+	if ld.NewWith == nil && opts != (load.Options{}) {
+		return nil, "", &OptionError{Domain: name, Option: "retrieval config", Value: opts.RetrievalConfig}
+	}
+	d, err := c.load(ld, split, opts)
 	if err != nil {
 		return nil, "", err
 	}
 	return d, split, nil
+}
+
+// OptionError says that a domain does not take an option it was given.
+type OptionError struct {
+	Domain, Option, Value string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("domain %s takes no %s (%q): only banking_knowledge has retrieval configurations", e.Domain, e.Option, e.Value)
 }
 
 // Summary describes one domain; a tau2 domain without its data is a
@@ -243,8 +265,8 @@ func (c *Catalog) describe(ld load.Domain) (load.Info, error) {
 
 // load builds a tau2 domain's split once; concurrent callers wait for the
 // same load. A failed load is not kept: the next call tries again.
-func (c *Catalog) load(ld load.Domain, split string) (*domains.Domain, error) {
-	key := ld.Name + "\x00" + split
+func (c *Catalog) load(ld load.Domain, split string, opts load.Options) (*domains.Domain, error) {
+	key := ld.Name + "\x00" + split + "\x00" + opts.RetrievalConfig
 	c.mu.Lock()
 	if l, ok := c.loads[key]; ok {
 		c.mu.Unlock()
@@ -255,7 +277,7 @@ func (c *Catalog) load(ld load.Domain, split string) (*domains.Domain, error) {
 	c.loads[key] = l
 	c.mu.Unlock()
 
-	l.d, l.err = ld.New(ld.Dir(c.tau2Dir), split)
+	l.d, l.err = ld.Build(ld.Dir(c.tau2Dir), split, opts)
 	if l.err != nil {
 		c.mu.Lock()
 		delete(c.loads, key)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/proctor-eval/proctor/domains/tau2/load"
 	"github.com/proctor-eval/proctor/internal/tau2test"
 )
 
@@ -51,11 +52,12 @@ func TestCatalogTau2(t *testing.T) {
 	root := filepath.Dir(tau2test.Dir(t, "airline"))
 	tau2test.Dir(t, "retail")
 	tau2test.Dir(t, "telecom")
+	tau2test.Dir(t, "banking_knowledge")
 	c, err := New(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.Names(); !slices.Equal(got, []string{"airline", "mock", "retail", "tau2-mock", "telecom"}) {
+	if got := c.Names(); !slices.Equal(got, []string{"airline", "banking_knowledge", "mock", "retail", "tau2-mock", "telecom"}) {
 		t.Errorf("Names() = %v", got)
 	}
 	sums, err := c.Summaries()
@@ -69,6 +71,8 @@ func TestCatalogTau2(t *testing.T) {
 		// tau2's mock, in its mock/ directory beside proctor's own mock.
 		"tau2-mock": "10 [{base 10}]",
 		"telecom":   "114 [{base 114} {train 74} {test 40} {full 2285} {small 20}]",
+		// One file per task, no splits.
+		"banking_knowledge": "97 [{base 97}]",
 	}
 	for _, s := range sums {
 		got := fmt.Sprintf("%d %v", s.NumTasks, s.Splits)
@@ -155,5 +159,42 @@ func TestCatalogIncompleteData(t *testing.T) {
 	if !errors.As(err, &missing) || !slices.Equal(missing.Missing, []string{"db.json"}) ||
 		!strings.Contains(err.Error(), filepath.Join(root, "airline")) || !strings.Contains(err.Error(), "db.json") {
 		t.Errorf("Get(airline): %v", err)
+	}
+}
+
+// TestCatalogRetrievalConfig: banking_knowledge loads once per retrieval
+// configuration, refuses tau2's default and those it does not offer, and
+// no other domain takes one.
+func TestCatalogRetrievalConfig(t *testing.T) {
+	root := filepath.Dir(tau2test.Dir(t, "banking_knowledge"))
+	c, err := New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm25 := load.Options{RetrievalConfig: "bm25"}
+	d, split, err := c.GetWith("banking_knowledge", "", bm25)
+	if err != nil || split != "base" || len(d.Tasks) != 97 || d.ToolNames()[0] != "KB_search" {
+		t.Fatalf("GetWith(banking_knowledge, bm25) = %v, %q, %v", d, split, err)
+	}
+	if again, _, _ := c.GetWith("banking_knowledge", "base", bm25); again != d {
+		t.Error("bm25 loaded twice")
+	}
+	grep, _, err := c.GetWith("banking_knowledge", "", load.Options{RetrievalConfig: "grep_only"})
+	if err != nil || grep == d || grep.ToolNames()[0] != "grep" {
+		t.Errorf("grep_only: %v, %v", grep, err)
+	}
+	for _, tt := range []struct {
+		name string
+		opts load.Options
+		want string
+	}{
+		{"banking_knowledge", load.Options{}, "tau2's default, alltools"},
+		{"banking_knowledge", load.Options{RetrievalConfig: "qwen_embeddings"}, "embeddings"},
+		{"airline", bm25, "only banking_knowledge has retrieval configurations"},
+		{"mock", bm25, "only banking_knowledge has retrieval configurations"},
+	} {
+		if _, _, err := c.GetWith(tt.name, "", tt.opts); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("GetWith(%s, %+v): %v, want %q", tt.name, tt.opts, err, tt.want)
+		}
 	}
 }

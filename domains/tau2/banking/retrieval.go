@@ -89,3 +89,39 @@ func requiredDocuments(dir string) (map[string][]string, error) {
 	}
 	return out, nil
 }
+
+// Files are the single files the domain reads from its directory, beside
+// its task files and documents: the database and the prompt templates of
+// the retrieval configurations proctor offers, with their components.
+func Files() []string {
+	files := []string{DBFile}
+	for _, name := range knowledge.ConfigNames() {
+		if cfg, err := knowledge.Resolve(name, knowledge.Options{}); err == nil {
+			files = append(files, PromptsDir+"/"+cfg.Template)
+		}
+	}
+	return append(files, PromptsDir+"/components/policy_header.md", PromptsDir+"/components/additional_instructions.md")
+}
+
+// TaskIDs returns the tasks' ids in file order, reading only their ids.
+func TaskIDs(dir string) ([]string, error) {
+	files, err := taskFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(files))
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("tau2 banking_knowledge: %w", err)
+		}
+		var t struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return nil, fmt.Errorf("tau2 banking_knowledge: %s: %w", filepath.Base(f), err)
+		}
+		ids = append(ids, t.ID)
+	}
+	return ids, nil
+}

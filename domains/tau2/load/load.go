@@ -16,7 +16,9 @@ import (
 
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/tau2/airline"
+	"github.com/proctor-eval/proctor/domains/tau2/banking"
 	"github.com/proctor-eval/proctor/domains/tau2/internal/taskfile"
+	"github.com/proctor-eval/proctor/domains/tau2/knowledge"
 	tau2mock "github.com/proctor-eval/proctor/domains/tau2/mock"
 	"github.com/proctor-eval/proctor/domains/tau2/retail"
 	"github.com/proctor-eval/proctor/domains/tau2/telecom"
@@ -42,8 +44,37 @@ type Domain struct {
 	// ("" for DefaultSplit). It reads and decodes everything, the database
 	// included.
 	New func(dir, split string) (*domains.Domain, error)
+	// NewWith, when set, builds the domain with Options (New is then
+	// NewWith without any); a domain without it takes no Options.
+	NewWith func(dir, split string, o Options) (*domains.Domain, error)
+	// RetrievalConfigs are the retrieval configurations NewWith accepts,
+	// for listings; none for a domain without them.
+	RetrievalConfigs []string
+	// taskIDs, when set, lists the task ids of a domain that keeps one
+	// file per task and has no splits (banking_knowledge): TasksFile and
+	// SplitsFile are then empty, and its one split is DefaultSplit.
+	taskIDs func(dir string) ([]string, error)
 	// toolNames lists the domain's tools without its data.
 	toolNames func() ([]string, error)
+}
+
+// Options are a domain's settings beyond its task split.
+type Options struct {
+	// RetrievalConfig is banking_knowledge's retrieval configuration, as
+	// tau2's --retrieval-config names it ("": tau2's default).
+	RetrievalConfig string
+}
+
+// Build builds the domain from its directory with the tasks of a split
+// and its options; options a domain does not take are an error.
+func (d Domain) Build(dir, split string, o Options) (*domains.Domain, error) {
+	if d.NewWith != nil {
+		return d.NewWith(dir, split, o)
+	}
+	if o != (Options{}) {
+		return nil, fmt.Errorf("domain %s has no retrieval configurations (--retrieval-config is banking_knowledge's)", d.Name)
+	}
+	return d.New(dir, split)
 }
 
 // table lists the tau2 domains proctor implements. A function, not a
@@ -57,6 +88,19 @@ func table() []Domain {
 			New: airline.New,
 			toolNames: func() ([]string, error) {
 				return toolNames(domains.Spec[airline.DB]{Name: airline.Name, DB: []byte(`{"flights": {}, "users": {}, "reservations": {}}`), Tools: airline.Tools()})
+			},
+		},
+		{
+			Name: banking.Name, Description: banking.Description,
+			Files: banking.Files(),
+			New: func(dir, split string) (*domains.Domain, error) {
+				return newBanking(dir, split, Options{})
+			},
+			NewWith:          newBanking,
+			RetrievalConfigs: knowledge.ConfigNames(),
+			taskIDs:          banking.TaskIDs,
+			toolNames: func() ([]string, error) {
+				return toolNames(domains.Spec[banking.DB]{Name: banking.Name, DB: []byte(`{}`), Tools: banking.Tools()})
 			},
 		},
 		{
@@ -88,6 +132,15 @@ func table() []Domain {
 			},
 		},
 	}
+}
+
+// newBanking builds banking_knowledge for a retrieval configuration. It
+// has no splits but DefaultSplit, all its tasks.
+func newBanking(dir, split string, o Options) (*domains.Domain, error) {
+	if split != "" && split != DefaultSplit {
+		return nil, fmt.Errorf("%s has no split %q", banking.Name, split)
+	}
+	return banking.NewWithRetrieval(dir, o.RetrievalConfig)
 }
 
 // toolNames builds a domain from an empty database and no tasks, only to read
@@ -180,6 +233,9 @@ func (i Info) SplitNames() []string {
 // database, the bulk of its data) and lists its tools.
 func (d Domain) Describe(root string) (Info, error) {
 	var info Info
+	if d.taskIDs != nil {
+		return d.describeTaskFiles(root)
+	}
 	read := func(name string) ([]byte, error) {
 		b, err := os.ReadFile(filepath.Join(d.Dir(root), name))
 		if err != nil {
@@ -233,6 +289,19 @@ func (d Domain) Describe(root string) (Info, error) {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
+	if info.Tools, err = d.toolNames(); err != nil {
+		return info, fmt.Errorf("%s: tools: %w", d.Name, err)
+	}
+	return info, nil
+}
+
+// describeTaskFiles describes a domain of one file per task and no splits.
+func (d Domain) describeTaskFiles(root string) (Info, error) {
+	ids, err := d.taskIDs(d.Dir(root))
+	if err != nil {
+		return Info{}, err
+	}
+	info := Info{TaskIDs: ids, Splits: []Split{{Name: DefaultSplit, TaskIDs: ids}}}
 	if info.Tools, err = d.toolNames(); err != nil {
 		return info, fmt.Errorf("%s: tools: %w", d.Name, err)
 	}

@@ -11,12 +11,16 @@ import (
 
 func TestDescribeAgreesWithNew(t *testing.T) {
 	want := map[string]map[string]int{
-		"airline":   {"base": 50, "train": 30, "test": 20},
-		"retail":    {"base": 114, "train": 74, "test": 40},
-		"tau2-mock": {"base": 10},
-		"telecom":   {"base": 114, "train": 74, "test": 40, "full": 2285, "small": 20},
+		"airline":           {"base": 50, "train": 30, "test": 20},
+		"retail":            {"base": 114, "train": 74, "test": 40},
+		"tau2-mock":         {"base": 10},
+		"telecom":           {"base": 114, "train": 74, "test": 40, "full": 2285, "small": 20},
+		"banking_knowledge": {"base": 97},
 	}
-	splits := map[string][]string{"tau2-mock": {"base"}, "telecom": {"base", "train", "test", "full", "small"}}
+	// banking_knowledge is built without retrieval tools, whose tools
+	// Describe lists.
+	opts := map[string]load.Options{"banking_knowledge": {RetrievalConfig: "no_knowledge"}}
+	splits := map[string][]string{"tau2-mock": {"base"}, "banking_knowledge": {"base"}, "telecom": {"base", "train", "test", "full", "small"}}
 	for _, d := range load.Domains() {
 		t.Run(d.Name, func(t *testing.T) {
 			root := filepath.Dir(tau2test.Dir(t, filepath.Base(d.Dir(""))))
@@ -38,7 +42,7 @@ func TestDescribeAgreesWithNew(t *testing.T) {
 				if n := len(s.TaskIDs); n != want[d.Name][s.Name] {
 					t.Errorf("split %s: %d tasks, want %d", s.Name, n, want[d.Name][s.Name])
 				}
-				dom, err := d.New(d.Dir(root), s.Name)
+				dom, err := d.Build(d.Dir(root), s.Name, opts[d.Name])
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -74,7 +78,7 @@ func TestMissing(t *testing.T) {
 	if m, ok := load.Lookup("tau2-mock"); !ok || m.Dir("/r") != filepath.Join("/r", "mock") {
 		t.Errorf("tau2-mock: %v, directory %s", ok, m.Dir("/r"))
 	}
-	if got := load.Names(); !slices.Equal(got, []string{"airline", "retail", "tau2-mock", "telecom"}) {
+	if got := load.Names(); !slices.Equal(got, []string{"airline", "banking_knowledge", "retail", "tau2-mock", "telecom"}) {
 		t.Errorf("Names() = %v", got)
 	}
 }
