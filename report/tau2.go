@@ -140,6 +140,9 @@ func newTau2Info(eval *result.Evaluation, dom *domains.Domain) Tau2Info {
 	if dom != nil {
 		info.EnvironmentInfo.Policy = dom.Policy
 	}
+	if rc := eval.Config.RetrievalConfig; rc != "" {
+		info.RetrievalConfig = &rc
+	}
 	return info
 }
 

@@ -29,6 +29,9 @@ type Tau2Info struct {
 	AgentInfo       Tau2ParticipantInfo `json:"agent_info"`
 	EnvironmentInfo Tau2EnvironmentInfo `json:"environment_info"`
 	Seed            *int64              `json:"seed"`
+	// RetrievalConfig is banking_knowledge's retrieval configuration
+	// (tau2's Info.retrieval_config); left out for other domains.
+	RetrievalConfig *string `json:"retrieval_config,omitempty"`
 }
 
 // Tau2ParticipantInfo is tau2-bench's UserInfo and AgentInfo (the fields

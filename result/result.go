@@ -343,19 +343,22 @@ type Config struct {
 	UserModel string `json:"user_model,omitempty"`
 	// UserPrompt is the LLM user's prompt: "tau2" (tau2-bench's own user
 	// simulator; empty means it) or "proctor".
-	UserPrompt     string   `json:"user_prompt,omitempty"`
-	JudgeModel     string   `json:"judge_model,omitempty"`
-	JudgeSamples   int      `json:"judge_samples,omitempty"`
-	Temperature    *float64 `json:"temperature,omitempty"`
-	Seed           *int64   `json:"seed,omitempty"`
-	NumTrials      int      `json:"num_trials"`
-	NumTasks       int      `json:"num_tasks,omitempty"`
-	TaskIDs        []string `json:"task_ids,omitempty"`
-	MaxSteps       int      `json:"max_steps"`
-	MaxErrors      int      `json:"max_errors"`
-	Timeout        Duration `json:"timeout"`
-	RequestTimeout Duration `json:"request_timeout"`
-	Concurrency    int      `json:"concurrency"`
+	UserPrompt string `json:"user_prompt,omitempty"`
+	// RetrievalConfig is banking_knowledge's retrieval configuration (tau2's
+	// --retrieval-config): which retrieval tools and prompt the agent had.
+	RetrievalConfig string   `json:"retrieval_config,omitempty"`
+	JudgeModel      string   `json:"judge_model,omitempty"`
+	JudgeSamples    int      `json:"judge_samples,omitempty"`
+	Temperature     *float64 `json:"temperature,omitempty"`
+	Seed            *int64   `json:"seed,omitempty"`
+	NumTrials       int      `json:"num_trials"`
+	NumTasks        int      `json:"num_tasks,omitempty"`
+	TaskIDs         []string `json:"task_ids,omitempty"`
+	MaxSteps        int      `json:"max_steps"`
+	MaxErrors       int      `json:"max_errors"`
+	Timeout         Duration `json:"timeout"`
+	RequestTimeout  Duration `json:"request_timeout"`
+	Concurrency     int      `json:"concurrency"`
 	// Transport, Protocol and Streaming are what was asked for ("" and
 	// "auto" let the agent card decide); Agent.Transport says what was used.
 	Transport string `json:"transport,omitempty"`

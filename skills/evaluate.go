@@ -23,6 +23,9 @@ import (
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/catalog"
 	"github.com/proctor-eval/proctor/domains/mock"
+	"github.com/proctor-eval/proctor/domains/tau2/banking"
+	"github.com/proctor-eval/proctor/domains/tau2/knowledge"
+	"github.com/proctor-eval/proctor/domains/tau2/load"
 	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/llm"
@@ -49,6 +52,12 @@ type SplitSource interface {
 	// domain's default) and the split's name ("" for a domain without
 	// splits).
 	GetSplit(name, split string) (*domains.Domain, string, error)
+}
+
+// OptionSource is a SplitSource whose domains can take options
+// (banking_knowledge's retrieval configuration).
+type OptionSource interface {
+	GetWith(name, split string, o load.Options) (*domains.Domain, string, error)
 }
 
 // Summarizer is a DomainSource that describes its domains without loading
@@ -361,7 +370,8 @@ func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (
 		Domain: r.Domain, Split: r.Split, Agent: r.AgentURL, Profile: r.Profile, User: r.User, Strict: r.Strict,
 		ActionMatch: r.ActionMatch.OrDefault(),
 		UserModel:   userModel, UserPrompt: r.UserPrompt, JudgeModel: judgeModel, JudgeSamples: r.JudgeSamples, Temperature: r.Temperature, Seed: r.Seed,
-		NumTrials: r.NumTrials, NumTasks: r.NumTasks, TaskIDs: r.TaskIDs,
+		RetrievalConfig: r.RetrievalConfig,
+		NumTrials:       r.NumTrials, NumTasks: r.NumTasks, TaskIDs: r.TaskIDs,
 		MaxSteps: r.MaxSteps, MaxErrors: r.MaxErrors, Concurrency: r.Concurrency,
 		Timeout: r.Timeout, RequestTimeout: r.RequestTimeout,
 		Transport: r.Transport, Protocol: r.Protocol, Streaming: r.Streaming, Retries: *r.Retries,
@@ -665,13 +675,26 @@ func (s *Service) writerGone(ctx context.Context, id string) bool {
 	return err == nil && rec.Writer.Gone()
 }
 
-// domain finds a domain with the tasks of a split, and says which split
-// that is ("" for a domain without splits). A domain or split that does not
-// exist, or whose data is not installed, is an *InvalidRequestError; data
-// that is there but does not load is not the request's fault.
-func (s *Service) domain(name, split string) (*domains.Domain, string, error) {
+// domain finds an evaluation's domain with the tasks of its split (and
+// its retrieval configuration), and says which split that is ("" for a
+// domain without splits). A domain, split or retrieval configuration that
+// does not exist or is not offered, or whose data is not installed, is an
+// *InvalidRequestError; data that is there but does not load is not the
+// request's fault.
+func (s *Service) domain(cfg result.Config) (*domains.Domain, string, error) {
+	name, split := cfg.Domain, cfg.Split
+	if err := checkRetrieval(name, cfg.RetrievalConfig); err != nil {
+		return nil, "", err
+	}
+	if src, ok := s.Domains.(OptionSource); ok {
+		d, resolved, err := src.GetWith(name, split, load.Options{RetrievalConfig: cfg.RetrievalConfig})
+		return domainOutcome(name, split, d, resolved, err)
+	}
 	src, ok := s.Domains.(SplitSource)
 	if !ok {
+		if cfg.RetrievalConfig != "" {
+			return nil, "", invalid("retrieval_config %q: domain %s takes none", truncate(cfg.RetrievalConfig, 100), name)
+		}
 		d, err := s.Domains.Get(name)
 		if err != nil {
 			return nil, "", invalid("domain: %v", err)
@@ -682,20 +705,42 @@ func (s *Service) domain(name, split string) (*domains.Domain, string, error) {
 		return d, "", nil
 	}
 	d, resolved, err := src.GetSplit(name, split)
+	return domainOutcome(name, split, d, resolved, err)
+}
+
+// domainOutcome sorts a domain source's errors into the request's and
+// the others.
+func domainOutcome(name, split string, d *domains.Domain, resolved string, err error) (*domains.Domain, string, error) {
 	var (
 		splitErr   *catalog.SplitError
 		missingErr *catalog.MissingDataError
 		unknownErr *catalog.UnknownDomainError
+		optionErr  *catalog.OptionError
 	)
 	switch {
 	case err == nil:
 		return d, resolved, nil
 	case errors.As(err, &splitErr):
 		return nil, "", invalid("split %q: %v", split, err)
+	case errors.As(err, &optionErr):
+		return nil, "", invalid("retrieval_config: %v", err)
 	case errors.As(err, &missingErr), errors.As(err, &unknownErr):
 		return nil, "", invalid("domain: %v", err)
 	}
 	return nil, "", fmt.Errorf("domain %s: %w", name, err)
+}
+
+// checkRetrieval refuses, before any data is read, a banking_knowledge
+// evaluation without a retrieval configuration proctor offers, saying
+// which it offers.
+func checkRetrieval(domain, config string) error {
+	if domain != banking.Name {
+		return nil
+	}
+	if _, err := knowledge.Resolve(config, knowledge.Options{}); err != nil {
+		return invalid("retrieval_config: %v", err)
+	}
+	return nil
 }
 
 // resolveTasks finds the domain and the tasks an evaluation runs: the ones
@@ -730,7 +775,7 @@ func ShardTasks(tasks []*domains.Task, index, num int) []*domains.Task {
 // any split between shards: the ones named (or all of the split's), the
 // first num_tasks of those. A shard with no task of its own is refused.
 func (s *Service) selectTasks(cfg result.Config) (*domains.Domain, []*domains.Task, string, error) {
-	domain, split, err := s.domain(cfg.Domain, cfg.Split)
+	domain, split, err := s.domain(cfg)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -891,10 +936,11 @@ func (s *Service) Check(req EvaluationRequest) error {
 	cfg := result.Config{
 		Domain: r.Domain, Split: r.Split, User: r.User, TaskIDs: r.TaskIDs, NumTasks: r.NumTasks,
 		ShardIndex: r.ShardIndex, NumShards: r.NumShards, UserModel: userModel, JudgeModel: judgeModel,
+		RetrievalConfig: r.RetrievalConfig,
 	}
 	var refused error
 	if r.AgentURL == BuiltinAgent {
-		if d, _, err := s.domain(r.Domain, r.Split); err == nil {
+		if d, _, err := s.domain(cfg); err == nil {
 			refused = builtinPlays(d)
 		}
 	}
@@ -927,6 +973,7 @@ func (s *Service) Simulations(req EvaluationRequest) (int, error) {
 	r := req.withDefaults()
 	_, tasks, _, err := s.resolveTasks(result.Config{
 		Domain: r.Domain, Split: r.Split, TaskIDs: r.TaskIDs, NumTasks: r.NumTasks, ShardIndex: r.ShardIndex, NumShards: r.NumShards,
+		RetrievalConfig: r.RetrievalConfig,
 	})
 	if err != nil {
 		return 0, err

@@ -69,6 +69,12 @@ type EvaluationRequest struct {
 	// JudgeModel judges NL_ASSERTION criteria; empty: the service's
 	// default judge, else the user model.
 	JudgeModel string `json:"judge_model,omitempty" validate:"omitempty,max=200"`
+	// RetrievalConfig is banking_knowledge's retrieval configuration, as
+	// tau2's --retrieval-config names it (bm25, grep_only...): the
+	// agent's retrieval tools and prompt. That domain needs one (tau2's
+	// default, alltools, needs embeddings proctor does not offer); no
+	// other domain takes one.
+	RetrievalConfig string `json:"retrieval_config,omitempty" validate:"omitempty,max=100"`
 	// JudgeSamples is the number of judge verdicts per conversation,
 	// decided by majority (0: 3).
 	JudgeSamples int `json:"judge_samples,omitempty" validate:"gte=0,lte=25"`

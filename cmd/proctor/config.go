@@ -48,21 +48,23 @@ type fileConfig struct {
 	APIKeyHeader   string            `yaml:"api_key_header" validate:"omitempty,header_name"`
 	Domain         string            `yaml:"domain"`
 	Split          string            `yaml:"split"`
-	Profile        string            `yaml:"profile"`
-	User           string            `yaml:"user" validate:"omitempty,oneof=scripted llm"`
-	UserModel      string            `yaml:"user_model"`
-	JudgeModel     string            `yaml:"judge_model"`
-	NumTrials      *int              `yaml:"num_trials" validate:"omitempty,min=1"`
-	Concurrency    *int              `yaml:"concurrency" validate:"omitempty,min=1"`
-	Transport      string            `yaml:"transport" validate:"omitempty,oneof=jsonrpc rest grpc"`
-	Protocol       string            `yaml:"protocol" validate:"omitempty,oneof=1.0 0.3"`
-	Streaming      string            `yaml:"streaming" validate:"omitempty,oneof=auto on off"`
-	Retries        *int              `yaml:"retries" validate:"omitempty,min=0"`
-	RequestTimeout string            `yaml:"request_timeout"`
-	DB             string            `yaml:"db"`
-	ECPConfig      string            `yaml:"ecp_config"`
-	Tau2Data       string            `yaml:"tau2_data"`
-	TraceWire      string            `yaml:"trace_wire"`
+	// RetrievalConfig is banking_knowledge's --retrieval-config.
+	RetrievalConfig string `yaml:"retrieval_config"`
+	Profile         string `yaml:"profile"`
+	User            string `yaml:"user" validate:"omitempty,oneof=scripted llm"`
+	UserModel       string `yaml:"user_model"`
+	JudgeModel      string `yaml:"judge_model"`
+	NumTrials       *int   `yaml:"num_trials" validate:"omitempty,min=1"`
+	Concurrency     *int   `yaml:"concurrency" validate:"omitempty,min=1"`
+	Transport       string `yaml:"transport" validate:"omitempty,oneof=jsonrpc rest grpc"`
+	Protocol        string `yaml:"protocol" validate:"omitempty,oneof=1.0 0.3"`
+	Streaming       string `yaml:"streaming" validate:"omitempty,oneof=auto on off"`
+	Retries         *int   `yaml:"retries" validate:"omitempty,min=0"`
+	RequestTimeout  string `yaml:"request_timeout"`
+	DB              string `yaml:"db"`
+	ECPConfig       string `yaml:"ecp_config"`
+	Tau2Data        string `yaml:"tau2_data"`
+	TraceWire       string `yaml:"trace_wire"`
 	// LLMMaxConcurrency caps concurrent model calls per provider, as
 	// --llm-max-concurrency: 16, or openai=32,gemini=8.
 	LLMMaxConcurrency string `yaml:"llm_max_concurrency"`
@@ -135,6 +137,7 @@ func configKeys() []configKey {
 		{name: "api_key_header", flags: same("api-key-header", agentCommands...)},
 		{name: "domain", flags: same("domain", cmdRun)},
 		{name: "split", flags: same("split", cmdRun)},
+		{name: "retrieval_config", flags: same("retrieval-config", cmdRun)},
 		{name: "profile", flags: same("profile", cmdRun)},
 		{name: "user", flags: same("user", cmdRun)},
 		{name: "user_model", flags: same("user-model", cmdRun)},

@@ -250,7 +250,7 @@ func writeReport(w io.Writer, format string, eval *result.Evaluation, cat *catal
 	}
 	var dom *domains.Domain
 	if cat != nil {
-		if d, _, err := cat.GetSplit(eval.Domain, eval.Config.Split); err == nil {
+		if d, _, err := cat.GetWith(eval.Domain, eval.Config.Split, domainOptions(eval)); err == nil {
 			dom = d
 		}
 	}

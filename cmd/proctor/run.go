@@ -22,6 +22,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains/catalog"
+	"github.com/proctor-eval/proctor/domains/tau2/knowledge"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
@@ -45,6 +46,7 @@ type runFlags struct {
 	domain, agent, profile, user string
 	agentModel                   string
 	split, tau2Data              string
+	retrievalConfig              string
 	numTrials, numTasks          int
 	taskIDs                      []string
 	maxSteps, maxErrors          int
@@ -82,12 +84,14 @@ func newRunCmd() *cobra.Command {
 then /.well-known/agent.json), the URL of its card, or "builtin" for proctor's
 reference agent, started in-process on a loopback port.
 
-tau2-bench's domains (airline, retail, telecom, tau2-mock) need its data ('proctor
-domains install tau2', or --tau2-data) and come in task splits: --split base (the
-default), train or test (telecom also small and full).`,
+tau2-bench's domains (airline, retail, telecom, tau2-mock, banking_knowledge) need
+its data ('proctor domains install tau2', or --tau2-data) and come in task splits:
+--split base (the default), train or test (telecom also small and full).
+banking_knowledge needs --retrieval-config (bm25, grep_only...).`,
 		Example: `  proctor run --domain mock --agent builtin
   proctor run --domain mock --agent http://localhost:9019 --num-trials 4 --concurrency 8
   proctor run --domain mock --agent http://localhost:9019 --task-ids mock-01,mock-02 --format json --out result.json
+  proctor run --domain banking_knowledge --retrieval-config bm25_grep --agent http://localhost:9019 --user llm --user-model openai:gpt-4.1
   proctor run --resume e88edbe3`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runEvaluation(cmd, f) },
@@ -98,6 +102,8 @@ default), train or test (telecom also small and full).`,
 	fl.BoolVar(&f.strict, "strict", false, "add ACTION to every task's reward basis: the expected tool calls must be made, not just their effect reached")
 	fl.StringVar(&f.actionMatch, "action-match", string(result.ActionMatchTau2), "how ACTION matches expected tool calls: tau2 (tau2-bench's reading) or exact (proctor's stricter one: the right side, every expected argument)")
 	addTau2Flag(cmd, &f.tau2Data)
+	fl.StringVar(&f.retrievalConfig, "retrieval-config", "", "banking_knowledge's retrieval configuration, as tau2 names it: "+
+		strings.Join(knowledge.ConfigNames(), ", ")+" (the agent's retrieval tools and prompt; tau2's default, alltools, and its embedding configurations need services proctor does not offer)")
 	fl.StringVar(&f.agent, "agent", builtinAgent, `agent base URL, agent card URL, "builtin", model:PROVIDER:MODEL (see --agent-model), or an ECP agent: 'ecp+stdio:COMMAND ARGS' or ecp+ws://HOST:PORT/PATH`)
 	fl.StringVar(&f.agentModel, "agent-model", "", "evaluate a model without writing an agent: proctor serves an ADK LLM agent on it (the baseline participant) in-process, e.g. openai:gpt-4.1 (same as --agent model:openai:gpt-4.1)")
 	fl.StringVar(&f.profile, "profile", string(translation.ProfileAgentBeats), "what the agent is told and how: "+strings.Join(translation.ProfileNames(), ", "))
@@ -339,7 +345,7 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	retries := f.retries
 	req := skills.EvaluationRequest{
 		ECPConfig: ecpConfig,
-		Domain:    f.domain, Split: f.split, AgentURL: f.agent, Profile: f.profile, User: f.user, Strict: f.strict,
+		Domain:    f.domain, Split: f.split, RetrievalConfig: f.retrievalConfig, AgentURL: f.agent, Profile: f.profile, User: f.user, Strict: f.strict,
 		ActionMatch: result.ActionMatch(f.actionMatch),
 		NumTrials:   f.numTrials, NumTasks: f.numTasks, TaskIDs: f.taskIDs,
 		MaxSteps: f.maxSteps, MaxErrors: f.maxErrors, Concurrency: f.concurrency,

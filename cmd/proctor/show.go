@@ -12,6 +12,7 @@ import (
 
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/catalog"
+	"github.com/proctor-eval/proctor/domains/tau2/load"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
@@ -205,8 +206,13 @@ func catalogDiffer(cat *catalog.Catalog) func(eval *result.Evaluation) report.DB
 	}
 }
 
+// domainOptions are the options an evaluation's domain was loaded with.
+func domainOptions(eval *result.Evaluation) load.Options {
+	return load.Options{RetrievalConfig: eval.Config.RetrievalConfig}
+}
+
 func domainOf(cat *catalog.Catalog, eval *result.Evaluation) (*domains.Domain, error) {
-	dom, _, err := cat.GetSplit(eval.Domain, eval.Config.Split)
+	dom, _, err := cat.GetWith(eval.Domain, eval.Config.Split, domainOptions(eval))
 	if err != nil {
 		return nil, fmt.Errorf("domain %s is not available here (%v); give --tau2-data to compare records", eval.Domain, err)
 	}

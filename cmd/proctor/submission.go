@@ -112,7 +112,7 @@ func loadSubmitted(ctx context.Context, db *store.DB, tau2Data string, ids []str
 		}
 		evals = append(evals, eval)
 		if cat != nil {
-			if d, _, err := cat.GetSplit(eval.Domain, "base"); err == nil {
+			if d, _, err := cat.GetWith(eval.Domain, "base", domainOptions(eval)); err == nil {
 				doms[eval.Domain] = d
 			}
 		}
