@@ -105,6 +105,7 @@ func TestTau2InstallAndUse(t *testing.T) {
 		"mock 17 ",
 		"tau2-mock 10 (base 10)",
 		"telecom 114 (base 114, train 74, test 40, full 2285, small 20)",
+		"banking_knowledge 97 (base 97)",
 	} {
 		if !strings.Contains(folded, w) {
 			t.Errorf("domains lacks %q:\n%s", w, r.stdout)
@@ -121,7 +122,7 @@ func TestTau2InstallAndUse(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal(names, []string{"airline", "mock", "retail", "tau2-mock", "telecom"}) {
+	if !slices.Equal(names, []string{"airline", "banking_knowledge", "mock", "retail", "tau2-mock", "telecom"}) {
 		t.Errorf("domains %v", names)
 	}
 	r = mustCLI(t, exitOK, "domains", "airline", "--tau2-data", dir)

@@ -27,13 +27,19 @@ type File struct {
 
 // Domains returns the tau2 domains installed (their directory names), in
 // install order.
-func Domains() []string { return []string{"airline", "retail", "mock", "telecom"} }
+func Domains() []string {
+	return []string{"airline", "retail", "mock", "telecom", "banking_knowledge"}
+}
 
 // files lists every installed file with the size and SHA-256 of tau2-bench's
 // blob at Commit. They are facts about tau2's files, taken from the data
-// manifest (shared/tau2/MANIFEST.md); the files themselves are never part of
-// proctor.
-func files() []File {
+// manifests (shared/tau2/MANIFEST.md, and banking_knowledge's own); the
+// files themselves are never part of proctor.
+func files() []File { return append(coreFiles(), bankingFiles()...) }
+
+// coreFiles are the licence and the files of airline, retail, mock and
+// telecom.
+func coreFiles() []File {
 	return []File{
 		{LicenseFile, 1072, "e67c5aa0074dfcaefd3c3a1aedb94cb539234aecd15d5a972574e3200e6252fe"},
 

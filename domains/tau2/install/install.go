@@ -1,5 +1,5 @@
-// Package install downloads tau2-bench's domain data (airline, retail, mock
-// and telecom, MIT licence) into a directory laid out like tau2's
+// Package install downloads tau2-bench's domain data (airline, retail, mock,
+// telecom and banking_knowledge, MIT licence) into a directory laid out like tau2's
 // data/tau2/domains, where proctor's tau2 domains read it.
 //
 // The data is never part of proctor. What proctor holds is the list of files
@@ -296,7 +296,11 @@ func (in *installer) run(ctx context.Context) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("tau2 install: %w; nothing was changed in %s", err, in.dir)
 		}
-		fe := in.fetch(ctx, f, filepath.Join(staging, filepath.FromSlash(f.Path)))
+		dst := filepath.Join(staging, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil { // banking_knowledge's documents/, tasks/...
+			return nil, fmt.Errorf("tau2 install: %w", err)
+		}
+		fe := in.fetch(ctx, f, dst)
 		if fe == nil {
 			continue
 		}
