@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/proctor-eval/proctor/internal/llmtest"
+	"github.com/proctor-eval/proctor/internal/tau2test"
+	"github.com/proctor-eval/proctor/llm"
+	"github.com/proctor-eval/proctor/refagent"
+	"github.com/proctor-eval/proctor/result"
+)
+
+// bankingReasons are the transfer reasons the gold actions of two
+// banking_knowledge tasks expect (ACTION basis), told apart by a phrase of
+// their user instructions.
+var bankingReasons = map[string]string{
+	"Kenji Tanaka":       "account_ownership_dispute",                        // task_004
+	"power plant worker": "customer_demands_after_unavailable_offer_refusal", // task_008
+}
+
+var reasonMarker = regexp.MustCompile(`reason=(\w+)`)
+
+// TestBankingKnowledgeRun runs two banking_knowledge tasks end to end
+// offline with --retrieval-config bm25_grep: an LLM user and proctor's
+// baseline agent, both models faked at the wire. The agent searches the
+// knowledge base with KB_search, then transfers as the gold action says:
+// reward 1, the retrieval calls in the transcript, the configuration in
+// the result's config and in the tau2 export.
+func TestBankingKnowledgeRun(t *testing.T) {
+	root := filepath.Dir(tau2test.Dir(t, "banking_knowledge"))
+	user := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply {
+		for _, m := range r.Messages {
+			if m.Role == "assistant" { // the user has spoken: done
+				return llmtest.Reply{Text: "Thanks. ###STOP###"}
+			}
+		}
+		for phrase, reason := range bankingReasons {
+			if strings.Contains(r.System, phrase) {
+				return llmtest.Reply{Text: "I need a human, please: reason=" + reason}
+			}
+		}
+		return llmtest.Reply{Status: 400, ErrorMessage: "the user prompt lacks the task's instructions"}
+	})
+	agent := bankingBaseline(t)
+
+	t.Setenv("OPENAI_API_KEY", fakeUserSecret)
+	db := tempDB(t)
+	r := mustCLI(t, 0, "run", "--domain", "banking_knowledge", "--retrieval-config", "bm25_grep", "--tau2-data", root,
+		"--task-ids", "task_004,task_008", "--agent", agent, "--user", "llm", "--user-model", "openai:gpt-4.1",
+		"--llm-base-url", user.URL, "--db", db, "--format", "json", "--progress", "none")
+	var ev result.Evaluation
+	if err := json.Unmarshal([]byte(r.stdout), &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.Config.RetrievalConfig != "bm25_grep" {
+		t.Errorf("config retrieval_config %q", ev.Config.RetrievalConfig)
+	}
+	type outcome struct {
+		Reward    float64
+		Retrieval []string // the retrieval tool messages' names
+	}
+	got := map[string]outcome{}
+	for _, s := range ev.Simulations {
+		o := outcome{Reward: s.Reward}
+		for _, m := range s.Messages {
+			if m.Role == result.RoleTool && (m.Name == "KB_search" || m.Name == "grep") && !m.Error && strings.Contains(m.Content, "   ID: doc_") {
+				o.Retrieval = append(o.Retrieval, m.Name)
+			}
+		}
+		got[s.TaskID] = o
+	}
+	want := map[string]outcome{"task_004": {1, []string{"KB_search"}}, "task_008": {1, []string{"KB_search"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("simulations (-want +got):\n%s\n%s", diff, r.stderr)
+	}
+
+	export := mustCLI(t, 0, "results", ev.ID, "--db", db, "--tau2-data", root, "--format", "tau2")
+	var tau2 struct {
+		Info struct {
+			RetrievalConfig string `json:"retrieval_config"`
+			Environment     struct {
+				DomainName string `json:"domain_name"`
+				Policy     string `json:"policy"`
+			} `json:"environment_info"`
+		} `json:"info"`
+	}
+	if err := json.Unmarshal([]byte(export.stdout), &tau2); err != nil {
+		t.Fatal(err)
+	}
+	if tau2.Info.RetrievalConfig != "bm25_grep" || tau2.Info.Environment.DomainName != "banking_knowledge" ||
+		!strings.Contains(tau2.Info.Environment.Policy, "KB_search") {
+		t.Errorf("tau2 export info: %+v", tau2.Info)
+	}
+}
+
+// bankingBaseline serves proctor's baseline agent on a faked model that
+// searches the knowledge base for the user's request, transfers with the
+// reason the user named, and then says goodbye.
+func bankingBaseline(t *testing.T) string {
+	t.Helper()
+	agentModel := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1].Text
+		var all strings.Builder
+		for _, m := range r.Messages {
+			all.WriteString(m.Text)
+		}
+		reason := reasonMarker.FindStringSubmatch(all.String())
+		switch {
+		case !strings.Contains(r.System+all.String(), "KB_search"):
+			return llmtest.Reply{Status: 400, ErrorMessage: "the agent was not given KB_search"}
+		case strings.Contains(last, "Transfer successful"):
+			return llmtest.Reply{Text: `{"name": "respond", "arguments": {"content": "A human agent will take over now."}}`}
+		case strings.Contains(last, "   ID: doc_") && reason != nil:
+			return llmtest.Reply{Text: `{"name": "transfer_to_human_agents", "arguments": {"summary": "", "reason": "` + reason[1] + `"}}`}
+		case reasonMarker.MatchString(last):
+			return llmtest.Reply{Text: `{"name": "KB_search", "arguments": {"query": "transfer to a human agent"}}`}
+		}
+		return llmtest.Reply{Text: `{"name": "respond", "arguments": {"content": "Goodbye."}}`}
+	})
+	m, err := llm.New(context.Background(), "openai:gpt-4.1", llm.Config{APIKey: "sk-agent", BaseURL: agentModel.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- refagent.ServeBaseline(ctx, ln, refagent.BaselineConfig{Model: m, Domain: "banking_knowledge"})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return refagent.BaseURL(ln.Addr())
+}
