@@ -21,10 +21,20 @@ var ErrEvalSetRun = fmt.Errorf("an eval-set run, not an evaluation of simulation
 // is an evaluation of simulations.
 var ErrNotEvalSetRun = fmt.Errorf("not an eval-set run")
 
+// CaseSummarizer totals the scored case trials of an eval-set run,
+// numTrials of each case (CaseScorer.Summarize, metric.Summarize).
+type CaseSummarizer func(results []*result.CaseResult, numTrials int) result.EvalSetSummary
+
 // LoadEvalSetRun reads a stored eval-set run with its case results. The
 // totals of a run that did not complete are recomputed (metric.Summarize)
 // from the case trials it kept.
 func LoadEvalSetRun(ctx context.Context, st Store, id string) (*result.EvalSetRun, error) {
+	return LoadEvalSetRunSummarized(ctx, st, id, metric.Summarize)
+}
+
+// LoadEvalSetRunSummarized is LoadEvalSetRun with the summarizer that
+// recomputes the totals of a run that did not complete.
+func LoadEvalSetRunSummarized(ctx context.Context, st Store, id string, summarize CaseSummarizer) (*result.EvalSetRun, error) {
 	rec, err := st.GetEvaluation(ctx, id)
 	if err != nil {
 		return nil, err
@@ -37,7 +47,7 @@ func LoadEvalSetRun(ctx context.Context, st Store, id string) (*result.EvalSetRu
 		return nil, fmt.Errorf("eval-set run %s is unreadable: %w", rec.ID, err)
 	}
 	run.Status = result.Status(rec.Status)
-	k := &cases{run: &run, sets: SetsOf(run.Sets), summarize: metric.Summarize}
+	k := &cases{run: &run, sets: SetsOf(run.Sets), summarize: summarize}
 	if run.Status == result.StatusCompleted {
 		done, err := loadCaseResults(ctx, st, rec.ID)
 		if err != nil {

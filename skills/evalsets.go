@@ -3,7 +3,6 @@ package skills
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -463,7 +462,7 @@ func (s *Service) RescoreEvalSets(ctx context.Context, src string, metrics []*ev
 	if judgeModel != "" && !validModelSpec(judgeModel) {
 		return nil, invalid("judge_model %q: want provider:model, such as openai:gpt-4.1", truncate(judgeModel, 60))
 	}
-	from, err := evaluation.LoadEvalSetRun(ctx, s.Store, src)
+	from, err := s.results().EvalSetRun(ctx, src)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) || errors.Is(err, evaluation.ErrNotEvalSetRun) {
 			return nil, invalid("%v", err)
@@ -494,36 +493,7 @@ func (s *Service) RescoreEvalSets(ctx context.Context, src string, metrics []*ev
 // their case results: at most limit (0: DefaultResultsLimit), of the agent
 // at agentURL when it is not empty.
 func (s *Service) ListEvalSetRuns(ctx context.Context, agentURL string, limit int) ([]result.EvalSetRun, error) {
-	if limit == 0 {
-		limit = DefaultResultsLimit
-	}
-	filter := store.ListFilter{Kind: store.KindEvalSets, Limit: limit}
-	if agentURL != "" {
-		filter.Limit = -1 // agent URLs are matched loosely, below
-	}
-	recs, err := s.Store.ListEvaluations(ctx, filter)
-	if err != nil {
-		return nil, err
-	}
-	out := []result.EvalSetRun{}
-	for _, r := range recs {
-		var run result.EvalSetRun
-		if err := json.Unmarshal(r.Data, &run); err != nil {
-			run = result.EvalSetRun{ID: r.ID, Agent: result.AgentInfo{URL: r.AgentURL}, Error: fmt.Sprintf("%s: %v", UnreadableRecord, err)}
-		}
-		run.Status = result.Status(r.Status)
-		if agentURL != "" && !SameAgent(agentURL, r.AgentURL, result.Evaluation{Agent: run.Agent, Config: result.Config{Agent: run.Config.Agent}}) {
-			continue
-		}
-		for i := range run.Sets {
-			run.Sets[i].Cases = nil // the listing's size must not grow with the sets
-		}
-		out = append(out, run)
-		if len(out) == limit {
-			break
-		}
-	}
-	return out, nil
+	return s.results().EvalSetRuns(ctx, agentURL, limit)
 }
 
 // GetEvalSetRun is get_results for the id of an eval-set run: the run with
@@ -536,7 +506,7 @@ func (s *Service) GetEvalSetRun(ctx context.Context, req ResultsRequest) (*resul
 	if req.ID == "" {
 		return nil, invalid("id: give the id of an eval-set run")
 	}
-	run, err := evaluation.LoadEvalSetRun(ctx, s.Store, req.ID)
+	run, err := s.results().EvalSetRun(ctx, req.ID)
 	switch {
 	case errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) || errors.Is(err, evaluation.ErrNotEvalSetRun):
 		return nil, invalid("id: %v", err)

@@ -257,7 +257,7 @@ func (r *Run) Execute(ctx context.Context, onProgress func(evaluation.Progress))
 		// The runner's record of an interrupted evaluation can miss
 		// simulations stored just as it was interrupted; what the database
 		// holds is what a resume keeps.
-		if stored, err := evaluation.Load(context.WithoutCancel(ctx), r.store, r.eval.ID); err == nil {
+		if stored, err := NewResults(r.store).Evaluation(context.WithoutCancel(ctx), r.eval.ID); err == nil {
 			r.eval = stored
 		}
 	}
@@ -609,7 +609,7 @@ func (e *AgentError) Error() string { return fmt.Sprintf("cannot evaluate %s: %v
 func (e *AgentError) Unwrap() error { return e.Err }
 
 func (s *Service) resumable(ctx context.Context, id string) (*result.Evaluation, error) {
-	eval, err := evaluation.Load(ctx, s.Store, id)
+	eval, err := s.results().Evaluation(ctx, id)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
 			return nil, invalid("resume: %v", err)

@@ -120,7 +120,7 @@ func (s *Service) judge(ctx context.Context, cfg result.Config, tasks []*domains
 // audit it again; an id that names none, or several, is the request's
 // error.
 func (s *Service) loadStored(ctx context.Context, id string) (*result.Evaluation, error) {
-	src, err := evaluation.Load(ctx, s.Store, id)
+	src, err := s.results().Evaluation(ctx, id)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
 		return nil, invalid("id: %v", err)
 	}

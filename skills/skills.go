@@ -2,9 +2,7 @@ package skills
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net"
 	"net/url"
 	"strings"
@@ -12,7 +10,6 @@ import (
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/catalog"
 	"github.com/proctor-eval/proctor/ecp"
-	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -116,12 +113,11 @@ func (s *Service) GetResults(ctx context.Context, req ResultsRequest) (*result.E
 		return nil, nil, validationError(err)
 	}
 	if req.ID != "" {
-		load := func(ctx context.Context, id string) (*result.Evaluation, error) {
-			return evaluation.Load(ctx, s.Store, id)
-		}
+		results := s.results()
+		load := results.Evaluation
 		if req.IncludeTranscripts != nil && !*req.IncludeTranscripts {
 			load = func(ctx context.Context, id string) (*result.Evaluation, error) {
-				return s.loadBrief(ctx, id, req.IncludeRows)
+				return results.EvaluationBrief(ctx, id, req.IncludeRows)
 			}
 		}
 		eval, err := load(ctx, req.ID)
@@ -133,9 +129,12 @@ func (s *Service) GetResults(ctx context.Context, req ResultsRequest) (*result.E
 		}
 		return eval, nil, nil
 	}
-	page, err := s.listEvaluations(ctx, req)
+	page, err := s.results().Evaluations(ctx, req)
 	return nil, page, err
 }
+
+// results is the repository of the service's stored evaluations.
+func (s *Service) results() *Results { return NewResults(s.Store) }
 
 // DefaultResultsLimit is how many evaluations a listing shows when not told.
 const DefaultResultsLimit = 20
@@ -144,48 +143,6 @@ const DefaultResultsLimit = 20
 // record proctor cannot decode; its id, domain, agent and status come from
 // the record's index.
 const UnreadableRecord = "stored record is unreadable"
-
-// listEvaluations pages through the stored evaluations, newest first. The
-// stored summary of an evaluation that did not complete predates its last
-// simulations (or, after a crash, all of them): it is scored from what it
-// kept, as Load does.
-func (s *Service) listEvaluations(ctx context.Context, req ResultsRequest) (*ResultsPage, error) {
-	limit := req.Limit
-	if limit == 0 {
-		limit = DefaultResultsLimit
-	}
-	filter := store.ListFilter{Kind: store.KindSimulations, Domain: req.Domain, Status: req.Status, Limit: limit + 1, Before: req.Before}
-	if req.AgentURL != "" {
-		filter.Limit = -1 // agent URLs are matched loosely, below
-	}
-	recs, err := s.Store.ListEvaluations(ctx, filter)
-	if err != nil {
-		return nil, err
-	}
-	page := &ResultsPage{Evaluations: []result.Evaluation{}}
-	for _, r := range recs {
-		var e result.Evaluation
-		if err := json.Unmarshal(r.Data, &e); err != nil {
-			e = result.Evaluation{ID: r.ID, Domain: r.Domain, Agent: result.AgentInfo{URL: r.AgentURL},
-				Error: fmt.Sprintf("%s: %v", UnreadableRecord, err)}
-		}
-		e.Status = result.Status(r.Status)
-		if req.AgentURL != "" && !SameAgent(req.AgentURL, r.AgentURL, e) {
-			continue
-		}
-		if len(page.Evaluations) == limit {
-			page.Next = page.Evaluations[limit-1].ID
-			break
-		}
-		if e.Status != result.StatusCompleted && !strings.HasPrefix(e.Error, UnreadableRecord) {
-			if full, err := evaluation.Load(ctx, s.Store, r.ID); err == nil {
-				e.Summary, e.Metrics = full.Summary, full.Metrics
-			}
-		}
-		page.Evaluations = append(page.Evaluations, e)
-	}
-	return page, nil
-}
 
 // StripTranscripts drops the messages of an evaluation's simulations, which
 // are most of its size.

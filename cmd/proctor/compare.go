@@ -11,6 +11,7 @@ import (
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/server/ui"
+	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -145,11 +146,12 @@ func compareRuns(cmd *cobra.Command, f *compareFlags, a, b string) error {
 // compareEvalSetRuns compares two stored eval-set runs case by case, as
 // proctor evalset run --baseline does.
 func compareEvalSetRuns(ctx context.Context, cmd *cobra.Command, db *store.DB, f *compareFlags, gate bool, a, b string) error {
-	base, err := evaluation.LoadEvalSetRun(ctx, db, a)
+	results := skills.NewResults(db)
+	base, err := results.EvalSetRun(ctx, a)
 	if err != nil {
 		return failErr(err)
 	}
-	cur, err := evaluation.LoadEvalSetRun(ctx, db, b)
+	cur, err := results.EvalSetRun(ctx, b)
 	if err != nil {
 		return failErr(err)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/evalset"
-	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/skills"
@@ -292,7 +291,7 @@ func (f *evalSetFlags) readBaseline(cmd *cobra.Command) (*result.EvalSetRun, err
 		return nil, usageErr("--baseline %s: neither a file nor a stored run (the database is empty)", f.baseline)
 	}
 	defer db.Close()
-	run, err := evaluation.LoadEvalSetRun(cmd.Context(), db, f.baseline)
+	run, err := skills.NewResults(db).EvalSetRun(cmd.Context(), f.baseline)
 	if err != nil {
 		return nil, usageErr("--baseline %s: neither a file nor a stored run: %v", f.baseline, err)
 	}

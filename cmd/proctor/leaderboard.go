@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/server/ui"
+	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -50,7 +50,7 @@ default split ("base"; the mock domain has no splits).`,
 			var evals []*result.Evaluation
 			if db != nil {
 				defer db.Close()
-				if evals, err = evaluation.Completed(cmd.Context(), db, domain, split); err != nil {
+				if evals, err = skills.NewResults(db).Completed(cmd.Context(), domain, split); err != nil {
 					return failErr(err)
 				}
 			}

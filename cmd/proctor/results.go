@@ -81,7 +81,7 @@ func newResultsCmd() *cobra.Command {
 			}
 			defer db.Close()
 			if len(args) == 1 {
-				eval, err := evaluation.Load(ctx, db, args[0])
+				eval, err := skills.NewResults(db).Evaluation(ctx, args[0])
 				if errors.Is(err, evaluation.ErrEvalSetRun) && format == formatHTML {
 					return writeStoredEvalSetHTML(ctx, db, cmd.OutOrStdout(), out, args[0])
 				}
@@ -133,7 +133,7 @@ func newResultsCmd() *cobra.Command {
 			if err := listResults(cmd.OutOrStdout(), format, heads); err != nil || format == "json" {
 				return err
 			}
-			runs, err := svc.ListEvalSetRuns(ctx, agent, limit)
+			runs, err := skills.NewResults(db).EvalSetRuns(ctx, agent, limit)
 			if err != nil {
 				return failErr(err)
 			}
@@ -159,7 +159,7 @@ func showEvalSetRun(ctx context.Context, db *store.DB, stdout io.Writer, id, out
 	if format == string(report.Tau2) {
 		return usageErr("--format tau2 is for evaluations of simulations; %s is an eval-set run", id)
 	}
-	run, err := evaluation.LoadEvalSetRun(ctx, db, id)
+	run, err := skills.NewResults(db).EvalSetRun(ctx, id)
 	if err != nil {
 		return failErr(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/evaluation/shard"
 	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -84,11 +85,12 @@ func writeShard(ctx context.Context, cmd *cobra.Command, db *store.DB, eval *res
 	if eval.Status != result.StatusCompleted && (eval.Status != result.StatusFailed || eval.Error != result.NoOutcome(eval.Simulations)) {
 		return nil
 	}
-	stored, err := evaluation.Load(ctx, db, eval.ID)
+	results := skills.NewResults(db)
+	stored, err := results.Evaluation(ctx, eval.ID)
 	if err != nil {
 		return failErr(fmt.Errorf("shard result: %w", err))
 	}
-	recs, err := evaluation.LoadRecorded(ctx, db, stored)
+	recs, err := results.Recorded(ctx, stored)
 	if err != nil {
 		return failErr(fmt.Errorf("shard result: %w", err))
 	}

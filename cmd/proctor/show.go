@@ -17,6 +17,7 @@ import (
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/scoring"
+	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -133,15 +134,19 @@ func showEvaluation(cmd *cobra.Command, dbFlag, tau2Data string, format report.F
 
 // loadEvaluation reads a stored evaluation by id or short id: the one
 // resolver of proctor results, show and compare (store.GetEvaluation's).
-// brief leaves out the simulations (evaluation.LoadBrief). An unknown or
-// ambiguous id is a usage error; an eval-set run's id comes back as an
-// error wrapping evaluation.ErrEvalSetRun for the caller to handle.
+// brief leaves out the simulations (skills.Results.EvaluationBrief). An
+// unknown or ambiguous id is a usage error; an eval-set run's id comes
+// back as an error wrapping evaluation.ErrEvalSetRun for the caller to
+// handle.
 func loadEvaluation(ctx context.Context, db *store.DB, id string, brief bool) (*result.Evaluation, error) {
-	load := evaluation.Load
+	results := skills.NewResults(db)
+	load := results.Evaluation
 	if brief {
-		load = evaluation.LoadBrief
+		load = func(ctx context.Context, id string) (*result.Evaluation, error) {
+			return results.EvaluationBrief(ctx, id, false)
+		}
 	}
-	eval, err := load(ctx, db, id)
+	eval, err := load(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous):
 		return nil, usageErr("%v (see 'proctor results' for the stored evaluations)", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -102,8 +103,9 @@ func loadSubmitted(ctx context.Context, db *store.DB, tau2Data string, ids []str
 	cat, _ := newCatalog(tau2Data)
 	doms := map[string]*domains.Domain{}
 	var evals []*result.Evaluation
+	results := skills.NewResults(db)
 	for _, id := range ids {
-		eval, err := evaluation.Load(ctx, db, id)
+		eval, err := results.Evaluation(ctx, id)
 		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) || errors.Is(err, evaluation.ErrEvalSetRun) {
 			return nil, nil, usageErr("%v", err)
 		}

@@ -19,7 +19,6 @@ import (
 
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/catalog"
-	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/server"
 	"github.com/proctor-eval/proctor/server/ui"
@@ -200,7 +199,7 @@ func writeStoredHTML(ctx context.Context, db *store.DB, stdout io.Writer, out st
 // writeStoredEvalSetHTML writes a stored eval-set run as one
 // self-contained HTML file.
 func writeStoredEvalSetHTML(ctx context.Context, db *store.DB, stdout io.Writer, out, id string) error {
-	run, err := evaluation.LoadEvalSetRun(ctx, db, id)
+	run, err := skills.NewResults(db).EvalSetRun(ctx, id)
 	if err != nil {
 		return failErr(err)
 	}

@@ -57,11 +57,12 @@ func (h *Handler) comparison(r *http.Request, a, b string) (*report.EvaluationCo
 	if db == nil {
 		return nil, http.StatusNotFound, errors.New("there is no results database yet")
 	}
-	base, err := evaluation.LoadBrief(r.Context(), db, a)
+	results := h.results(db)
+	base, err := results.EvaluationBrief(r.Context(), a, false)
 	if err != nil {
 		return nil, compareStatus(err), err
 	}
-	cur, err := evaluation.LoadBrief(r.Context(), db, b)
+	cur, err := results.EvaluationBrief(r.Context(), b, false)
 	if err != nil {
 		return nil, compareStatus(err), err
 	}

@@ -3,7 +3,6 @@ package ui
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/proctor-eval/proctor/evalset"
@@ -77,7 +76,7 @@ func (h *Handler) evalSetCase(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, "%v", err)
 		return
 	}
-	run, err := loadEvalSetHead(r, db, id)
+	run, err := h.results(db).EvalSetRunHead(r.Context(), id)
 	if errors.Is(err, evaluation.ErrNotEvalSetRun) {
 		h.fail(w, r, http.StatusNotFound, "%v", err)
 		return
@@ -110,23 +109,6 @@ func (h *Handler) evalSetCase(w http.ResponseWriter, r *http.Request) {
 		v.Runs = append(v.Runs, newCaseRunView(&cr))
 	}
 	h.render(w, r, "evalcase", "Case "+key, "evalsets", v)
-}
-
-// loadEvalSetHead reads an eval-set run's record without its case runs.
-func loadEvalSetHead(r *http.Request, db *store.DB, id string) (*result.EvalSetRun, error) {
-	rec, err := db.GetEvaluation(r.Context(), id)
-	if err != nil {
-		return nil, err
-	}
-	if rec.Kind != store.KindEvalSets {
-		return nil, fmt.Errorf("%s: %w (it is an evaluation of simulations)", rec.ID, evaluation.ErrNotEvalSetRun)
-	}
-	var run result.EvalSetRun
-	if err := json.Unmarshal(rec.Data, &run); err != nil {
-		return nil, fmt.Errorf("eval-set run %s is unreadable: %w", rec.ID, err)
-	}
-	run.ID, run.CreatedAt = rec.ID, rec.CreatedAt
-	return &run, nil
 }
 
 // findCase is the summary of case key ("<set>/<case>").

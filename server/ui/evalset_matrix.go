@@ -65,7 +65,7 @@ func (h *Handler) evalSetMatrix(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, http.StatusBadRequest, "id: want an id of 1 to %d characters", maxParam)
 			return
 		}
-		run, err := loadEvalSetHead(r, db, id)
+		run, err := h.results(db).EvalSetRunHead(r.Context(), id)
 		if errors.Is(err, evaluation.ErrNotEvalSetRun) {
 			h.fail(w, r, http.StatusNotFound, "%v: tick eval-set runs only", err)
 			return

@@ -98,7 +98,7 @@ func (h *Handler) evalSetRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	run, err := evaluation.LoadEvalSetRun(r.Context(), db, id)
+	run, err := h.results(db).EvalSetRun(r.Context(), id)
 	if errors.Is(err, evaluation.ErrNotEvalSetRun) {
 		http.Redirect(w, r, h.opts.Base+"eval/"+urlPath(id), http.StatusFound)
 		return

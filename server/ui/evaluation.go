@@ -96,7 +96,7 @@ func (h *Handler) evaluation(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, "%v", err)
 		return
 	}
-	eval, err := evaluation.Load(r.Context(), db, id)
+	eval, err := h.results(db).Evaluation(r.Context(), id)
 	if errors.Is(err, evaluation.ErrEvalSetRun) {
 		http.Redirect(w, r, h.opts.Base+"evalset/"+urlPath(id), http.StatusFound)
 		return

@@ -3,7 +3,6 @@ package ui
 import (
 	"net/http"
 
-	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 )
 
@@ -45,7 +44,7 @@ func (h *Handler) leaderboard(w http.ResponseWriter, r *http.Request) {
 		domains = []string{v.Domain}
 	}
 	for _, d := range domains {
-		evals, err := evaluation.Completed(r.Context(), db, d, v.Split)
+		evals, err := h.results(db).Completed(r.Context(), d, v.Split)
 		if err != nil {
 			h.storeFail(w, r, err)
 			return

@@ -14,6 +14,7 @@ import (
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -62,6 +63,30 @@ type Options struct {
 	// conversation. Without it the page shows the expected actions its
 	// checks name.
 	Task func(eval *result.Evaluation, taskID string) (*domains.Task, error)
+	// Results, when set, is the repository the pages read the evaluations
+	// and eval-set runs of a database through; nil: skills.NewResults.
+	Results func(db *store.DB) Results
+}
+
+// Results is what the viewer reads stored evaluations and eval-set runs
+// through: loaded and scored as every front end reads them
+// (*skills.Results is the one proctor uses).
+type Results interface {
+	// Evaluation reads an evaluation with its simulations; an eval-set
+	// run's id is an error wrapping evaluation.ErrEvalSetRun.
+	Evaluation(ctx context.Context, id string) (*result.Evaluation, error)
+	// EvaluationBrief reads an evaluation without its simulations (with
+	// a row per simulation when withRows).
+	EvaluationBrief(ctx context.Context, id string, withRows bool) (*result.Evaluation, error)
+	// EvalSetRun reads an eval-set run with its case results; an
+	// evaluation's id is an error wrapping evaluation.ErrNotEvalSetRun.
+	EvalSetRun(ctx context.Context, id string) (*result.EvalSetRun, error)
+	// EvalSetRunHead reads an eval-set run's own record, without its
+	// case results.
+	EvalSetRunHead(ctx context.Context, id string) (*result.EvalSetRun, error)
+	// Completed reads the completed evaluations of a domain and split,
+	// without their simulations: what a leaderboard ranks.
+	Completed(ctx context.Context, domain, split string) ([]*result.Evaluation, error)
 }
 
 // Handler serves the viewer's pages from a results database.
@@ -83,6 +108,9 @@ func New(db *store.DB, opts Options) (*Handler, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Results == nil {
+		opts.Results = func(db *store.DB) Results { return skills.NewResults(db) }
 	}
 	tpl, err := parseTemplates()
 	if err != nil {
@@ -159,6 +187,9 @@ func (h *Handler) dbOf(r *http.Request) *store.DB {
 	}
 	return h.db
 }
+
+// results is the repository of db, the database of a request (dbOf).
+func (h *Handler) results(db *store.DB) Results { return h.opts.Results(db) }
 
 // param returns query parameter name, or an error when it is too long.
 func param(r *http.Request, name string) (string, error) {
