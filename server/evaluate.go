@@ -26,11 +26,12 @@ const ResultArtifact = "Result"
 // progressEvery, then the Result artifact and completed. A request the
 // service rejects ends the task rejected.
 func (e *executor) runEvaluation(ctx context.Context, ec *a2asrv.ExecutorContext, p *runParams, yield func(a2a.Event, error) bool) {
-	if err := e.svc.Check(p.EvaluationRequest); err != nil {
+	plan, err := e.svc.Plan(ctx, p.EvaluationRequest)
+	if err != nil {
 		yield(rejectedTask(ec, err), nil)
 		return
 	}
-	if err := e.checkSimulations(ctx, p.EvaluationRequest); err != nil {
+	if err := e.gate.simulationsError(plan.Simulations()); err != nil {
 		yield(rejectedTask(ec, err), nil)
 		return
 	}
@@ -39,33 +40,16 @@ func (e *executor) runEvaluation(ctx context.Context, ec *a2asrv.ExecutorContext
 		accepted: "Evaluation accepted; starting.",
 		slot:     "evaluation slot",
 		canceled: "Canceled before the evaluation started.",
-		steps:    func(t *longTask) taskEnd { return e.evaluate(t, p) },
+		steps:    func(t *longTask) taskEnd { return e.evaluate(t, plan, p.IncludeTranscripts) },
 	}, yield)
 }
 
-// checkSimulations refuses a request for more simulations than its
-// tenant may run at once: a new evaluation's tasks x trials, or what a
-// resumed one has left to run (a resume is also checked, here, against
-// the guards a new request meets: see skills.Service.ResumeSimulations).
-func (e *executor) checkSimulations(ctx context.Context, req skills.EvaluationRequest) error {
-	if req.Resume != "" {
-		n, err := e.svc.ResumeSimulations(ctx, req.Resume)
-		if err != nil {
-			return err
-		}
-		return e.gate.simulationsError(n)
-	}
-	n, err := e.svc.Simulations(req)
-	if err != nil {
-		return nil // Prepare says what is wrong with the request
-	}
-	return e.gate.simulationsError(n)
-}
-
-// evaluate is run_evaluation's steps: prepare the evaluation, announce it,
-// run it reporting progress, and end with its results.
-func (e *executor) evaluate(t *longTask, p *runParams) taskEnd {
-	run, end := e.prepareEvaluation(t, p)
+// evaluate is run_evaluation's steps: start the planned evaluation (the
+// request was checked, and its simulations counted against the tenant's
+// limit, when it came: runEvaluation), announce it, run it
+// reporting progress, and end with its results.
+func (e *executor) evaluate(t *longTask, plan *skills.Plan, includeTranscripts *bool) taskEnd {
+	run, end := e.startEvaluation(t, plan)
 	if run == nil {
 		return end
 	}
@@ -88,7 +72,7 @@ func (e *executor) evaluate(t *longTask, p *runParams) taskEnd {
 	}, run.Execute)
 	e.logEvaluation(t.ctx, LogEvaluationEnd, run.Evaluation(), len(run.Tasks()),
 		slog.Float64("duration_ms", float64(time.Since(began).Microseconds())/1000), slog.Bool("error", err != nil))
-	return evaluationEnd(run.Evaluation(), err, last, p.IncludeTranscripts)
+	return evaluationEnd(run.Evaluation(), err, last, includeTranscripts)
 }
 
 // logEvaluation writes an evaluation's start or end record: its id,
@@ -103,10 +87,11 @@ func (e *executor) logEvaluation(ctx context.Context, msg string, eval *result.E
 	e.log.LogAttrs(context.WithoutCancel(ctx), slog.LevelInfo, msg, attrs...)
 }
 
-// prepareEvaluation sets the evaluation up (or finds the one to resume).
-// Without a run, the task ends as the returned taskEnd says.
-func (e *executor) prepareEvaluation(t *longTask, p *runParams) (*skills.Run, taskEnd) {
-	run, err := e.svc.Prepare(t.ctx, p.EvaluationRequest)
+// startEvaluation starts the planned evaluation (or the resumption of a
+// stored one, if it is still resumable). Without a run, the task ends as
+// the returned taskEnd says.
+func (e *executor) startEvaluation(t *longTask, plan *skills.Plan) (*skills.Run, taskEnd) {
+	run, err := e.svc.Start(t.ctx, plan)
 	if err == nil {
 		return run, taskEnd{}
 	}

@@ -141,22 +141,25 @@ func (s *Service) chatRun(tc agent.ToolContext, gate Gate, args ChatRunArgs) any
 	if req.AgentURL == "" && req.Resume == "" {
 		return ChatError{Error: "no agent_url: ask the user which agent to evaluate (a URL, or builtin for the reference agent)"}
 	}
-	if err := s.Check(req); err != nil {
+	ctx := context.Context(tc)
+	plan, err := s.Plan(ctx, req)
+	if err != nil {
 		return chatError(err)
 	}
-	ctx := context.Context(tc)
+	start := s.start // nothing waits between the plan and its start
 	if gate != nil {
-		n, err := s.Simulations(req)
-		if err != nil {
-			return chatError(err)
+		n := plan.Simulations()
+		if plan.Resume() {
+			n = 0 // as Gate says
 		}
 		release, err := gate(ctx, n)
 		if err != nil {
 			return ChatError{Error: "the evaluation did not start: " + err.Error()}
 		}
 		defer release()
+		start = s.Start // the gate may have queued it: a resume is read again
 	}
-	r, err := s.Prepare(ctx, req)
+	r, err := start(ctx, plan)
 	if err != nil {
 		return chatError(err)
 	}

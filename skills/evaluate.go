@@ -34,7 +34,6 @@ import (
 	"github.com/proctor-eval/proctor/rollout"
 	"github.com/proctor-eval/proctor/scoring"
 	"github.com/proctor-eval/proctor/store"
-	"github.com/proctor-eval/proctor/translation"
 )
 
 // DomainSource is where a Service finds its domains. A *domains.Registry is
@@ -264,49 +263,12 @@ func (r *Run) Execute(ctx context.Context, onProgress func(evaluation.Progress))
 	return nil
 }
 
-// Prepare checks a request, resolves its domain and tasks, reaches the agent
-// (starting the built-in one if asked) and records the evaluation as
-// running. A bad request is an *InvalidRequestError; a resume of an unknown
-// or completed evaluation too, and an agent the private-target guard
-// refuses to reach.
-func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, error) {
-	if err := req.check(s.validator()); err != nil {
-		return nil, err
-	}
-	if err := s.checkCeiling(req.MaxResponseBytes); err != nil {
-		return nil, err
-	}
-	if err := s.checkOwnAgent(req.AgentURL); err != nil {
-		return nil, err
-	}
-	if err := s.checkECP(req); err != nil {
-		return nil, err
-	}
-	run := &Run{store: s.Store}
-	eval, err := s.record(ctx, req, run)
-	if err != nil {
-		return nil, err
-	}
-	run.askedConcurrency = s.clampConcurrency(&eval.Config)
-	cfg := eval.Config
-	domain, selected, split, err := s.selectTasks(cfg)
-	if err != nil {
-		return nil, err
-	}
-	tasks := ShardTasks(selected, cfg.ShardIndex, cfg.NumShards)
-	eval.Config.Split = split
-	if err := checkAllowTools(domain, cfg.ECPAllowTools); err != nil {
-		return nil, err
-	}
-	profile, err := translation.ProfileByName(translation.ProfileName(cfg.Profile))
-	if err != nil {
-		return nil, invalid("profile: %v", err)
-	}
-	users, judge, err := s.llmParts(ctx, cfg, tasks)
-	if err != nil {
-		return nil, err
-	}
-	headers := req.header()
+// start reaches the agent of a plan (starting the built-in one if asked)
+// and sets up the runner that records the evaluation.
+func (s *Service) start(ctx context.Context, p *Plan) (*Run, error) {
+	run := &Run{store: s.Store, resumed: p.resumed, askedConcurrency: p.askedConcurrency}
+	eval, cfg, domain := p.eval, p.eval.Config, p.domain
+	headers := p.headers
 	eval.Config.HeaderNames = slices.Sorted(maps.Keys(headers))
 	if err := s.connect(ctx, run, domain, eval.ID, cfg, headers); err != nil {
 		return nil, err
@@ -319,20 +281,20 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	}
 	// The whole selection, not this shard's share: a resume selects and
 	// splits it again, and the shards of one evaluation record the same.
-	eval.Config.TaskIDs = taskIDs(selected)
-	run.eval, run.tasks = eval, tasks
-	sim, err := rollout.NewSimulator(domain, profile, rollout.Limits{
+	eval.Config.TaskIDs = taskIDs(p.selected)
+	run.eval, run.tasks = eval, p.tasks
+	sim, err := rollout.NewSimulator(domain, p.profile, rollout.Limits{
 		MaxSteps: cfg.MaxSteps, MaxErrors: cfg.MaxErrors, Timeout: time.Duration(cfg.Timeout),
 	}).WithTracerProvider(s.TracerProvider).WithFaults(faultsOf(cfg)).WithAllowedTools(cfg.ECPAllowTools)
-	if err != nil { // checked above
+	if err != nil { // the plan checked them
 		run.Close()
 		return nil, invalid("ecp_allow_tools: %v", err)
 	}
 	run.runner = &evaluation.Runner{
 		Simulator:   sim,
-		Scorer:      scoring.NewScorer(domain, cfg.Strict).WithActionMatch(cfg.ActionMatch).WithJudge(judge),
+		Scorer:      scoring.NewScorer(domain, cfg.Strict).WithActionMatch(cfg.ActionMatch).WithJudge(p.judge),
 		Agent:       agent,
-		Users:       users,
+		Users:       p.users,
 		Store:       s.evaluationStore(),
 		Concurrency: max(cfg.Concurrency, 1),
 		Slots:       s.simulationSlots(),
@@ -343,20 +305,9 @@ func (s *Service) Prepare(ctx context.Context, req EvaluationRequest) (*Run, err
 	return run, nil
 }
 
-// record makes the evaluation's record: a new one from the request with
-// its defaults, or, to resume, the stored one with what it finished.
-func (s *Service) record(ctx context.Context, req EvaluationRequest, run *Run) (*result.Evaluation, error) {
-	if req.Resume != "" {
-		eval, err := s.resumable(ctx, req.Resume)
-		if err != nil {
-			return nil, err
-		}
-		run.resumed = len(eval.Simulations)
-		if req.Concurrency > 0 {
-			eval.Config.Concurrency = req.Concurrency
-		}
-		return eval, nil
-	}
+// newRecord makes a new evaluation's record from the request with its
+// defaults.
+func (s *Service) newRecord(req EvaluationRequest) (*result.Evaluation, error) {
 	if req.MaxResponseBytes == 0 {
 		req.MaxResponseBytes = s.maxResponse()
 	}
@@ -608,65 +559,6 @@ func (e *AgentError) Error() string { return fmt.Sprintf("cannot evaluate %s: %v
 // Unwrap returns the underlying error.
 func (e *AgentError) Unwrap() error { return e.Err }
 
-func (s *Service) resumable(ctx context.Context, id string) (*result.Evaluation, error) {
-	eval, err := s.results().Evaluation(ctx, id)
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrAmbiguous) {
-			return nil, invalid("resume: %v", err)
-		}
-		return nil, err
-	}
-	if eval.Status == result.StatusCompleted {
-		return nil, invalid("resume: evaluation %s is already completed", eval.ID)
-	}
-	if eval.Status == result.StatusRunning && !s.writerGone(ctx, eval.ID) {
-		// A proctor that died leaves "running" behind, but the store is
-		// opened to mark such evaluations interrupted whenever no other
-		// proctor has it open, and a writer known to be gone is taken
-		// over: this one may be running elsewhere now.
-		return nil, invalid("resume: evaluation %s is running (in another proctor on this database, or one that stopped while another proctor had the database open: it becomes interrupted, and resumable, once no proctor has the database open)", eval.ID)
-	}
-	if eval.RescoredFrom != "" {
-		return nil, invalid("resume: evaluation %s scored %s again and plays nothing: rescore %s again instead", eval.ID, eval.RescoredFrom, eval.RescoredFrom)
-	}
-	if err := s.checkStoredAgent(eval.Config); err != nil {
-		return nil, fmt.Errorf("resume: evaluation %s: %w", eval.ID, err)
-	}
-	return eval, nil
-}
-
-// checkStoredAgent checks a stored evaluation's agent against this
-// service's request-time guards, which the request that made it may never
-// have met (an evaluation the CLI started, resumed through a server): the
-// built-in agent where the service starts none, an ecp+stdio: command off
-// the allow-list, an ecp_config the service would refuse. Private targets
-// are refused when the agent is reached (the service's client options
-// apply to resumed evaluations too).
-func (s *Service) checkStoredAgent(cfg result.Config) error {
-	if err := s.checkOwnAgent(cfg.Agent); err != nil {
-		return err
-	}
-	if ecp.IsTarget(cfg.Agent) {
-		return s.checkECPTarget(cfg.Agent, cfg.ECPConfig)
-	}
-	return nil
-}
-
-// ResumeSimulations is how many simulations resuming evaluation id would
-// run (those it has not finished), after checking that it may be resumed
-// here, for the caller of ctx: what Simulations is for a new request.
-func (s *Service) ResumeSimulations(ctx context.Context, id string) (int, error) {
-	eval, err := s.resumable(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	_, tasks, _, err := s.resolveTasks(eval.Config)
-	if err != nil {
-		return 0, err
-	}
-	return max(len(tasks)*max(eval.Config.NumTrials, 1)-len(eval.Simulations), 0), nil
-}
-
 // writerGone reports whether the process that last wrote an evaluation
 // has certainly exited (see store.Process.Gone): one it left "running"
 // was killed while another proctor had the database open.
@@ -747,7 +639,11 @@ func checkRetrieval(domain, config string) error {
 // selected (selectTasks), then this shard's share (ShardTasks). It returns
 // the split the tasks come from.
 func (s *Service) resolveTasks(cfg result.Config) (*domains.Domain, []*domains.Task, string, error) {
-	domain, tasks, split, err := s.selectTasks(cfg)
+	domain, split, err := s.domain(cfg)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	tasks, err := selectTasks(domain, split, cfg)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -771,14 +667,11 @@ func ShardTasks(tasks []*domains.Task, index, num int) []*domains.Task {
 	return share
 }
 
-// selectTasks finds the domain and the tasks an evaluation selects, before
-// any split between shards: the ones named (or all of the split's), the
-// first num_tasks of those. A shard with no task of its own is refused.
-func (s *Service) selectTasks(cfg result.Config) (*domains.Domain, []*domains.Task, string, error) {
-	domain, split, err := s.domain(cfg)
-	if err != nil {
-		return nil, nil, "", err
-	}
+// selectTasks finds the tasks an evaluation selects from the domain (with
+// the tasks of split), before any split between shards: the ones named (or
+// all of the split's), the first num_tasks of those. A shard with no task
+// of its own is refused.
+func selectTasks(domain *domains.Domain, split string, cfg result.Config) ([]*domains.Task, error) {
 	var tasks []*domains.Task
 	if len(cfg.TaskIDs) > 0 {
 		var unknown []string
@@ -800,7 +693,7 @@ func (s *Service) selectTasks(cfg result.Config) (*domains.Domain, []*domains.Ta
 			if len(unknown) > 10 {
 				unknown = append(unknown[:10], fmt.Sprintf("and %d more", len(unknown)-10))
 			}
-			return nil, nil, "", invalid("task_ids: domain %s%s has no task %s", domain.Name, splitNote(split), strings.Join(unknown, ", "))
+			return nil, invalid("task_ids: domain %s%s has no task %s", domain.Name, splitNote(split), strings.Join(unknown, ", "))
 		}
 	} else {
 		for i := range domain.Tasks {
@@ -811,18 +704,18 @@ func (s *Service) selectTasks(cfg result.Config) (*domains.Domain, []*domains.Ta
 		tasks = tasks[:cfg.NumTasks]
 	}
 	if len(tasks) == 0 {
-		return nil, nil, "", invalid("domain %s%s: no tasks selected", domain.Name, splitNote(split))
+		return nil, invalid("domain %s%s: no tasks selected", domain.Name, splitNote(split))
 	}
 	if cfg.NumShards > len(tasks) {
-		return nil, nil, "", invalid("num_shards %d: only %d tasks are selected, and every shard needs one; use at most %d shards",
+		return nil, invalid("num_shards %d: only %d tasks are selected, and every shard needs one; use at most %d shards",
 			cfg.NumShards, len(tasks), len(tasks))
 	}
 	if cfg.User == DefaultUser || cfg.User == "" {
 		if err := scriptless(domain.Name+splitNote(split), tasks); err != nil {
-			return nil, nil, "", err
+			return nil, err
 		}
 	}
-	return domain, tasks, split, nil
+	return tasks, nil
 }
 
 // scriptless refuses tasks the scripted user cannot play: those without a
@@ -899,86 +792,15 @@ func joinInvalid(a, b error) error {
 	return &all
 }
 
-// startBuiltin serves the reference agent on a loopback port until ctx ends.
+// startBuiltin serves the reference agent on a loopback port until ctx
+// ends; the plan has checked that it plays d (builtinPlays).
 func startBuiltin(ctx context.Context, d *domains.Domain) (string, error) {
-	if err := builtinPlays(d); err != nil {
-		return "", err
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", fmt.Errorf("start the built-in agent: %w", err)
 	}
 	go func() { _ = refagent.Serve(ctx, ln, d) }()
 	return refagent.BaseURL(ln.Addr()), nil
-}
-
-// Check validates a new evaluation request against the domains without
-// touching the database or the agent: what a command line can be told before
-// anything starts.
-func (s *Service) Check(req EvaluationRequest) error {
-	if err := req.check(s.validator()); err != nil {
-		return err
-	}
-	if err := s.checkCeiling(req.MaxResponseBytes); err != nil {
-		return err
-	}
-	if err := s.checkOwnAgent(req.AgentURL); err != nil {
-		return err
-	}
-	if err := s.checkECP(req); err != nil {
-		return err
-	}
-	if req.Resume != "" {
-		return nil // the stored evaluation says the rest; Prepare checks it
-	}
-	r := req.withDefaults()
-	userModel, judgeModel := s.modelSpecs(r)
-	cfg := result.Config{
-		Domain: r.Domain, Split: r.Split, User: r.User, TaskIDs: r.TaskIDs, NumTasks: r.NumTasks,
-		ShardIndex: r.ShardIndex, NumShards: r.NumShards, UserModel: userModel, JudgeModel: judgeModel,
-		RetrievalConfig: r.RetrievalConfig,
-	}
-	var refused error
-	if r.AgentURL == BuiltinAgent {
-		if d, _, err := s.domain(cfg); err == nil {
-			refused = builtinPlays(d)
-		}
-	}
-	domain, tasks, _, err := s.resolveTasks(cfg)
-	if err != nil || refused != nil {
-		return joinInvalid(refused, err)
-	}
-	if ecp.IsTarget(r.AgentURL) {
-		allow, err := allowTools(r)
-		if err != nil {
-			return err
-		}
-		if err := checkAllowTools(domain, allow); err != nil {
-			return err
-		}
-	}
-	// Models are made, not called: a missing key or an unknown provider
-	// shows here.
-	_, _, err = s.llmParts(context.Background(), cfg, tasks)
-	return err
-}
-
-// Simulations is how many simulations a new evaluation request runs: its
-// tasks (after num_tasks and sharding) times its trials; 0 for a resume,
-// which runs what its evaluation was created with. Call it after Check.
-func (s *Service) Simulations(req EvaluationRequest) (int, error) {
-	if req.Resume != "" {
-		return 0, nil
-	}
-	r := req.withDefaults()
-	_, tasks, _, err := s.resolveTasks(result.Config{
-		Domain: r.Domain, Split: r.Split, TaskIDs: r.TaskIDs, NumTasks: r.NumTasks, ShardIndex: r.ShardIndex, NumShards: r.NumShards,
-		RetrievalConfig: r.RetrievalConfig,
-	})
-	if err != nil {
-		return 0, err
-	}
-	return len(tasks) * max(r.NumTrials, 1), nil
 }
 
 // faultsOf is the tool-result corruption an evaluation asked for: its

@@ -369,8 +369,9 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	// in full before the database is opened (a rejected command must not
 	// create or lock it), then the service gets its store.
 	svc := &skills.Service{Domains: su.catalog, Models: su.models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings(), TracerProvider: su.tracer}
+	var plan *skills.Plan
 	if f.resume == "" {
-		if err := svc.Check(req); err != nil {
+		if plan, err = svc.Plan(ctx, req); err != nil {
 			return requestErr(err)
 		}
 	}
@@ -401,7 +402,8 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	if f.resume != "" && !cmd.Flags().Changed("max-response-bytes") {
 		svc.MaxResponseBytes = math.MaxInt64
 	}
-	run, err := svc.Prepare(ctx, req)
+	// A resume is planned once its stored evaluation can be read.
+	run, err := startPlanned(ctx, svc, plan, req)
 	if err != nil {
 		return requestErr(err)
 	}
@@ -666,4 +668,13 @@ func writeOut(stdout io.Writer, out string, write func(io.Writer) error) (err er
 		}
 	}()
 	return write(file)
+}
+
+// startPlanned starts a run's planned evaluation, or plans and starts a
+// resume (skills.Service.Prepare).
+func startPlanned(ctx context.Context, svc *skills.Service, plan *skills.Plan, req skills.EvaluationRequest) (*skills.Run, error) {
+	if plan == nil {
+		return svc.Prepare(ctx, req)
+	}
+	return svc.Start(ctx, plan)
 }
