@@ -122,6 +122,8 @@ type Service struct {
 	validate  *validator.Validate
 	slotsOnce sync.Once
 	slots     *evaluation.Slots
+	embedMu   sync.Mutex
+	embedders map[string]knowledge.Embedder // by retrieval configuration
 }
 
 // simulationSlots are the service's shared simulation slots, unbounded
@@ -579,7 +581,11 @@ func (s *Service) domain(cfg result.Config) (*domains.Domain, string, error) {
 		return nil, "", err
 	}
 	if src, ok := s.Domains.(OptionSource); ok {
-		d, resolved, err := src.GetWith(name, split, load.Options{RetrievalConfig: cfg.RetrievalConfig})
+		e, err := s.embedder(cfg.RetrievalConfig)
+		if err != nil {
+			return nil, "", err
+		}
+		d, resolved, err := src.GetWith(name, split, load.Options{RetrievalConfig: cfg.RetrievalConfig, Embedder: e})
 		return domainOutcome(name, split, d, resolved, err)
 	}
 	src, ok := s.Domains.(SplitSource)
@@ -620,6 +626,35 @@ func domainOutcome(name, split string, d *domains.Domain, resolved string, err e
 		return nil, "", invalid("domain: %v", err)
 	}
 	return nil, "", fmt.Errorf("domain %s: %w", name, err)
+}
+
+// embedder is the embedder of a retrieval configuration that ranks by
+// embeddings, made once per service from its models' source (keys,
+// limits, cassette) so that its domain, whose documents it embedded, is
+// built once too; nil for the other configurations.
+func (s *Service) embedder(config string) (knowledge.Embedder, error) {
+	cfg, err := knowledge.Resolve(config, knowledge.Options{})
+	if err != nil || cfg.Embedding == nil {
+		return nil, nil // checkRetrieval has said what is wrong
+	}
+	src, ok := s.Models.(*llm.Source)
+	if !ok {
+		return nil, invalid("retrieval_config %s ranks by embeddings, which need a model provider this service does not have", cfg.Name)
+	}
+	s.embedMu.Lock()
+	defer s.embedMu.Unlock()
+	if e := s.embedders[cfg.Name]; e != nil {
+		return e, nil
+	}
+	e, err := knowledge.NewEmbedder(src, cfg)
+	if err != nil {
+		return nil, invalid("retrieval_config: %v", err)
+	}
+	if s.embedders == nil {
+		s.embedders = make(map[string]knowledge.Embedder)
+	}
+	s.embedders[cfg.Name] = e
+	return e, nil
 }
 
 // checkRetrieval refuses, before any data is read, a banking_knowledge

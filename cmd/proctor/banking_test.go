@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,14 +30,29 @@ var bankingReasons = map[string]string{
 var reasonMarker = regexp.MustCompile(`reason=(\w+)`)
 
 // TestBankingKnowledgeRun runs two banking_knowledge tasks end to end
-// offline with --retrieval-config bm25_grep: an LLM user and proctor's
-// baseline agent, both models faked at the wire. The agent searches the
-// knowledge base with KB_search, then transfers as the gold action says:
-// reward 1, the retrieval calls in the transcript, the configuration in
-// the result's config and in the tau2 export.
+// offline, with BM25 (bm25_grep) and with embeddings from the fake
+// provider (openai_embeddings_grep): an LLM user and proctor's baseline
+// agent, both models faked at the wire. The agent searches the knowledge
+// base with KB_search, then transfers as the gold action says: reward 1,
+// the retrieval calls in the transcript, the configuration in the result's
+// config and in the tau2 export; with embeddings, the documents are
+// embedded in one request.
 func TestBankingKnowledgeRun(t *testing.T) {
+	for _, config := range []string{"bm25_grep", "openai_embeddings_grep"} {
+		t.Run(config, func(t *testing.T) { testBankingKnowledgeRun(t, config) })
+	}
+}
+
+func testBankingKnowledgeRun(t *testing.T, config string) {
 	root := filepath.Dir(tau2test.Dir(t, "banking_knowledge"))
+	var embedded atomic.Int64 // texts embedded in requests of more than one
 	user := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply {
+		if len(r.Input) > 0 { // the knowledge base's embeddings: the default vectors
+			if len(r.Input) > 1 {
+				embedded.Add(int64(len(r.Input)))
+			}
+			return llmtest.Reply{}
+		}
 		for _, m := range r.Messages {
 			if m.Role == "assistant" { // the user has spoken: done
 				return llmtest.Reply{Text: "Thanks. ###STOP###"}
@@ -53,14 +69,14 @@ func TestBankingKnowledgeRun(t *testing.T) {
 
 	t.Setenv("OPENAI_API_KEY", fakeUserSecret)
 	db := tempDB(t)
-	r := mustCLI(t, 0, "run", "--domain", "banking_knowledge", "--retrieval-config", "bm25_grep", "--tau2-data", root,
+	r := mustCLI(t, 0, "run", "--domain", "banking_knowledge", "--retrieval-config", config, "--tau2-data", root,
 		"--task-ids", "task_004,task_008", "--agent", agent, "--user", "llm", "--user-model", "openai:gpt-4.1",
 		"--llm-base-url", user.URL, "--db", db, "--format", "json", "--progress", "none")
 	var ev result.Evaluation
 	if err := json.Unmarshal([]byte(r.stdout), &ev); err != nil {
 		t.Fatal(err)
 	}
-	if ev.Config.RetrievalConfig != "bm25_grep" {
+	if ev.Config.RetrievalConfig != config {
 		t.Errorf("config retrieval_config %q", ev.Config.RetrievalConfig)
 	}
 	type outcome struct {
@@ -95,9 +111,12 @@ func TestBankingKnowledgeRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(export.stdout), &tau2); err != nil {
 		t.Fatal(err)
 	}
-	if tau2.Info.RetrievalConfig != "bm25_grep" || tau2.Info.Environment.DomainName != "banking_knowledge" ||
+	if tau2.Info.RetrievalConfig != config || tau2.Info.Environment.DomainName != "banking_knowledge" ||
 		!strings.Contains(tau2.Info.Environment.Policy, "KB_search") {
 		t.Errorf("tau2 export info: %+v", tau2.Info)
+	}
+	if want := map[string]int64{"bm25_grep": 0, "openai_embeddings_grep": 698}[config]; embedded.Load() != want {
+		t.Errorf("%d documents embedded, want %d (once, in one request)", embedded.Load(), want)
 	}
 }
 

@@ -267,6 +267,9 @@ func (c *Catalog) describe(ld load.Domain) (load.Info, error) {
 // same load. A failed load is not kept: the next call tries again.
 func (c *Catalog) load(ld load.Domain, split string, opts load.Options) (*domains.Domain, error) {
 	key := ld.Name + "\x00" + split + "\x00" + opts.RetrievalConfig
+	if opts.Embedder != nil { // a domain per embedder: its cassette, keys and limits
+		key += fmt.Sprintf("\x00%p", opts.Embedder)
+	}
 	c.mu.Lock()
 	if l, ok := c.loads[key]; ok {
 		c.mu.Unlock()

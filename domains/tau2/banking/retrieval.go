@@ -1,6 +1,7 @@
 package banking
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -30,9 +31,14 @@ const taskSpecificPolicy = "(Policy is task-specific - see 'policy' field in eac
 // retrieval configuration ("" is tau2's default): the agent's tools are
 // the configuration's retrieval tools and the banking tools, its policy
 // the configuration's prompt (for golden_retrieval, one per task, with the
-// task's required documents). An unknown configuration, or one proctor
-// does not offer, is an error that lists those it offers.
-func NewWithRetrieval(dir, config string) (*domains.Domain, error) {
+// task's required documents). A configuration that ranks by embeddings
+// takes e (knowledge.NewEmbedder), with which the documents are embedded
+// before the domain is returned; without one (the others take nil) its
+// KB_search fails, which is enough to show, score again or export a
+// stored evaluation. An unknown
+// configuration, or one proctor does not offer, is an error that lists
+// those it offers.
+func NewWithRetrieval(dir, config string, e knowledge.Embedder) (*domains.Domain, error) {
 	cfg, err := knowledge.Resolve(config, knowledge.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("tau2 banking_knowledge: %w", err)
@@ -40,6 +46,13 @@ func NewWithRetrieval(dir, config string) (*domains.Domain, error) {
 	base, err := knowledge.Load(filepath.Join(dir, DocumentsDir))
 	if err != nil {
 		return nil, fmt.Errorf("tau2 banking_knowledge: %w", err)
+	}
+	// The documents are embedded now, so that a run whose embeddings
+	// service fails stops before its first simulation.
+	if e != nil {
+		if err := base.Prepare(context.Background(), cfg, e); err != nil {
+			return nil, fmt.Errorf("tau2 banking_knowledge: %w", err)
+		}
 	}
 	prompts := filepath.Join(dir, PromptsDir)
 	policy := taskSpecificPolicy
@@ -62,7 +75,7 @@ func NewWithRetrieval(dir, config string) (*domains.Domain, error) {
 	} else if policy, err = base.Policy(prompts, cfg, nil); err != nil {
 		return nil, fmt.Errorf("tau2 banking_knowledge: %w", err)
 	}
-	return build(dir, policy, ToolsWith(base.Toolset(cfg)), taskPolicy)
+	return build(dir, policy, ToolsWith(base.Toolset(cfg, knowledge.WithEmbedder(e))), taskPolicy)
 }
 
 // requiredDocuments reads each task's required_documents (golden

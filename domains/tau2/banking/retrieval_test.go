@@ -33,7 +33,7 @@ func TestRetrievalConfigs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.config, func(t *testing.T) {
-			d, err := NewWithRetrieval(dir, tt.config)
+			d, err := NewWithRetrieval(dir, tt.config, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +57,7 @@ func TestRetrievalConfigs(t *testing.T) {
 // TestGoldenPolicyPerTask: golden_retrieval's policy inlines the task's
 // required documents.
 func TestGoldenPolicyPerTask(t *testing.T) {
-	d, err := NewWithRetrieval(tau2test.Dir(t, Name), "golden_retrieval")
+	d, err := NewWithRetrieval(tau2test.Dir(t, Name), "golden_retrieval", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,25 +79,36 @@ func TestGoldenPolicyPerTask(t *testing.T) {
 }
 
 // TestRefusedRetrievalConfigs: tau2's default and the configurations that
-// need embeddings or a sandbox are refused with the ones proctor offers.
+// need a sandbox are refused with the ones proctor offers; one that ranks
+// by embeddings is built without an embedder, but cannot search.
 func TestRefusedRetrievalConfigs(t *testing.T) {
 	dir := tau2test.Dir(t, Name)
 	for config, want := range map[string]string{
-		"":                  "tau2's default, alltools",
-		"openai_embeddings": "embeddings",
-		"terminal_use":      "sandbox",
-		"nope":              `unknown retrieval config "nope"`,
+		"":             "tau2's default, alltools",
+		"terminal_use": "sandbox",
+		"nope":         `unknown retrieval config "nope"`,
 	} {
-		_, err := NewWithRetrieval(dir, config)
+		_, err := NewWithRetrieval(dir, config, nil)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "bm25_grep") {
 			t.Errorf("%q: %v, want %q and the offered configurations", config, err, want)
 		}
+	}
+	d, err := NewWithRetrieval(dir, "openai_embeddings", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := d.NewEnv(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := env.Call(domains.ToolCall{Name: "KB_search", Arguments: map[string]any{"query": "fees"}}); !res.Error || !strings.Contains(res.Content, "no embedder") {
+		t.Errorf("KB_search of openai_embeddings without an embedder: %+v", res)
 	}
 }
 
 // TestKBSearchRuns: the retrieval tools run through the environment.
 func TestKBSearchRuns(t *testing.T) {
-	d, err := NewWithRetrieval(tau2test.Dir(t, Name), "bm25_grep")
+	d, err := NewWithRetrieval(tau2test.Dir(t, Name), "bm25_grep", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,10 @@ type Options struct {
 	// RetrievalConfig is banking_knowledge's retrieval configuration, as
 	// tau2's --retrieval-config names it ("": tau2's default).
 	RetrievalConfig string
+	// Embedder embeds the documents and queries of a retrieval
+	// configuration that ranks by embeddings (knowledge.NewEmbedder);
+	// nil for the others.
+	Embedder knowledge.Embedder
 }
 
 // Build builds the domain from its directory with the tasks of a split
@@ -71,7 +75,7 @@ func (d Domain) Build(dir, split string, o Options) (*domains.Domain, error) {
 	if d.NewWith != nil {
 		return d.NewWith(dir, split, o)
 	}
-	if o != (Options{}) {
+	if o.RetrievalConfig != "" || o.Embedder != nil {
 		return nil, fmt.Errorf("domain %s has no retrieval configurations (--retrieval-config is banking_knowledge's)", d.Name)
 	}
 	return d.New(dir, split)
@@ -140,7 +144,7 @@ func newBanking(dir, split string, o Options) (*domains.Domain, error) {
 	if split != "" && split != DefaultSplit {
 		return nil, fmt.Errorf("%s has no split %q", banking.Name, split)
 	}
-	return banking.NewWithRetrieval(dir, o.RetrievalConfig)
+	return banking.NewWithRetrieval(dir, o.RetrievalConfig, o.Embedder)
 }
 
 // toolNames builds a domain from an empty database and no tasks, only to read
