@@ -213,11 +213,7 @@ func BenchmarkSkillsVsEcho(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		msg, ok := res.(*a2a.Message)
-		if !ok {
-			b.Fatalf("answered %T %+v, want a message", res, res)
-		}
-		return msg
+		return answerOf(b, res)
 	}
 	skillPart := func(name server.Skill, params map[string]any) *a2a.Part {
 		body := map[string]any{"skill": string(name)}

@@ -327,9 +327,9 @@ func TestManyConcurrentCallers(t *testing.T) {
 			}
 			defer resp.Body.Close()
 			var out struct {
-				Result struct{ Message *a2a.Message }
+				Result struct{ Task *a2a.Task }
 			}
-			if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 || out.Result.Message == nil {
+			if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 || out.Result.Task == nil {
 				errs <- fmt.Errorf("caller %d: HTTP %d, %v", i, resp.StatusCode, err)
 			}
 		})

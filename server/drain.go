@@ -196,9 +196,7 @@ func (e *executor) checkpoint(t *longTask, data map[string]any) {
 
 // refuseWhileDraining answers a request for new work during a drain.
 func refuseWhileDraining(ec *a2asrv.ExecutorContext) *a2a.Task {
-	task := a2a.NewSubmittedTask(ec, ec.Message)
-	task.Status = a2a.TaskStatus{State: a2a.TaskStateRejected, Message: statusMessage(ec, DrainingText, map[string]any{"draining": true})}
-	return task
+	return endedTask(ec, a2a.TaskStateRejected, statusMessage(ec, DrainingText, map[string]any{"draining": true}))
 }
 
 // ready answers PathReady: 200 while the server takes work, 503 once it

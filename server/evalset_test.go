@@ -149,11 +149,7 @@ func TestRunEvalSet(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				msg, ok := res.(*a2a.Message)
-				if !ok {
-					t.Fatalf("get_results answered %T %+v", res, res)
-				}
-				got := decodeRun(t, msg.Parts)
+				got := decodeRun(t, answerOf(t, res).Parts)
 				if diff := cmp.Diff(tc.want, verdicts(got)); diff != "" {
 					t.Errorf("get_results verdicts (-want +got):\n%s", diff)
 				}
@@ -296,7 +292,7 @@ func TestCancelEvalSetRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := decodeRun(t, res.(*a2a.Message).Parts)
+	run := decodeRun(t, answerOf(t, res).Parts)
 	if run.Status != result.StatusInterrupted || len(run.Cases) == 0 || len(run.Cases) == len(evalCases) {
 		t.Errorf("stored run %s with %d of %d case runs; want interrupted with some", run.Status, len(run.Cases), len(evalCases))
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -18,13 +19,29 @@ func violationsText(inv *skills.InvalidRequestError) string {
 
 // rejectedTask is a task that ends at once: the request cannot be run.
 func rejectedTask(ec *a2asrv.ExecutorContext, err error) *a2a.Task {
-	task := a2a.NewSubmittedTask(ec, ec.Message)
 	var inv *skills.InvalidRequestError
 	text, data := err.Error(), map[string]any{}
 	if errors.As(err, &inv) {
 		text, data["violations"] = violationsText(inv), inv.Violations
 	}
-	task.Status = a2a.TaskStatus{State: a2a.TaskStateRejected, Message: statusMessage(ec, text, data)}
+	return endedTask(ec, a2a.TaskStateRejected, statusMessage(ec, text, data))
+}
+
+// answeredTask is a request answered on the spot (help, list_domains,
+// get_results): a task that ends at once in state (completed, or failed
+// when the answer is an error), the answer's parts its status message.
+// Answering with a task rather than a bare message leaves a record that
+// GetTask and ListTasks find, which tools listing an agent's work expect.
+func answeredTask(ec *a2asrv.ExecutorContext, state a2a.TaskState, parts ...*a2a.Part) *a2a.Task {
+	return endedTask(ec, state, a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, parts...))
+}
+
+// endedTask is the request's task, new, already in state with msg as its
+// status message and the request's message as its history.
+func endedTask(ec *a2asrv.ExecutorContext, state a2a.TaskState, msg *a2a.Message) *a2a.Task {
+	task := a2a.NewSubmittedTask(ec, ec.Message)
+	now := time.Now().UTC()
+	task.Status = a2a.TaskStatus{State: state, Message: msg, Timestamp: &now}
 	return task
 }
 
@@ -47,14 +64,6 @@ func statusMessage(ec *a2asrv.ExecutorContext, text string, data map[string]any)
 		parts = append(parts, dataPart(data))
 	}
 	return a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, parts...)
-}
-
-// agentMessage is proctor's reply outside a task, in the request's
-// context.
-func agentMessage(ec *a2asrv.ExecutorContext, parts ...*a2a.Part) *a2a.Message {
-	m := a2a.NewMessage(a2a.MessageRoleAgent, parts...)
-	m.ContextID = ec.ContextID
-	return m
 }
 
 // dataPart carries v as plain JSON values, which every transport and

@@ -140,7 +140,7 @@ func (e *executor) answerText(ctx context.Context, ec *a2asrv.ExecutorContext, s
 		}
 		return
 	}
-	yield(agentMessage(ec, a2a.NewTextPart(helpText(said))), nil)
+	yield(answeredTask(ec, a2a.TaskStateCompleted, a2a.NewTextPart(helpText(said))), nil)
 }
 
 // Cancel implements a2asrv.AgentExecutor: it stops the task's long-running

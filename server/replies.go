@@ -15,17 +15,18 @@ import (
 	"github.com/proctor-eval/proctor/skills"
 )
 
-// The skills that answer at once, with a message: list_domains,
-// get_results, and help for free text.
+// The skills that answer at once, with a task that is already completed
+// (failed when the answer is an error): list_domains, get_results, and
+// help for free text.
 
 // listDomains answers list_domains: a Markdown list and the domains' data.
-func (e *executor) listDomains(ec *a2asrv.ExecutorContext) *a2a.Message {
+func (e *executor) listDomains(ec *a2asrv.ExecutorContext) *a2a.Task {
 	domains := e.svc.ListDomains()
 	var b strings.Builder
 	for _, d := range domains {
 		fmt.Fprintf(&b, "- **%s** (%d tasks): %s\n", d.Name, d.NumTasks, d.Description)
 	}
-	return agentMessage(ec, a2a.NewTextPart(b.String()), dataPart(map[string]any{"domains": domains}))
+	return answeredTask(ec, a2a.TaskStateCompleted, a2a.NewTextPart(b.String()), dataPart(map[string]any{"domains": domains}))
 }
 
 // getResults answers get_results: one evaluation or eval-set run (its
@@ -41,12 +42,12 @@ func (e *executor) getResults(ctx context.Context, ec *a2asrv.ExecutorContext, r
 		if errors.As(err, &inv) {
 			return rejectedTask(ec, err)
 		}
-		return agentMessage(ec, a2a.NewTextPart("get_results failed: "+err.Error()))
+		return answeredTask(ec, a2a.TaskStateFailed, a2a.NewTextPart("get_results failed: "+err.Error()))
 	}
 	if one != nil {
 		var md bytes.Buffer
 		_ = report.Write(&md, report.Markdown, one)
-		return agentMessage(ec, a2a.NewTextPart(md.String()), dataPart(one))
+		return answeredTask(ec, a2a.TaskStateCompleted, a2a.NewTextPart(md.String()), dataPart(one))
 	}
 	var b strings.Builder
 	if len(page.Evaluations) == 0 {
@@ -56,7 +57,7 @@ func (e *executor) getResults(ctx context.Context, ec *a2asrv.ExecutorContext, r
 		fmt.Fprintf(&b, "- `%s` %s on %s, %s: pass^1 %.3f over %d simulations\n", ev.ID, report.AgentLabel(ev.Agent),
 			ev.Domain, ev.Status, ev.Summary.PassHatK["1"], ev.Summary.NumSimulations)
 	}
-	return agentMessage(ec, a2a.NewTextPart(b.String()), dataPart(page))
+	return answeredTask(ec, a2a.TaskStateCompleted, a2a.NewTextPart(b.String()), dataPart(page))
 }
 
 // getEvalSetRun answers get_results for the id of an eval-set run: its
@@ -68,11 +69,11 @@ func (e *executor) getEvalSetRun(ctx context.Context, ec *a2asrv.ExecutorContext
 		if errors.As(err, &inv) {
 			return rejectedTask(ec, err)
 		}
-		return agentMessage(ec, a2a.NewTextPart("get_results failed: "+err.Error()))
+		return answeredTask(ec, a2a.TaskStateFailed, a2a.NewTextPart("get_results failed: "+err.Error()))
 	}
 	var md bytes.Buffer
 	_ = report.WriteEvalSetRun(&md, report.Markdown, run)
-	return agentMessage(ec, a2a.NewTextPart(md.String()), dataPart(run))
+	return answeredTask(ec, a2a.TaskStateCompleted, a2a.NewTextPart(md.String()), dataPart(run))
 }
 
 // helpText answers free text until a chat model is configured.

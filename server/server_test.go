@@ -88,6 +88,24 @@ func text(parts []*a2a.Part) string {
 	return b.String()
 }
 
+// answerOf is what proctor said in reply to a request answered on the
+// spot: the status message of the completed task it answers with (a bare
+// Message, as other agents answer, is taken as it is).
+func answerOf(tb testing.TB, res a2a.SendMessageResult) *a2a.Message {
+	tb.Helper()
+	switch r := res.(type) {
+	case *a2a.Message:
+		return r
+	case *a2a.Task:
+		if r.Status.State != a2a.TaskStateCompleted || r.Status.Message == nil {
+			tb.Fatalf("answered a task %s with status %+v, want completed with a message", r.ID, r.Status)
+		}
+		return r.Status.Message
+	}
+	tb.Fatalf("answered %T %+v", res, res)
+	return nil
+}
+
 func data(t *testing.T, parts []*a2a.Part) map[string]any {
 	t.Helper()
 	for _, p := range parts {
@@ -166,11 +184,7 @@ func TestListDomainsAndHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, ok := res.(*a2a.Message)
-	if !ok {
-		t.Fatalf("list_domains answered %T", res)
-	}
-	doms := data(t, msg.Parts)["domains"].([]any)
+	doms := data(t, answerOf(t, res).Parts)["domains"].([]any)
 	if len(doms) != 1 || doms[0].(map[string]any)["num_tasks"].(float64) != 17 {
 		t.Errorf("domains = %v", doms)
 	}
@@ -178,7 +192,7 @@ func TestListDomainsAndHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if help := text(res.(*a2a.Message).Parts); !strings.Contains(help, `"skill": "run_evaluation"`) || !strings.Contains(help, "participants") {
+	if help := text(answerOf(t, res).Parts); !strings.Contains(help, `"skill": "run_evaluation"`) || !strings.Contains(help, "participants") {
 		t.Errorf("free text reply does not show the structured forms: %s", help)
 	}
 }
@@ -295,7 +309,7 @@ func TestRunEvaluationPolled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := data(t, res.(*a2a.Message).Parts); got["id"] != eval["id"] {
+	if got := data(t, answerOf(t, res).Parts); got["id"] != eval["id"] {
 		t.Errorf("get_results returned %v", got["id"])
 	}
 }
