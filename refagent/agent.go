@@ -263,25 +263,36 @@ func (a *Agent) contexts() int {
 	return a.order.Len()
 }
 
-// executor adapts the Agent to a2asrv: every request gets one agent Message.
+// executor adapts the Agent to a2asrv: every request gets a task,
+// completed at once, whose status message is the agent's reply.
 type executor struct{ agent *Agent }
 
 var _ a2asrv.AgentExecutor = (*executor)(nil)
 
-// Execute answers the request's message with the agent's reply.
+// Execute answers the request's message with the agent's reply, as a task
+// that is already completed: the reply is a whole turn, and the
+// conversation goes on in the context (a later message starts a new task
+// in it). A task, rather than a bare message, leaves a record that GetTask
+// and ListTasks find, which tools listing an agent's work expect.
 func (e *executor) Execute(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		var parts []*a2a.Part
 		if ec.Message != nil {
 			parts = ec.Message.Parts
 		}
-		msg := a2a.NewMessage(a2a.MessageRoleAgent, e.agent.respond(ec.ContextID, parts)...)
-		msg.ContextID = ec.ContextID
-		yield(msg, nil)
+		reply := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, e.agent.respond(ec.ContextID, parts)...)
+		task := a2a.NewSubmittedTask(ec, ec.Message)
+		if ec.Message == nil {
+			task.History = nil
+		}
+		now := time.Now().UTC()
+		task.Status = a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: reply, Timestamp: &now}
+		yield(task, nil)
 	}
 }
 
-// Cancel cancels nothing: the agent answers at once and keeps no tasks.
+// Cancel cancels nothing: every task is completed as it is created, so
+// a2a-go refuses to cancel it before asking the executor.
 func (e *executor) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)

@@ -279,7 +279,8 @@ func TestEndToEndIsNotVacuous(t *testing.T) {
 }
 
 // TestStreaming checks, with a2a-go's own client, that a streaming request
-// gets one agent Message framed in the request's profile.
+// gets one event, a completed task whose status message is framed in the
+// request's profile.
 func TestStreaming(t *testing.T) {
 	d := mockDomain(t)
 	card, err := agentcard.DefaultResolver.Resolve(t.Context(), startAgent(t, d))
@@ -312,9 +313,13 @@ func TestStreaming(t *testing.T) {
 		if len(got) != 1 {
 			t.Fatalf("%s: %d events, want 1", name, len(got))
 		}
-		m, ok := got[0].(*a2a.Message)
-		if !ok || m.Role != a2a.MessageRoleAgent || m.ContextID != msg.ContextID || partsText(m.Parts) != want[name] {
-			t.Errorf("%s: got %#v", name, got[0])
+		task, ok := got[0].(*a2a.Task)
+		if !ok || task.Status.State != a2a.TaskStateCompleted || task.Status.Message == nil || task.ContextID != msg.ContextID {
+			t.Fatalf("%s: got %#v, want a completed task in context %s", name, got[0], msg.ContextID)
+		}
+		m := task.Status.Message
+		if m.Role != a2a.MessageRoleAgent || m.ContextID != msg.ContextID || partsText(m.Parts) != want[name] {
+			t.Errorf("%s: status message %#v", name, m)
 		}
 		if err := conforms(name, m.Parts); err != nil {
 			t.Errorf("%s: %v", name, err)
