@@ -215,13 +215,13 @@ func TestServeCrashAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, ok := res.(*a2a.Message)
-	if !ok {
-		t.Fatalf("get_results answered %T", res)
+	answer, ok := res.(*a2a.Task)
+	if !ok || answer.Status.State != a2a.TaskStateCompleted || answer.Status.Message == nil {
+		t.Fatalf("get_results answered %T %+v, want a completed task", res, res)
 	}
-	prior := dataOf(msg.Parts)
+	prior := dataOf(answer.Status.Message.Parts)
 	if prior == nil {
-		t.Fatalf("get_results: no data part: %+v", msg.Parts)
+		t.Fatalf("get_results: no data part: %+v", answer.Status.Message.Parts)
 	}
 	if s := str(t, prior, "status"); s != string(result.StatusInterrupted) {
 		t.Errorf("get_results after the restart: status %q, want interrupted", s)
