@@ -124,8 +124,13 @@ func TestListTasksTCKAndVersions(t *testing.T) {
 		}
 		return out
 	}
-	if out := call("1.0", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`); out.Error != nil {
-		t.Fatalf("SendMessage: error %d", out.Error.Code)
+	sent := call("1.0", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}}`)
+	if sent.Error != nil {
+		t.Fatalf("SendMessage: error %d", sent.Error.Code)
+	}
+	task, _ := sent.Result["task"].(map[string]any)
+	if task == nil || task["id"] == nil {
+		t.Fatalf("SendMessage: %+v, want a task", sent.Result)
 	}
 	for name, params := range map[string]string{
 		"invalid page token": `{"pageToken":"invalid-token-xyz"}`, "invalid status": `{"status":"INVALID_STATUS"}`,
@@ -136,12 +141,18 @@ func TestListTasksTCKAndVersions(t *testing.T) {
 			t.Errorf("%s: %+v, want error -32602", name, out)
 		}
 	}
-	// The agent answers with messages and keeps no tasks: an empty list,
-	// as an array, with the (required) empty nextPageToken.
-	for _, params := range []string{`{}`, `{"statusTimestampAfter":"2999-01-01T00:00:00Z","pageSize":100,"historyLength":0}`} {
+	// The reply is a task: ListTasks lists it, and a filter that leaves it
+	// out gives an empty array; both with the (required) empty
+	// nextPageToken.
+	for params, want := range map[string]int{`{}`: 1, `{"statusTimestampAfter":"2999-01-01T00:00:00Z","pageSize":100,"historyLength":0}`: 0} {
 		out := call("1.0", `{"jsonrpc":"2.0","id":3,"method":"ListTasks","params":`+params+`}`)
-		if tasks, ok := out.Result["tasks"].([]any); out.Error != nil || !ok || len(tasks) != 0 || out.Result["nextPageToken"] != "" {
-			t.Errorf("ListTasks %s: %+v, want tasks [] and nextPageToken \"\"", params, out)
+		tasks, ok := out.Result["tasks"].([]any)
+		if out.Error != nil || !ok || len(tasks) != want || out.Result["nextPageToken"] != "" {
+			t.Errorf("ListTasks %s: %+v, want %d task(s) and nextPageToken \"\"", params, out, want)
+			continue
+		}
+		if want == 1 && tasks[0].(map[string]any)["id"] != task["id"] {
+			t.Errorf("ListTasks %s lists %v, want the task %v", params, tasks[0].(map[string]any)["id"], task["id"])
 		}
 	}
 	// An explicit version other than 1.0 is refused; without one, the
