@@ -172,7 +172,24 @@ func TestREADMECommands(t *testing.T) {
 	if len(blocks) < 4 {
 		t.Fatalf("found %d marked blocks in README.md, want at least 4 (simulation, eval set, serve, conformance)", len(blocks))
 	}
+	checkUnrunBlocks(t, "README.md", string(readme))
 	runExamples(t, bin, blocks)
+}
+
+// checkUnrunBlocks checks the blocks of a page that are not run as
+// TestDocsExamples checks the docs' (commands and flags exist, make
+// targets too, YAML and JSON parse, "not run" says why).
+func checkUnrunBlocks(t *testing.T, file, text string) {
+	t.Helper()
+	blocks, err := fencedBlocks(file, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks {
+		if b.marker != readmeMarker {
+			checkDocBlock(t, b)
+		}
+	}
 }
 
 // runExamples runs marked blocks of documentation in order, in one
