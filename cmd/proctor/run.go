@@ -103,7 +103,7 @@ banking_knowledge needs --retrieval-config (bm25, grep_only...).`,
 	fl.StringVar(&f.actionMatch, "action-match", string(result.ActionMatchTau2), "how ACTION matches expected tool calls: tau2 (tau2-bench's reading) or exact (proctor's stricter one: the right side, every expected argument)")
 	addTau2Flag(cmd, &f.tau2Data)
 	fl.StringVar(&f.retrievalConfig, "retrieval-config", "", "banking_knowledge's retrieval configuration, as tau2 names it: "+
-		strings.Join(knowledge.ConfigNames(), ", ")+" (the agent's retrieval tools and prompt; tau2's default, alltools, and its embedding configurations need services proctor does not offer)")
+		strings.Join(knowledge.ConfigNames(), ", ")+" (the agent's retrieval tools and prompt; the embedding ones call an OpenAI-compatible embeddings endpoint; tau2's default, alltools, needs a shell sandbox proctor does not offer)")
 	fl.StringVar(&f.agent, "agent", builtinAgent, `agent base URL, agent card URL, "builtin", model:PROVIDER:MODEL (see --agent-model), or an ECP agent: 'ecp+stdio:COMMAND ARGS' or ecp+ws://HOST:PORT/PATH`)
 	fl.StringVar(&f.agentModel, "agent-model", "", "evaluate a model without writing an agent: proctor serves an ADK LLM agent on it (the baseline participant) in-process, e.g. openai:gpt-4.1 (same as --agent model:openai:gpt-4.1)")
 	fl.StringVar(&f.profile, "profile", string(translation.ProfileAgentBeats), "what the agent is told and how: "+strings.Join(translation.ProfileNames(), ", "))
