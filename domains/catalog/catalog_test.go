@@ -189,7 +189,7 @@ func TestCatalogRetrievalConfig(t *testing.T) {
 		want string
 	}{
 		{"banking_knowledge", load.Options{}, "tau2's default, alltools"},
-		{"banking_knowledge", load.Options{RetrievalConfig: "qwen_embeddings"}, "embeddings"},
+		{"banking_knowledge", load.Options{RetrievalConfig: "terminal_use"}, "shell sandbox"},
 		{"airline", bm25, "only banking_knowledge has retrieval configurations"},
 		{"mock", bm25, "only banking_knowledge has retrieval configurations"},
 	} {
