@@ -104,12 +104,14 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzWireTrace$$' $(FUZZSHORT) ./server/ui/
 	$(GO) test -run='^$$' -fuzz='^FuzzRead$$' $(FUZZSHORT) ./importer/
 	$(GO) test -run='^$$' -fuzz='^FuzzGrepPattern$$' $(FUZZSHORT) ./domains/tau2/knowledge/
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' $(FUZZSHORT) ./domains/tau2/knowledge/kbresult/
 
 FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParseReply -fuzztime=$(FUZZTIME) ./translation/
 	$(GO) test -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./importer/
 	$(GO) test -run='^$$' -fuzz='^FuzzGrepPattern$$' -fuzztime=$(FUZZTIME) ./domains/tau2/knowledge/
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./domains/tau2/knowledge/kbresult/
 	$(GO) test -run='^$$' -fuzz=FuzzStoredEvaluation -fuzztime=$(FUZZTIME) ./store/
 	$(GO) test -run='^$$' -fuzz=FuzzFromRaw -fuzztime=$(FUZZTIME) ./a2aclient/
 	$(GO) test -run='^$$' -fuzz=FuzzReportedUsage -fuzztime=$(FUZZTIME) ./a2aclient/
