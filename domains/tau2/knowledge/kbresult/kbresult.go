@@ -5,12 +5,9 @@
 // as one block of text. It depends on nothing but the standard library,
 // so that readers of stored results need not load a knowledge base.
 //
-// A result lists its hits as
+// A result lists its hits, numbered from 1, each written as
 //
-//  1. <title>
-//     ID: <id>
-//     Score: <score>
-//     Content: <content, possibly several lines>
+//	fmt.Sprintf("%d. %s\n   ID: %s\n   Score: %s\n   Content: %s\n", n, title, id, score, content)
 //
 // separated by blank lines, each hit ending in a newline; KB_search adds
 // a "[Timing: ...]" footer after a blank line.
