@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/knowledge/kbresult"
 	"github.com/proctor-eval/proctor/result"
 )
 
@@ -77,6 +78,9 @@ type ToolCallView struct {
 	// Fault says proctor corrupted the result the agent saw (Result) in
 	// this way (--tool-faults).
 	Fault result.FaultKind `json:"fault,omitempty"`
+	// Retrieved is the documents a knowledge-base retrieval result lists
+	// (KB_search, grep), read back from Result; empty for other results.
+	Retrieved []kbresult.Hit `json:"retrieved,omitempty"`
 }
 
 // Check is one check of a simulation's reward.
@@ -143,6 +147,7 @@ func turnsOf(msgs []result.Message) []Turn {
 			if at, ok := where[m.ToolCallID]; ok && m.ToolCallID != "" {
 				c := &turns[at[0]].ToolCalls[at[1]]
 				c.Result, c.ResultError, c.NoResult, c.Fault = m.Content, m.Error, false, m.Fault
+				c.Retrieved = retrieved(m.Content, m.Error)
 				delete(where, m.ToolCallID)
 				continue
 			}

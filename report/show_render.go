@@ -75,6 +75,10 @@ func simulationText(b *strings.Builder, r SimulationReport) {
 		}
 		for _, c := range t.ToolCalls {
 			fmt.Fprintf(b, "  -> %s\n", clip(callText(toolCall(c, t.Requestor)), 1000))
+			if len(c.Retrieved) > 0 {
+				retrievedText(b, c)
+				continue
+			}
 			fmt.Fprintf(b, "     %s\n", resultText(c))
 		}
 	}
@@ -177,7 +181,12 @@ func simulationMarkdown(b *strings.Builder, r SimulationReport) {
 			fmt.Fprintf(b, "> *private thought:* %s\n\n", mdQuoteText(t.PrivateThought))
 		}
 		for _, c := range t.ToolCalls {
-			fmt.Fprintf(b, "- `%s`\n  %s\n", mdCode(callText(toolCall(c, t.Requestor))), mdCode(resultText(c)))
+			fmt.Fprintf(b, "- `%s`\n", mdCode(callText(toolCall(c, t.Requestor))))
+			if len(c.Retrieved) > 0 {
+				retrievedMarkdown(b, c)
+				continue
+			}
+			fmt.Fprintf(b, "  %s\n", mdCode(resultText(c)))
 		}
 		if len(t.ToolCalls) > 0 {
 			b.WriteString("\n")

@@ -16,6 +16,7 @@ package kbresult
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Hit is one document of a retrieval result.
@@ -128,11 +129,14 @@ func splitContent(s string, next int) (content, rest string, more bool) {
 }
 
 // Fold returns a hit's content on one line for a glance: runs of white
-// space (line breaks included) become one space, and a text longer than
+// space (line breaks included) and control characters become one space,
+// invalid UTF-8 is replaced, and a text longer than
 // limit runes (at least 2) is cut to limit with "…".
 func Fold(content string, limit int) string {
 	limit = max(limit, 2)
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(content, "\uFFFD")), " ")
+	s := strings.Join(strings.FieldsFunc(strings.ToValidUTF8(content, "\uFFFD"), func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r)
+	}), " ")
 	if r := []rune(s); len(r) > limit {
 		return strings.TrimRight(string(r[:limit-1]), " ") + "…"
 	}

@@ -130,6 +130,7 @@ func TestFold(t *testing.T) {
 		{"é\xffé", 10, "é\uFFFDé"},
 		{"abc", 0, "a…"},
 		{"", 10, ""},
+		{"red \x1b[31mtext\x07", 20, "red [31mtext"},
 	}
 	for _, tt := range tests {
 		if got := kbresult.Fold(tt.content, tt.limit); got != tt.want {
