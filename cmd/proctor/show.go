@@ -35,9 +35,10 @@ simulation with its reward and why it failed; ID/TASK every trial of a task;
 ID/TASK#TRIAL one simulation. A simulation is shown as its conversation (the user,
 the agent and its private thoughts, tool calls with their arguments and results; a
 knowledge-base search, KB_search or grep, as its documents: id, title and score, the
-content folded to its first words, whole in --format json) and then every check of its reward: a failed DB check lists the records that differ from
-the expected database (the conversation's tool calls are replayed on the domain, as
-proctor rescore does), a missing ACTION the calls of that tool the agent made and the
+content folded to its first words, whole in --format json) and then every check of
+its reward: a failed DB check lists the records that differ from the expected
+database (the conversation's tool calls are replayed on the domain, as proctor
+rescore does), a missing ACTION the calls of that tool the agent made and the
 arguments that differ, COMMUNICATE the information the user never got, NL_ASSERTION
 the judge's votes and reasoning.
 
