@@ -26,10 +26,7 @@ func retrieved(content string, isError bool) []kbresult.Hit {
 
 // retrievedHead is the line before a retrieval result's documents.
 func retrievedHead(c ToolCallView) string {
-	head := fmt.Sprintf("%d documents", len(c.Retrieved))
-	if len(c.Retrieved) == 1 {
-		head = "1 document"
-	}
+	head := Plural(len(c.Retrieved), "document")
 	if c.Fault != "" {
 		head = "[corrupted by proctor: " + string(c.Fault) + "] " + head
 	}

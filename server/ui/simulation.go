@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/knowledge/kbresult"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -26,6 +27,37 @@ type callView struct {
 	Args, Brief      string
 	Result           string
 	HasResult, Error bool
+	// Hits are the documents of a knowledge-base search's result
+	// (KB_search, grep), shown instead of its text.
+	Hits []hitView
+}
+
+// hitView is one document a knowledge-base search found: its line, and
+// its content in a fold.
+type hitView struct {
+	ID, Title, Score string
+	// Folded is the content's first words, for the fold's summary line.
+	Folded, Content string
+}
+
+// foldedChars bounds a found document's content on its summary line.
+const foldedChars = 120
+
+// hitsOf reads a tool result that lists knowledge-base documents back
+// into them; nil for an error or any other text.
+func hitsOf(content string, isError bool) []hitView {
+	if isError {
+		return nil
+	}
+	hits, ok := kbresult.Parse(content)
+	if !ok {
+		return nil
+	}
+	out := make([]hitView, len(hits))
+	for i, h := range hits {
+		out[i] = hitView{ID: h.ID, Title: h.Title, Score: h.Score, Folded: kbresult.Fold(h.Content, foldedChars), Content: h.Content}
+	}
+	return out
 }
 
 // chatItem is one bubble of the conversation.
@@ -39,9 +71,11 @@ type chatItem struct {
 	Interim bool
 	Turn    int
 	Calls   []callView
-	// ToolName and Error describe an unmatched tool result (Role tool).
+	// ToolName and Error describe an unmatched tool result (Role tool),
+	// Hits the documents it lists when it is a knowledge-base search's.
 	ToolName string
 	Error    bool
+	Hits     []hitView
 }
 
 // argDiff is one expected argument of an action against a call's.
@@ -268,11 +302,12 @@ func chatItems(msgs []result.Message) []chatItem {
 		if m.Role == result.RoleTool {
 			if i := slices.IndexFunc(open, func(o ref) bool { return matches(items[o.item].Calls[o.call], m) }); i >= 0 {
 				c := &items[open[i].item].Calls[open[i].call]
-				c.Result, c.HasResult, c.Error = m.Content, true, m.Error
+				c.Result, c.HasResult, c.Error, c.Hits = m.Content, true, m.Error, hitsOf(m.Content, m.Error)
 				open = slices.Delete(open, i, i+1)
 				continue
 			}
-			items = append(items, chatItem{Role: string(m.Role), Requestor: m.Requestor, Content: m.Content, ToolName: m.Name, Error: m.Error, Turn: m.Turn, History: m.History})
+			items = append(items, chatItem{Role: string(m.Role), Requestor: m.Requestor, Content: m.Content, ToolName: m.Name, Error: m.Error, Turn: m.Turn, History: m.History,
+				Hits: hitsOf(m.Content, m.Error)})
 			continue
 		}
 		it := chatItem{Role: string(m.Role), Requestor: m.Requestor, Content: m.Content, Private: strings.TrimSpace(m.PrivateThought), History: m.History,
