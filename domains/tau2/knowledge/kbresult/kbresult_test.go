@@ -1,6 +1,7 @@
 package kbresult_test
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/proctor-eval/proctor/domains/tau2/knowledge"
 	"github.com/proctor-eval/proctor/domains/tau2/knowledge/kbresult"
+	"github.com/proctor-eval/proctor/internal/tau2test"
 )
 
 const timing = "\n\n[Timing: retrieval=0ms, total=0ms]"
@@ -92,7 +94,7 @@ func TestParseToolOutput(t *testing.T) {
 			t.Fatalf("%s(%v) not read back:\n%s", call.tool, call.args, text)
 		}
 		var want []kbresult.Hit
-		for _, h := range rank(t, base, call.tool, call.args) {
+		for _, h := range rank(t, base, call.tool, call.args, 10) {
 			d, _ := base.Document(h.ID)
 			title := d.Title
 			if title == "" {
@@ -106,10 +108,59 @@ func TestParseToolOutput(t *testing.T) {
 	}
 }
 
+// TestParseRealKnowledgeBase reads back a grep result that lists every
+// document of tau2's banking knowledge base (their content has numbered
+// lists and blank lines that could pass for a next hit), and KB_search
+// results for a few queries.
+func TestParseRealKnowledgeBase(t *testing.T) {
+	base, err := knowledge.Load(filepath.Join(tau2test.Dir(t, "banking_knowledge"), "documents"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := base.Len()
+	cfg, err := knowledge.Resolve("bm25_grep", knowledge.Options{GrepTopK: &all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := base.Toolset(cfg)
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{knowledge.GrepTool, map[string]any{"pattern": "^"}},
+		{knowledge.KBSearchTool, map[string]any{"query": "overdraft fee waiver"}},
+		{knowledge.KBSearchTool, map[string]any{"query": "1. The customer is verified."}},
+	} {
+		text, err := tools.Call(call.tool, call.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := kbresult.Parse(text)
+		if !ok {
+			t.Fatalf("%s(%v) not read back", call.tool, call.args)
+		}
+		var ids []string
+		for _, h := range got {
+			d, _ := base.Document(h.ID)
+			if h.Content != d.Content {
+				t.Errorf("%s(%v): %s read back with other content", call.tool, call.args, h.ID)
+			}
+			ids = append(ids, h.ID)
+		}
+		var want []string
+		for _, h := range rank(t, base, call.tool, call.args, all) {
+			want = append(want, h.ID)
+		}
+		if diff := cmp.Diff(want, ids); diff != "" {
+			t.Errorf("%s(%v) documents (-want +got):\n%s", call.tool, call.args, diff)
+		}
+	}
+}
+
 // rank is the ranking behind a tool's message.
-func rank(t *testing.T, base *knowledge.Base, tool string, args map[string]any) []knowledge.Hit {
+func rank(t *testing.T, base *knowledge.Base, tool string, args map[string]any, grepTopK int) []knowledge.Hit {
 	if tool == knowledge.GrepTool {
-		hits, err := base.Grep(args["pattern"].(string), 10, false)
+		hits, err := base.Grep(args["pattern"].(string), grepTopK, false)
 		if err != nil {
 			t.Fatal(err)
 		}
