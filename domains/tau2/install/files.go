@@ -14,8 +14,15 @@ const (
 
 // LicenseFile is tau2-bench's licence (MIT), installed at the top of the
 // data directory beside the domains. Its URL is the repository root's
-// LICENSE, found from the base URL (see [LicenseURL]).
+// LICENSE, found from the base URL (see [FileURL]).
 const LicenseFile = "LICENSE"
+
+// GuidelinesDir is the directory of tau2's user simulator guidelines in an
+// installation: tau2 keeps them in data/tau2/user_simulator, beside
+// data/tau2/domains; an installation, which stands for data/tau2/domains,
+// holds them in its user_simulator subdirectory. Their URL is found from the
+// base URL as the licence's is (see [FileURL]).
+const GuidelinesDir = "user_simulator"
 
 // File is one file of the installation: its path in the data directory
 // (slash-separated, "airline/db.json"), its size in bytes and its SHA-256.
@@ -37,11 +44,15 @@ func Domains() []string {
 // files themselves are never part of proctor.
 func files() []File { return append(coreFiles(), bankingFiles()...) }
 
-// coreFiles are the licence and the files of airline, retail, mock and
-// telecom.
+// coreFiles are the licence, the user simulator's guidelines and the files
+// of airline, retail, mock and telecom.
 func coreFiles() []File {
 	return []File{
 		{LicenseFile, 1072, "e67c5aa0074dfcaefd3c3a1aedb94cb539234aecd15d5a972574e3200e6252fe"},
+
+		// The user simulator's guidelines (rollout/tau2user holds the same bytes).
+		{GuidelinesDir + "/simulation_guidelines.md", 1449, "740a29dfa64d7bc08eea3bf7493575b914a63f744acbaf7f199ee07eddaf72d3"},
+		{GuidelinesDir + "/simulation_guidelines_tools.md", 2747, "cbf3d8a4d8642fd04e559862f1afef55d7dd4e6a7e727ca49e239023c599de0c"},
 
 		{"airline/db.json", 7042725, "1af9fea6e03ca7ca15a22bb3fcaf3e351393e3fc9070b6777947da8996f7531b"},
 		{"airline/policy.md", 7676, "10dc0525421521208be39cee235bba84a16e2bcba9899eb93d92cd81d2f62fc4"},

@@ -1,6 +1,7 @@
 // Package install downloads tau2-bench's domain data (airline, retail, mock,
 // telecom and banking_knowledge, MIT licence) into a directory laid out like tau2's
-// data/tau2/domains, where proctor's tau2 domains read it.
+// data/tau2/domains, where proctor's tau2 domains read it, with tau2's user
+// simulator guidelines in its user_simulator subdirectory.
 //
 // The data is never part of proctor. What proctor holds is the list of files
 // with the size and SHA-256 of each at tau2-bench's pinned commit ([Commit]):
@@ -66,7 +67,8 @@ const largeFile = 1 << 20
 // Options says where to install from and to. Zero fields take defaults.
 type Options struct {
 	// Dir is the directory to install into (default DefaultDir()). It gets
-	// a subdirectory per domain and tau2-bench's LICENSE.
+	// a subdirectory per domain, the user simulator's guidelines in
+	// GuidelinesDir, and tau2-bench's LICENSE.
 	Dir string
 	// BaseURL is the URL of tau2's data/tau2/domains directory at Commit
 	// (default DefaultBaseURL); a file's URL is BaseURL/<domain>/<file>.
@@ -169,14 +171,19 @@ func DefaultDir() (string, error) {
 }
 
 // FileURL is the URL a file is downloaded from, given the base URL of the
-// domains directory. tau2-bench's LICENSE lives at the repository root: for
-// a base URL ending in data/tau2/domains it is fetched from three levels up,
-// otherwise from the base URL itself.
+// domains directory. Two kinds of files live outside tau2's data/tau2/domains:
+// the LICENSE, at the repository root, and the user simulator's guidelines,
+// in data/tau2/user_simulator. For a base URL ending in data/tau2/domains
+// they are fetched from there; otherwise from the base URL itself, as they
+// lie in an installation (BASE/LICENSE, BASE/user_simulator/...).
 func FileURL(baseURL, path string) string {
 	base := strings.TrimRight(baseURL, "/")
-	if path == LicenseFile {
-		if root, ok := strings.CutSuffix(base, "/data/tau2/domains"); ok {
+	if root, ok := strings.CutSuffix(base, "/data/tau2/domains"); ok {
+		switch {
+		case path == LicenseFile:
 			return root + "/" + LicenseFile
+		case strings.HasPrefix(path, GuidelinesDir+"/"):
+			return root + "/data/tau2/" + path
 		}
 	}
 	return base + "/" + path
@@ -327,6 +334,9 @@ func (in *installer) run(ctx context.Context) (*Result, error) {
 			return nil, fmt.Errorf("tau2 install: move %s into place: %w (installed before the failure: %s)", d, err, orNone(placed))
 		}
 		placed = append(placed, d)
+	}
+	if err := replace(filepath.Join(staging, GuidelinesDir), filepath.Join(in.dir, GuidelinesDir), filepath.Join(staging, ".old-"+GuidelinesDir)); err != nil {
+		return nil, fmt.Errorf("tau2 install: move %s into place: %w (installed before the failure: %s)", GuidelinesDir, err, orNone(placed))
 	}
 	for _, name := range []string{LicenseFile, ManifestFile} {
 		if err := os.Rename(filepath.Join(staging, name), filepath.Join(in.dir, name)); err != nil {

@@ -32,6 +32,11 @@ func dataRoot(t *testing.T) string {
 	return root
 }
 
+// embeddedGuidelines is rollout's copy of tau2's user simulator guidelines,
+// the same bytes as tau2's (TestGuidelinesMatchEmbedded): the shared test
+// data holds only data/tau2/domains.
+var embeddedGuidelines = filepath.Join("..", "..", "..", "rollout", "tau2user")
+
 // mirror serves the test data the way raw.githubusercontent.com serves
 // tau2-bench at the pinned commit; override replaces the answer for some
 // files (by their installation path). It returns the base URL to install
@@ -48,8 +53,10 @@ func mirror(t *testing.T, override map[string]http.HandlerFunc) (string, *atomic
 			http.NotFound(w, r)
 			return
 		}
-		path := rest
-		if rest != install.LicenseFile {
+		path, file := rest, ""
+		if name, ok := strings.CutPrefix(rest, "data/tau2/"+install.GuidelinesDir+"/"); ok {
+			path, file = install.GuidelinesDir+"/"+name, filepath.Join(embeddedGuidelines, filepath.Base(name))
+		} else if rest != install.LicenseFile {
 			if path, ok = strings.CutPrefix(rest, "data/tau2/domains/"); !ok {
 				http.NotFound(w, r)
 				return
@@ -63,7 +70,10 @@ func mirror(t *testing.T, override map[string]http.HandlerFunc) (string, *atomic
 			http.NotFound(w, r)
 			return
 		}
-		http.ServeFile(w, r, filepath.Join(root, filepath.FromSlash(path)))
+		if file == "" {
+			file = filepath.Join(root, filepath.FromSlash(path))
+		}
+		http.ServeFile(w, r, file)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + prefix + "data/tau2/domains", &requests
@@ -110,7 +120,7 @@ func checkInstalled(t *testing.T, dir string) {
 			t.Errorf("%s: %d bytes sha256 %s, want %d bytes %s", f.Path, len(b), got, f.Size, f.SHA256)
 		}
 	}
-	want := append([]string{install.LicenseFile, install.ManifestFile}, install.Domains()...)
+	want := append([]string{install.LicenseFile, install.ManifestFile, install.GuidelinesDir}, install.Domains()...)
 	slices.Sort(want)
 	if got := entries(t, dir); !slices.Equal(got, want) {
 		t.Errorf("%s holds %v, want %v", dir, got, want)
@@ -342,6 +352,8 @@ func TestFileURL(t *testing.T) {
 		{install.DefaultBaseURL, "LICENSE", "https://raw.githubusercontent.com/sierra-research/tau2-bench/" + install.Commit + "/LICENSE"},
 		{"https://mirror.example/tau2/", "retail/tasks.json", "https://mirror.example/tau2/retail/tasks.json"},
 		{"https://mirror.example/tau2", "LICENSE", "https://mirror.example/tau2/LICENSE"},
+		{install.DefaultBaseURL, "user_simulator/simulation_guidelines.md", "https://raw.githubusercontent.com/sierra-research/tau2-bench/" + install.Commit + "/data/tau2/user_simulator/simulation_guidelines.md"},
+		{"https://mirror.example/tau2", "user_simulator/simulation_guidelines.md", "https://mirror.example/tau2/user_simulator/simulation_guidelines.md"},
 	} {
 		if got := install.FileURL(c.base, c.path); got != c.want {
 			t.Errorf("FileURL(%q, %q) = %q, want %q", c.base, c.path, got, c.want)
@@ -377,7 +389,12 @@ func TestTableMatchesManifest(t *testing.T) {
 		}
 		want = append(want, install.File{Path: path, Size: size, SHA256: strings.TrimSpace(cells[3])})
 	}
-	got := install.Files()
+	var got []install.File
+	for _, f := range install.Files() {
+		if !strings.HasPrefix(f.Path, install.GuidelinesDir+"/") { // not in data/tau2/domains: TestGuidelinesMatchEmbedded
+			got = append(got, f)
+		}
+	}
 	sortFiles := func(fs []install.File) {
 		slices.SortFunc(fs, func(a, b install.File) int { return strings.Compare(a.Path, b.Path) })
 	}
@@ -411,4 +428,28 @@ func bankingManifest(t *testing.T) []install.File {
 		out = append(out, install.File{Path: "banking_knowledge/" + path, Size: size, SHA256: strings.TrimSpace(cells[3])})
 	}
 	return out
+}
+
+// TestGuidelinesMatchEmbedded checks the table's user simulator guidelines
+// against rollout's embedded copies, which are tau2-bench's bytes at Commit.
+func TestGuidelinesMatchEmbedded(t *testing.T) {
+	var n int
+	for _, f := range install.Files() {
+		name, ok := strings.CutPrefix(f.Path, install.GuidelinesDir+"/")
+		if !ok {
+			continue
+		}
+		n++
+		b, err := os.ReadFile(filepath.Join(embeddedGuidelines, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		if got := hex.EncodeToString(sum[:]); got != f.SHA256 || int64(len(b)) != f.Size {
+			t.Errorf("%s: embedded copy has %d bytes sha256 %s, table %d bytes %s", f.Path, len(b), got, f.Size, f.SHA256)
+		}
+	}
+	if n != 2 {
+		t.Errorf("table lists %d guideline files, want 2", n)
+	}
 }
