@@ -28,7 +28,12 @@ func tau2Mirror(t *testing.T, override map[string]http.HandlerFunc) string {
 	prefix := "/" + install.Repository + "/" + install.Commit + "/"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rest, ok := strings.CutPrefix(r.URL.Path, prefix)
-		if rest != install.LicenseFile {
+		file := ""
+		if name, isGuideline := strings.CutPrefix(rest, "data/tau2/"+install.GuidelinesDir+"/"); isGuideline {
+			// The shared test data has only data/tau2/domains: rollout's
+			// embedded copies are tau2's bytes.
+			rest, file = install.GuidelinesDir+"/"+name, filepath.Join("..", "..", "rollout", "tau2user", filepath.Base(name))
+		} else if rest != install.LicenseFile {
 			rest, ok = strings.CutPrefix(rest, "data/tau2/domains/")
 		}
 		if !ok || strings.Contains(rest, "..") {
@@ -39,7 +44,10 @@ func tau2Mirror(t *testing.T, override map[string]http.HandlerFunc) string {
 			h(w, r)
 			return
 		}
-		http.ServeFile(w, r, filepath.Join(root, filepath.FromSlash(rest)))
+		if file == "" {
+			file = filepath.Join(root, filepath.FromSlash(rest))
+		}
+		http.ServeFile(w, r, file)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + prefix + "data/tau2/domains"
@@ -93,6 +101,19 @@ func TestTau2InstallAndUse(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "airline/db.json") {
 		t.Errorf("no progress on stderr for the large files:\n%s", r.stderr)
+	}
+	for _, name := range []string{"simulation_guidelines.md", "simulation_guidelines_tools.md"} {
+		got, err := os.ReadFile(filepath.Join(dir, install.GuidelinesDir, name))
+		if err != nil {
+			t.Fatalf("the user simulator's guidelines are not installed: %v", err)
+		}
+		want, err := os.ReadFile(filepath.Join("..", "..", "rollout", "tau2user", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("installed %s differs from tau2's", name)
+		}
 	}
 
 	r = mustCLI(t, exitOK, "domains", "--tau2-data", dir)
