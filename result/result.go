@@ -344,6 +344,10 @@ type Config struct {
 	// UserPrompt is the LLM user's prompt: "tau2" (tau2-bench's own user
 	// simulator; empty means it) or "proctor".
 	UserPrompt string `json:"user_prompt,omitempty"`
+	// UserGuidelines says which copy of tau2's user simulator guidelines
+	// the LLM user spoke from under the tau2 prompt; absent otherwise (and
+	// in evaluations recorded before proctor said).
+	UserGuidelines *UserGuidelines `json:"user_guidelines,omitempty"`
 	// RetrievalConfig is banking_knowledge's retrieval configuration (tau2's
 	// --retrieval-config): which retrieval tools and prompt the agent had.
 	RetrievalConfig string   `json:"retrieval_config,omitempty"`
@@ -398,6 +402,29 @@ type Config struct {
 	// records it explicitly (see ActionMatch.OrDefault).
 	ActionMatch ActionMatch `json:"action_match,omitempty"`
 }
+
+// UserGuidelines says where the guidelines of tau2's user simulator came
+// from (tau2-bench's data/tau2/user_simulator/simulation_guidelines*.md).
+type UserGuidelines struct {
+	// Source is GuidelinesFromData (the copy in the tau2 data proctor
+	// evaluated with) or GuidelinesEmbedded (proctor's own copy of tau2's
+	// at the pinned commit, used when the data has none).
+	Source string `json:"source"`
+	// Dir is the directory the data's copy was read from.
+	Dir string `json:"dir,omitempty"`
+	// Modified says the data's copy differs from tau2-bench's at the
+	// pinned commit: the user was played from other guidelines, which is
+	// another benchmark, whose scores do not compare with tau2's.
+	Modified bool `json:"modified,omitempty"`
+	// SHA256 is the SHA-256 of each file read, by name, when Modified.
+	SHA256 map[string]string `json:"sha256,omitempty"`
+}
+
+// The sources of UserGuidelines.
+const (
+	GuidelinesFromData = "data"
+	GuidelinesEmbedded = "embedded"
+)
 
 // ActionMatch is how the ACTION basis decides that a tool call of the
 // conversation performed an expected action.

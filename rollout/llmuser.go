@@ -45,6 +45,9 @@ type LLMUserConfig struct {
 	// UserPromptTau2 plays tau2's user simulator, at temperature 0 unless
 	// Temperature is set.
 	Prompt UserPrompt
+	// Guidelines are the texts UserPromptTau2 speaks from (nil:
+	// EmbeddedTau2Guidelines); see LoadTau2Guidelines.
+	Guidelines *Tau2Guidelines
 }
 
 // DefaultMaxUserToolRounds bounds a user's consecutive tool-call rounds.
@@ -92,6 +95,9 @@ func NewLLMUser(cfg LLMUserConfig, task *domains.Task) (*LLMUser, error) {
 			return nil, fmt.Errorf("task %s: %w", task.ID, err)
 		}
 		u.scenario = s
+		if cfg.Guidelines == nil {
+			u.cfg.Guidelines = EmbeddedTau2Guidelines()
+		}
 		if cfg.Temperature == nil {
 			u.cfg.Temperature = new(float64)
 		}
@@ -240,7 +246,7 @@ func (u *LLMUser) Reply(ctx context.Context, agentText string) (string, error) {
 // whether the user has tools.
 func (u *LLMUser) systemPrompt(withTools bool) string {
 	if u.cfg.Prompt == UserPromptTau2 {
-		return tau2SystemPrompt(u.scenario, withTools)
+		return u.cfg.Guidelines.systemPrompt(u.scenario, withTools)
 	}
 	return u.system
 }

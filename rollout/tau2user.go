@@ -15,7 +15,8 @@ type UserPrompt string
 const (
 	// UserPromptTau2 is tau2-bench's own user simulator: its guideline text
 	// (tau2user/*.md, MIT), its scenario layout, raw tool results and
-	// temperature 0 unless set. Scores are comparable with tau2's.
+	// temperature 0 unless set. Scores are comparable with tau2's. The
+	// guidelines are the tau2 data's copy when it has one (LoadTau2Guidelines).
 	UserPromptTau2 UserPrompt = "tau2"
 	// UserPromptProctor is proctor's own, shorter prompt.
 	UserPromptProctor UserPrompt = "proctor"
@@ -38,12 +39,12 @@ var tau2Guidelines string
 //go:embed tau2user/simulation_guidelines_tools.md
 var tau2GuidelinesTools string
 
-// tau2SystemPrompt is tau2's UserSimulator.system_prompt: the guidelines
+// systemPrompt is tau2's UserSimulator.system_prompt: the guidelines
 // (with tools or without) and the scenario as str(task.user_scenario).
-func tau2SystemPrompt(scenario string, withTools bool) string {
-	g := tau2Guidelines
+func (tg *Tau2Guidelines) systemPrompt(scenario string, withTools bool) string {
+	g := tg.plain
 	if withTools {
-		g = tau2GuidelinesTools
+		g = tg.tools
 	}
 	g = strings.ReplaceAll(g, "<PERSONA_GUIDELINES>", "")
 	return g + "\n\n<scenario>\n" + scenario + "\n</scenario>"

@@ -516,9 +516,10 @@ func (s *Service) modelSpecs(r EvaluationRequest) (user, judge string) {
 	return user, judge
 }
 
-// llmParts makes an evaluation's user simulators and NL_ASSERTION judge.
-// The judge is made only when a task needs one.
-func (s *Service) llmParts(ctx context.Context, cfg result.Config, tasks []*domains.Task) (rollout.UserFactory, scoring.Judge, error) {
+// llmParts makes an evaluation's user simulators and NL_ASSERTION judge,
+// and records in cfg which guidelines tau2's user speaks from. The judge
+// is made only when a task needs one.
+func (s *Service) llmParts(ctx context.Context, cfg *result.Config, tasks []*domains.Task) (rollout.UserFactory, scoring.Judge, error) {
 	users := rollout.UserFactory(rollout.ScriptedUsers)
 	if cfg.User == UserLLM {
 		if s.Models == nil {
@@ -535,13 +536,66 @@ func (s *Service) llmParts(ctx context.Context, cfg result.Config, tasks []*doma
 		if err != nil {
 			return nil, nil, invalid("user_prompt: %v", err)
 		}
-		users = rollout.LLMUsers(rollout.LLMUserConfig{Model: m, Temperature: cfg.Temperature, Seed: cfg.Seed, Prompt: prompt})
+		var guidelines *rollout.Tau2Guidelines
+		if prompt == rollout.UserPromptTau2 {
+			if guidelines, err = s.userGuidelines(cfg); err != nil {
+				return nil, nil, err
+			}
+		}
+		users = rollout.LLMUsers(rollout.LLMUserConfig{Model: m, Temperature: cfg.Temperature, Seed: cfg.Seed, Prompt: prompt, Guidelines: guidelines})
 	}
-	judge, err := s.judge(ctx, cfg, tasks)
+	judge, err := s.judge(ctx, *cfg, tasks)
 	if err != nil {
 		return nil, nil, err
 	}
 	return users, judge, nil
+}
+
+// Tau2DataSource is a DomainSource that reads tau2's data from a directory
+// (catalog.Catalog): tau2's user simulator guidelines are read from there
+// too.
+type Tau2DataSource interface {
+	Tau2Dir() string
+}
+
+// userGuidelines reads the guidelines tau2's user speaks from (the tau2
+// data's copy, else proctor's) and records where they came from in cfg. A
+// resumed evaluation must find the guidelines it started with: its
+// simulations would otherwise be played by two different users.
+func (s *Service) userGuidelines(cfg *result.Config) (*rollout.Tau2Guidelines, error) {
+	var dir string
+	if src, ok := s.Domains.(Tau2DataSource); ok {
+		dir = src.Tau2Dir()
+	}
+	g, err := rollout.LoadTau2Guidelines(dir)
+	if err != nil {
+		return nil, err
+	}
+	if was := cfg.UserGuidelines; was != nil && !sameGuidelines(*was, g.Source) {
+		return nil, invalid("user guidelines: the evaluation was played with %s and the tau2 data now gives %s; "+
+			"resume it with the tau2 data it started with (--tau2-data)", describeGuidelines(*was), describeGuidelines(g.Source))
+	}
+	cfg.UserGuidelines = &g.Source
+	return g, nil
+}
+
+// sameGuidelines reports whether two records name the same texts: the
+// embedded copy and an unmodified data copy are tau2's both.
+func sameGuidelines(a, b result.UserGuidelines) bool {
+	if !a.Modified && !b.Modified {
+		return true
+	}
+	return a.Modified && b.Modified && maps.Equal(a.SHA256, b.SHA256)
+}
+
+func describeGuidelines(g result.UserGuidelines) string {
+	switch {
+	case g.Modified:
+		return "modified guidelines from " + g.Dir
+	case g.Source == result.GuidelinesFromData:
+		return "tau2's guidelines from " + g.Dir
+	}
+	return "proctor's copy of tau2's guidelines"
 }
 
 // needsJudge reports whether any task is scored on NL_ASSERTION.

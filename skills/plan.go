@@ -161,7 +161,7 @@ func (s *Service) resolve(ctx context.Context, p *Plan, domain *domains.Domain, 
 	}
 	p.profile = profile
 	// The models outlive the request that planned them.
-	p.users, p.judge, err = s.llmParts(context.WithoutCancel(ctx), *cfg, p.tasks)
+	p.users, p.judge, err = s.llmParts(context.WithoutCancel(ctx), cfg, p.tasks)
 	return err
 }
 

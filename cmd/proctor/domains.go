@@ -139,8 +139,9 @@ func newDomainsInstallCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "install tau2",
 		Short: "Download tau2-bench's domain data",
-		Long: `Download the data of tau2-bench's airline, retail, mock and telecom domains (MIT
-licence) at the commit proctor's tau2 domains follow (` + install.Commit[:7] + `), check every
+		Long: `Download the data of tau2-bench's airline, retail, mock, telecom and
+banking_knowledge domains and its user simulator's guidelines (MIT licence) at the
+commit proctor's tau2 domains follow (` + install.Commit[:7] + `), check every
 file against the SHA-256 proctor has built in, and install them where proctor finds
 them (default: beside the results database, in the user data directory).
 
@@ -150,8 +151,9 @@ the previous copy. A failed download says which file failed and why, and leaves 
 previous installation as it was.
 
 --base-url points at a mirror of tau2-bench's data/tau2/domains at that commit; files
-are fetched from BASE/<domain>/<file>, and tau2-bench's LICENSE from the repository
-root (three levels above a BASE ending in data/tau2/domains).`,
+are fetched from BASE/<domain>/<file>, tau2-bench's LICENSE from the repository
+root and the guidelines from data/tau2/user_simulator (for a BASE ending in
+data/tau2/domains; otherwise BASE/LICENSE and BASE/user_simulator/<file>).`,
 		Example: `  proctor domains install tau2
   proctor domains install tau2 --dir ./tau2-data
   proctor domains install tau2 --base-url https://mirror.example.com/tau2-bench/data/tau2/domains`,
