@@ -418,6 +418,9 @@ func runEvaluation(cmd *cobra.Command, f *runFlags) error {
 	}
 	fmt.Fprintf(errOut, "proctor: evaluation %s: %s on %s, %d tasks x %d trials (concurrency %d)\n",
 		eval.ID, report.AgentLabel(eval.Agent), onDomain, len(run.Tasks()), eval.Config.NumTrials, eval.Config.Concurrency)
+	if g := eval.Config.UserGuidelines; g != nil && g.Modified {
+		fmt.Fprintf(errOut, "proctor: warning: the user simulator speaks from modified guidelines (%s), not tau2-bench's: scores do not compare with tau2's\n", g.Dir)
+	}
 	eval, err = execute(cmd, run, output{f.out, f.format, f.progress, su.catalog, prog}, "kept. Finish with: "+resume(eval.ID))
 	if serr := writeShard(ctx, cmd, db, run.Evaluation(), f.shard.out); serr != nil {
 		return serr

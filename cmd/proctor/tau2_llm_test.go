@@ -2,15 +2,21 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/proctor-eval/proctor/domains/catalog"
+	"github.com/proctor-eval/proctor/domains/tau2/install"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/internal/llmtest"
 	"github.com/proctor-eval/proctor/internal/tau2test"
@@ -53,6 +59,10 @@ func TestAirlineWithLLMUser(t *testing.T) {
 	if ev.Summary.NumSimulations != 4 || ev.Summary.TerminationReasons[string(result.TermUserStop)] != 4 {
 		t.Fatalf("terminations %v (%s)", ev.Summary.TerminationReasons, r.stderr)
 	}
+	// The shared data has no user_simulator/: proctor's copy of tau2's.
+	if diff := cmp.Diff(&result.UserGuidelines{Source: result.GuidelinesEmbedded}, ev.Config.UserGuidelines); diff != "" {
+		t.Errorf("user guidelines, want the embedded copy (-want +got):\n%s", diff)
+	}
 	for _, s := range ev.Simulations {
 		var toolOK bool
 		for _, msg := range s.Messages {
@@ -94,6 +104,61 @@ func TestAirlineWithLLMUser(t *testing.T) {
 	if got.Summary.DoNothingBaseline == nil {
 		t.Error("get_results lost the do-nothing baseline")
 	}
+}
+
+// TestModifiedUserGuidelines: tau2 data whose user simulator guidelines
+// are not tau2's gives the user those guidelines, and the evaluation says
+// so: in its config and on stderr.
+func TestModifiedUserGuidelines(t *testing.T) {
+	shared := filepath.Dir(tau2test.Dir(t, "airline"))
+	data := t.TempDir()
+	if err := os.Symlink(filepath.Join(shared, "airline"), filepath.Join(data, "airline")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	guidelines := filepath.Join(data, install.GuidelinesDir)
+	if err := os.Mkdir(guidelines, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"simulation_guidelines.md":       "MODIFIED: play a terse customer.",
+		"simulation_guidelines_tools.md": "MODIFIED: play a terse customer with a phone.",
+	} {
+		if err := os.WriteFile(filepath.Join(guidelines, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := llmtest.NewGemini(t, func(r llmtest.Request) llmtest.Reply {
+		if !strings.HasPrefix(r.System, "MODIFIED: play a terse customer.") {
+			return llmtest.Reply{Status: 400, ErrorMessage: "the user prompt is not the data's guidelines"}
+		}
+		return llmtest.Reply{Text: "Bye. ###STOP###"}
+	})
+	t.Setenv("GEMINI_API_KEY", fakeUserSecret)
+	r := mustCLI(t, 0, "run", "--domain", "airline", "--tau2-data", data, "--task-ids", "0", "--agent", airlineBaseline(t, 0, 0),
+		"--user", "llm", "--user-model", "gemini:gemini-2.5-flash", "--llm-base-url", user.URL,
+		"--db", tempDB(t), "--format", "json", "--progress", "none")
+	var ev result.Evaluation
+	if err := json.Unmarshal([]byte(r.stdout), &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.Summary.TerminationReasons[string(result.TermUserStop)] != 1 {
+		t.Fatalf("terminations %v (%s)", ev.Summary.TerminationReasons, r.stderr)
+	}
+	want := &result.UserGuidelines{Source: result.GuidelinesFromData, Dir: guidelines, Modified: true, SHA256: map[string]string{
+		"simulation_guidelines.md":       sha256Hex("MODIFIED: play a terse customer."),
+		"simulation_guidelines_tools.md": sha256Hex("MODIFIED: play a terse customer with a phone."),
+	}}
+	if diff := cmp.Diff(want, ev.Config.UserGuidelines); diff != "" {
+		t.Errorf("user guidelines (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(r.stderr, "warning: the user simulator speaks from modified guidelines ("+guidelines+")") {
+		t.Errorf("no warning of the modified guidelines on stderr:\n%s", r.stderr)
+	}
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 // TestRetailJudge scores retail's NL_ASSERTION basis with an LLM judge
