@@ -134,9 +134,10 @@ func TestModifiedUserGuidelines(t *testing.T) {
 		return llmtest.Reply{Text: "Bye. ###STOP###"}
 	})
 	t.Setenv("GEMINI_API_KEY", fakeUserSecret)
+	db := tempDB(t)
 	r := mustCLI(t, 0, "run", "--domain", "airline", "--tau2-data", data, "--task-ids", "0", "--agent", airlineBaseline(t, 0, 0),
 		"--user", "llm", "--user-model", "gemini:gemini-2.5-flash", "--llm-base-url", user.URL,
-		"--db", tempDB(t), "--format", "json", "--progress", "none")
+		"--db", db, "--format", "json", "--progress", "none")
 	var ev result.Evaluation
 	if err := json.Unmarshal([]byte(r.stdout), &ev); err != nil {
 		t.Fatal(err)
@@ -153,6 +154,24 @@ func TestModifiedUserGuidelines(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "warning: the user simulator speaks from modified guidelines ("+guidelines+")") {
 		t.Errorf("no warning of the modified guidelines on stderr:\n%s", r.stderr)
+	}
+
+	// Resumed on data without those guidelines, it would be played by two
+	// different users: refused.
+	if err := os.RemoveAll(guidelines); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.MarkInterrupted(context.Background(), string(result.StatusCompleted), string(result.StatusInterrupted))
+	if cerr := st.Close(); err != nil || cerr != nil {
+		t.Fatal(err, cerr)
+	}
+	r = mustCLI(t, exitUsage, "run", "--resume", ev.ID, "--tau2-data", data, "--llm-base-url", user.URL, "--db", db, "--progress", "none")
+	if !strings.Contains(r.stderr, "played with modified guidelines from "+guidelines) || !strings.Contains(r.stderr, "proctor's copy of tau2's guidelines") {
+		t.Errorf("resume with other guidelines:\n%s", r.stderr)
 	}
 }
 
