@@ -134,11 +134,13 @@ func setViolations(err error) error {
 // runEvalSet runs run_evalset as a long task, as run_evaluation runs: a
 // working task at once, a status update per finished case run and at
 // least every progressEvery, then the Result artifact and completed. A bad
-// request or set ends the task rejected.
+// request or set ends the task rejected. The request and its sets are
+// checked and resolved once, when it comes (skills.Service.PlanEvalSets).
 func (e *executor) runEvalSet(ctx context.Context, ec *a2asrv.ExecutorContext, p *evalSetParams, yield func(a2a.Event, error) bool) {
+	var plan *skills.EvalSetPlan
 	sets, err := p.sets(ctx)
 	if err == nil {
-		err = e.svc.CheckEvalSets(p.EvalSetRequest, sets)
+		plan, err = e.svc.PlanEvalSets(ctx, p.EvalSetRequest, sets)
 	}
 	if ctx.Err() != nil {
 		return // the request ended while its set was read: nobody hears of it
@@ -152,14 +154,14 @@ func (e *executor) runEvalSet(ctx context.Context, ec *a2asrv.ExecutorContext, p
 		accepted: "Eval-set run accepted; starting.",
 		slot:     "evaluation slot",
 		canceled: "Canceled before the eval-set run started.",
-		steps:    func(t *longTask) taskEnd { return e.playEvalSets(t, p.EvalSetRequest, sets) },
+		steps:    func(t *longTask) taskEnd { return e.playEvalSets(t, plan) },
 	}, yield)
 }
 
-// playEvalSets is run_evalset's steps: prepare the run, announce it, play
-// it reporting progress, and end with its results.
-func (e *executor) playEvalSets(t *longTask, req skills.EvalSetRequest, sets []*evalset.Set) taskEnd {
-	job, err := e.svc.PrepareEvalSets(t.ctx, req, sets)
+// playEvalSets is run_evalset's steps: start the planned run, announce
+// it, play it reporting progress, and end with its results.
+func (e *executor) playEvalSets(t *longTask, plan *skills.EvalSetPlan) taskEnd {
+	job, err := e.svc.StartEvalSets(t.ctx, plan)
 	if err != nil {
 		var inv *skills.InvalidRequestError
 		switch {
@@ -174,7 +176,7 @@ func (e *executor) playEvalSets(t *longTask, req skills.EvalSetRequest, sets []*
 	run := job.Run()
 	t.onCancel(fmt.Sprintf("Canceled. Eval-set run %s keeps its finished case runs (status interrupted): "+
 		`read them with {"skill": "get_results", "params": {"id": %q}}.`, run.ID, run.ID), map[string]any{"eval_set_run_id": run.ID})
-	start := evaluation.Progress{Total: countCases(sets) * max(run.Config.NumRuns, 1)}
+	start := evaluation.Progress{Total: plan.CaseRuns()}
 	running := fmt.Sprintf("Eval-set run %s running: %s, %d case runs.", run.ID, report.AgentLabel(run.Agent), start.Total)
 	if asked, clamped := job.ClampedConcurrency(); clamped {
 		running += fmt.Sprintf(" Concurrency %d: the %d asked for is above this server's --max-simulation-concurrency.", run.Config.Concurrency, asked)
@@ -232,12 +234,4 @@ func caseProgressText(runID string, p evaluation.Progress) string {
 // caseProgressData is the status data of an eval-set run's progress.
 func caseProgressData(runID string, p evaluation.Progress) map[string]any {
 	return map[string]any{"eval_set_run_id": runID, "done": p.Done, "total": p.Total, "passed": p.Passed}
-}
-
-func countCases(sets []*evalset.Set) int {
-	n := 0
-	for _, s := range sets {
-		n += len(s.Cases)
-	}
-	return n
 }

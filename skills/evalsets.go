@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/proctor-eval/proctor/a2aagent"
@@ -137,85 +135,6 @@ func (j *EvalSetJob) Execute(ctx context.Context, onProgress func(evaluation.Pro
 	return nil
 }
 
-// PrepareEvalSets checks a request and its sets, reaches the agent and
-// records the run as running. A bad request or set is an
-// *InvalidRequestError.
-func (s *Service) PrepareEvalSets(ctx context.Context, req EvalSetRequest, sets []*evalset.Set) (*EvalSetJob, error) {
-	if err := s.checkEvalSets(req, sets); err != nil {
-		return nil, err
-	}
-	if req.MaxResponseBytes == 0 {
-		req.MaxResponseBytes = s.maxResponse()
-	}
-	r := req.withDefaults()
-	cfg := result.EvalSetConfig{
-		Agent: r.AgentURL, Paths: r.Paths, MetricsFile: r.MetricsFile, NumRuns: r.NumRuns, Concurrency: r.Concurrency,
-		Transport: r.Transport, Protocol: r.Protocol, Streaming: r.Streaming,
-		JudgeModel: cmp.Or(r.JudgeModel, s.JudgeModel), UserModel: cmp.Or(r.UserModel, s.UserModel),
-		Timeout: r.Timeout, RequestTimeout: r.RequestTimeout,
-	}
-	job := &EvalSetJob{sets: sets}
-	if limit := s.MaxSimulationConcurrency; limit > 0 && cfg.Concurrency > limit {
-		job.askedConcurrency, cfg.Concurrency = cfg.Concurrency, limit
-	}
-	headers := headerOf(r.Headers)
-	cfg.HeaderNames = slices.Sorted(maps.Keys(headers))
-	// Everything the files and the request say is checked before the agent
-	// is reached.
-	sc, err := s.metricScorer(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkScoring(sc, sets, nil); err != nil {
-		return nil, err
-	}
-	id := store.NewID()
-	var agent result.AgentInfo
-	switch {
-	case needsAgent(sets) && ecp.IsTarget(r.AgentURL):
-		pool, info, err := s.startECPPool(ctx, ecpStart{
-			agent: r.AgentURL, config: r.ECPConfig,
-			requestTimeout: time.Duration(cfg.RequestTimeout), maxResponse: r.MaxResponseBytes, logID: id,
-		})
-		if err != nil {
-			return nil, err
-		}
-		job.ecpPool = pool
-		agent = ecpAgentInfo(r.AgentURL, info)
-	case needsAgent(sets):
-		if job.traceOpts, err = s.traceOptions(id); err != nil {
-			return nil, err
-		}
-		client, err := s.dialEvalSetAgent(ctx, r, cfg, headers, job.traceOpts...)
-		if err != nil {
-			return nil, err
-		}
-		job.client = client
-		agent = agentInfo(client, result.Config{Agent: r.AgentURL})
-	default:
-		agent = result.AgentInfo{URL: r.AgentURL}
-	}
-	job.run = evaluation.NewEvalSetRun(id, cfg, agent, sets)
-	parts, err := s.evalSetParts(ctx, r, cfg, sets, job, headers, sc)
-	if err != nil {
-		job.Close()
-		return nil, err
-	}
-	job.runner = &evaluation.Runner{
-		CaseRecorder: parts.recorder, CaseScorer: parts.scorer,
-		Store: s.evaluationStore(), Concurrency: max(cfg.Concurrency, 1), Slots: s.simulationSlots(),
-		TracerProvider: s.TracerProvider,
-	}
-	return job, nil
-}
-
-// CheckEvalSets checks a request and its sets as PrepareEvalSets does
-// first, without reaching the agent: a bad request or set is an
-// *InvalidRequestError.
-func (s *Service) CheckEvalSets(req EvalSetRequest, sets []*evalset.Set) error {
-	return s.checkEvalSets(req, sets)
-}
-
 // checkEvalSets validates the request and refuses empty or colliding sets.
 func (s *Service) checkEvalSets(req EvalSetRequest, sets []*evalset.Set) error {
 	if err := s.validator().Struct(req); err != nil {
@@ -316,23 +235,20 @@ func checkScoring(sc *metric.Scorer, sets []*evalset.Set, metrics []*evalset.Met
 }
 
 // evalSetParts makes a run's case player (over the job's client, and a
-// client per other transport its cases ask for) around the scorer sc.
-func (s *Service) evalSetParts(ctx context.Context, req EvalSetRequest, cfg result.EvalSetConfig, sets []*evalset.Set, job *EvalSetJob, headers http.Header, sc *metric.Scorer) (*evalSetParts, error) {
-	opts := rollout.CaseOptions{CaseTimeout: time.Duration(cfg.Timeout), UserIDHeader: rollout.DefaultUserIDHeader, TracerProvider: s.TracerProvider}
-	if cfg.UserModel != "" && s.Models != nil && hasScenario(sets) {
-		m, err := s.Models.Model(ctx, cfg.UserModel, llm.RoleUser)
-		if err != nil {
-			return nil, invalid("user_model: %v", err)
-		}
-		opts.ScenarioUser = rollout.LLMUserConfig{Model: m}
+// client per other transport its cases ask for) around the plan's scorer
+// and scenario user.
+func (s *Service) evalSetParts(ctx context.Context, p *EvalSetPlan, job *EvalSetJob) (*evalSetParts, error) {
+	opts := rollout.CaseOptions{CaseTimeout: time.Duration(p.cfg.Timeout), UserIDHeader: rollout.DefaultUserIDHeader, TracerProvider: s.TracerProvider}
+	if p.user != nil {
+		opts.ScenarioUser = rollout.LLMUserConfig{Model: p.user}
 	}
-	agents, err := s.caseAgents(ctx, req, cfg, sets, job, headers)
+	agents, err := s.caseAgents(ctx, p, job)
 	if err != nil {
 		return nil, err
 	}
 	return &evalSetParts{
 		recorder: caseRecorder{player: rollout.NewCasePlayer(opts), agents: agents},
-		scorer:   caseScorer{sc},
+		scorer:   caseScorer{p.scorer},
 	}, nil
 }
 
@@ -368,7 +284,7 @@ func hasScenario(sets []*evalset.Set) bool {
 
 // caseAgents are the run's agents by transport: "" is the run's own
 // connection, and each transport a YAML case selects gets its own.
-func (s *Service) caseAgents(ctx context.Context, req EvalSetRequest, cfg result.EvalSetConfig, sets []*evalset.Set, job *EvalSetJob, headers http.Header) (map[string]rollout.Agent, error) {
+func (s *Service) caseAgents(ctx context.Context, p *EvalSetPlan, job *EvalSetJob) (map[string]rollout.Agent, error) {
 	agents := map[string]rollout.Agent{}
 	if job.ecpPool != nil {
 		agents[""] = ecp.NewAgent(job.ecpPool, 0)
@@ -378,16 +294,16 @@ func (s *Service) caseAgents(ctx context.Context, req EvalSetRequest, cfg result
 		return agents, nil
 	}
 	agents[""] = a2aagent.New(job.client)
-	for _, set := range sets {
+	for _, set := range p.sets {
 		for _, c := range set.Cases {
 			if c.Transport == "" || agents[c.Transport] != nil {
 				continue
 			}
-			r := req
+			r := p.req
 			r.Transport = c.Transport
-			tc := cfg
+			tc := p.cfg
 			tc.Transport = c.Transport
-			client, err := s.dialEvalSetAgent(ctx, r, tc, headers, job.traceOpts...)
+			client, err := s.dialEvalSetAgent(ctx, r, tc, p.headers, job.traceOpts...)
 			if err != nil {
 				return nil, fmt.Errorf("case %s asks for transport %s: %w", c.ID, c.Transport, err)
 			}

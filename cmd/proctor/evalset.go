@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -225,21 +226,21 @@ func runEvalSets(cmd *cobra.Command, f *evalSetFlags, paths []string) error {
 		return err
 	}
 	defer traces.close()
+	// The request and its sets are checked in full before the database is
+	// opened (a rejected command must not create or lock it), then the
+	// service gets its store and starts the plan.
+	svc := &skills.Service{Models: su.models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings(), WireTrace: traces.opener(), TracerProvider: su.tracer}
+	plan, err := svc.PlanEvalSets(ctx, f.request(headers, paths, ecpConfig), sets)
+	if err != nil {
+		return requestErr(err)
+	}
 	db, err := openWritableDB(ctx, f.dbPath, cmd.ErrOrStderr(), "see 'proctor results'")
 	if err != nil {
 		return failErr(err)
 	}
 	defer db.Close()
-	retries := f.retries
-	svc := &skills.Service{Store: db, Models: su.models, MaxResponseBytes: f.maxResponse, ECP: runECPSettings(), WireTrace: traces.opener(), TracerProvider: su.tracer}
-	job, err := svc.PrepareEvalSets(ctx, skills.EvalSetRequest{
-		AgentURL: f.agent, NumRuns: f.numRuns, Concurrency: f.concurrency,
-		Transport: f.transport, Protocol: f.protocol, Streaming: f.streaming,
-		JudgeModel: f.llm.judgeModel, UserModel: f.llm.userModel,
-		Timeout: result.Duration(f.timeout), RequestTimeout: result.Duration(f.requestTimeout), Retries: &retries,
-		MaxResponseBytes: f.maxResponse, Headers: flattenHeaders(headers), Paths: paths, MetricsFile: f.metrics,
-		ECPConfig: ecpConfig,
-	}, sets)
+	svc.Store = db
+	job, err := svc.StartEvalSets(ctx, plan)
 	if err != nil {
 		return requestErr(err)
 	}
@@ -261,6 +262,20 @@ func runEvalSets(cmd *cobra.Command, f *evalSetFlags, paths []string) error {
 		return &exitError{code: exitInterrupt, err: errors.New("interrupted")}
 	}
 	return gate(cmd.ErrOrStderr(), run, base, f.tolerance)
+}
+
+// request is the eval-set request the flags make, with the request
+// headers, the set paths and the ECP agent's config.
+func (f *evalSetFlags) request(headers http.Header, paths []string, ecpConfig map[string]any) skills.EvalSetRequest {
+	retries := f.retries
+	return skills.EvalSetRequest{
+		AgentURL: f.agent, NumRuns: f.numRuns, Concurrency: f.concurrency,
+		Transport: f.transport, Protocol: f.protocol, Streaming: f.streaming,
+		JudgeModel: f.llm.judgeModel, UserModel: f.llm.userModel,
+		Timeout: result.Duration(f.timeout), RequestTimeout: result.Duration(f.requestTimeout), Retries: &retries,
+		MaxResponseBytes: f.maxResponse, Headers: flattenHeaders(headers), Paths: paths, MetricsFile: f.metrics,
+		ECPConfig: ecpConfig,
+	}
 }
 
 func countCases(sets []*evalset.Set) int {
