@@ -409,7 +409,11 @@ func (s *Service) RescoreEvalSets(ctx context.Context, src string, metrics []*ev
 // their case results: at most limit (0: DefaultResultsLimit), of the agent
 // at agentURL when it is not empty.
 func (s *Service) ListEvalSetRuns(ctx context.Context, agentURL string, limit int) ([]result.EvalSetRun, error) {
-	return s.results().EvalSetRuns(ctx, agentURL, limit)
+	page, err := s.results().EvalSetRuns(ctx, ResultsRequest{AgentURL: agentURL, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	return page.Runs, nil
 }
 
 // GetEvalSetRun is get_results for the id of an eval-set run: the run with

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -126,40 +127,57 @@ func headOf(rec store.Evaluation) result.Evaluation {
 	return e
 }
 
-// EvalSetRuns returns the stored eval-set runs, newest first, without
-// their case results or the sets' cases: at most limit (0:
-// DefaultResultsLimit), of the agent at agentURL when it is not empty.
-func (r *Results) EvalSetRuns(ctx context.Context, agentURL string, limit int) ([]result.EvalSetRun, error) {
-	if limit == 0 {
-		limit = DefaultResultsLimit
-	}
-	filter := store.ListFilter{Kind: store.KindEvalSets, Limit: limit}
-	if agentURL != "" {
+// EvalSetRuns pages through the stored eval-set runs, newest first,
+// without their case results or the sets' cases, as req filters them
+// (AgentURL, matched loosely, Before and Limit, 0: DefaultResultsLimit;
+// the other fields are not used). Next is the Before of the next page.
+func (r *Results) EvalSetRuns(ctx context.Context, req ResultsRequest) (*EvalSetRunsPage, error) {
+	limit := cmp.Or(req.Limit, DefaultResultsLimit)
+	filter := store.ListFilter{Kind: store.KindEvalSets, Limit: limit + 1, Before: req.Before}
+	if req.AgentURL != "" {
 		filter.Limit = -1 // agent URLs are matched loosely, below
 	}
 	recs, err := r.db.ListEvaluations(ctx, filter)
 	if err != nil {
 		return nil, err
 	}
-	out := []result.EvalSetRun{}
+	page := &EvalSetRunsPage{Runs: []result.EvalSetRun{}}
 	for _, rec := range recs {
-		var run result.EvalSetRun
-		if err := json.Unmarshal(rec.Data, &run); err != nil {
-			run = result.EvalSetRun{ID: rec.ID, Agent: result.AgentInfo{URL: rec.AgentURL}, Error: fmt.Sprintf("%s: %v", UnreadableRecord, err)}
-		}
-		run.Status = result.Status(rec.Status)
-		if agentURL != "" && !SameAgent(agentURL, rec.AgentURL, result.Evaluation{Agent: run.Agent, Config: result.Config{Agent: run.Config.Agent}}) {
+		run := evalSetHeadOf(rec)
+		if req.AgentURL != "" && !SameAgent(req.AgentURL, rec.AgentURL, result.Evaluation{Agent: run.Agent, Config: result.Config{Agent: run.Config.Agent}}) {
 			continue
 		}
-		for i := range run.Sets {
-			run.Sets[i].Cases = nil // the listing's size must not grow with the sets
-		}
-		out = append(out, run)
-		if len(out) == limit {
+		if len(page.Runs) == limit {
+			page.Next = page.Runs[limit-1].ID
 			break
 		}
+		page.Runs = append(page.Runs, run)
 	}
-	return out, nil
+	return page, nil
+}
+
+// EvalSetRunsPage is a page of eval-set runs, newest first, without their
+// case results or the sets' cases.
+type EvalSetRunsPage struct {
+	Runs []result.EvalSetRun
+	// Next is the Before value of the next page, "" on the last one.
+	Next string
+}
+
+// evalSetHeadOf decodes a listed eval-set run's record without the sets'
+// cases (the listing's size must not grow with the sets); one proctor
+// cannot decode is described from its index, its Error beginning
+// UnreadableRecord.
+func evalSetHeadOf(rec store.Evaluation) result.EvalSetRun {
+	var run result.EvalSetRun
+	if err := json.Unmarshal(rec.Data, &run); err != nil {
+		run = result.EvalSetRun{Agent: result.AgentInfo{URL: rec.AgentURL}, Error: fmt.Sprintf("%s: %v", UnreadableRecord, err)}
+	}
+	run.ID, run.Status, run.CreatedAt = rec.ID, result.Status(rec.Status), rec.CreatedAt
+	for i := range run.Sets {
+		run.Sets[i].Cases = nil
+	}
+	return run
 }
 
 // EvalSetRunHead reads an eval-set run's own record, without its case

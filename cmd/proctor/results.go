@@ -133,11 +133,11 @@ func newResultsCmd() *cobra.Command {
 			if err := listResults(cmd.OutOrStdout(), format, heads); err != nil || format == "json" {
 				return err
 			}
-			runs, err := skills.NewResults(db).EvalSetRuns(ctx, agent, limit)
+			runs, err := skills.NewResults(db).EvalSetRuns(ctx, skills.ResultsRequest{AgentURL: agent, Limit: limit})
 			if err != nil {
 				return failErr(err)
 			}
-			return listEvalSetRuns(cmd.OutOrStdout(), db, runs)
+			return listEvalSetRuns(cmd.OutOrStdout(), db, runs.Runs)
 		},
 	}
 	fl := cmd.Flags()

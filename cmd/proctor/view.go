@@ -186,7 +186,7 @@ const formatHTML = "html"
 // writeStoredHTML writes a stored evaluation as one self-contained HTML
 // file, its latency histogram drawn from the stored request metrics.
 func writeStoredHTML(ctx context.Context, db *store.DB, stdout io.Writer, out string, eval *result.Evaluation) error {
-	lat, err := ui.StoredLatencies(ctx, db, eval)
+	lat, err := skills.NewResults(db).RequestLatencies(ctx, eval)
 	if err != nil {
 		return failErr(err)
 	}

@@ -1,14 +1,12 @@
 package ui
 
 import (
-	"encoding/json"
 	"html/template"
 	"net/http"
 	"time"
 
 	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/skills"
-	"github.com/proctor-eval/proctor/store"
 )
 
 // conformanceRow is one conformance run in the list.
@@ -54,23 +52,16 @@ func (h *Handler) conformanceRuns(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, "conformances", "Conformance reports", "conformance", v)
 		return
 	}
-	runs, err := db.ListConformance(r.Context(), store.ConformanceFilter{Before: before, Limit: limit + 1})
+	runs, err := h.results(db).ConformanceRuns(r.Context(), skills.ResultsRequest{Before: before, Limit: limit})
 	if err != nil {
 		h.storeFail(w, r, err)
 		return
 	}
-	if len(runs) > limit {
-		runs = runs[:limit]
-		v.Next = nextQuery(h.opts.Base+"conformance", runs[len(runs)-1].ID, limit)
+	if runs.Next != "" {
+		v.Next = nextQuery(h.opts.Base+"conformance", runs.Next, limit)
 	}
-	for _, run := range runs {
-		row := conformanceRow{ID: run.ID, AgentURL: run.AgentURL, Level: run.Level, Created: run.CreatedAt}
-		var rep conformance.Report
-		if err := json.Unmarshal(run.Data, &rep); err != nil {
-			row.Error = "unreadable report: " + err.Error()
-		}
-		row.Summary = rep.Summary
-		v.Rows = append(v.Rows, row)
+	for _, run := range runs.Runs {
+		v.Rows = append(v.Rows, conformanceRow{ID: run.ID, AgentURL: run.AgentURL, Level: run.Level, Created: run.CreatedAt, Summary: run.Summary, Error: run.Error})
 	}
 	h.render(w, r, "conformances", "Conformance reports", "conformance", v)
 }
@@ -80,7 +71,7 @@ func (h *Handler) conformanceRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rep, err := skills.LoadConformance(r.Context(), db, id)
+	rep, err := h.results(db).Conformance(r.Context(), id)
 	if err != nil {
 		h.storeFail(w, r, err)
 		return

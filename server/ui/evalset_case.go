@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
+	"github.com/proctor-eval/proctor/skills"
 	"github.com/proctor-eval/proctor/store"
 )
 
@@ -92,21 +92,20 @@ func (h *Handler) evalSetCase(w http.ResponseWriter, r *http.Request) {
 	}
 	v := caseView{RunID: run.ID, Agent: report.AgentLabel(run.Agent), Summary: sum, Metrics: metricViews(sum.Metrics)}
 	for n := 1; n <= max(sum.Runs, run.Config.NumRuns, 1); n++ {
-		srec, err := db.GetSimulation(r.Context(), run.ID, evaluation.CaseResultID(sum.EvalSetID, sum.EvalID, n))
-		if errors.Is(err, store.ErrNotFound) {
+		cr, err := h.results(db).CaseRun(r.Context(), run.ID, sum.EvalSetID, sum.EvalID, n)
+		if unreadable := (*skills.UnreadableError)(nil); errors.As(err, &unreadable) {
+			h.fail(w, r, http.StatusInternalServerError, "%v", err)
+			return
+		}
+		switch {
+		case errors.Is(err, store.ErrNotFound):
 			v.Missing++
 			continue
-		}
-		if err != nil {
+		case err != nil:
 			h.storeFail(w, r, err)
 			return
 		}
-		var cr result.CaseResult
-		if err := json.Unmarshal(srec.Data, &cr); err != nil {
-			h.fail(w, r, http.StatusInternalServerError, "case run %s of %s is unreadable: %v", srec.ID, run.ID, err)
-			return
-		}
-		v.Runs = append(v.Runs, newCaseRunView(&cr))
+		v.Runs = append(v.Runs, newCaseRunView(cr))
 	}
 	h.render(w, r, "evalcase", "Case "+key, "evalsets", v)
 }

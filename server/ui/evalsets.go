@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"encoding/json"
 	"errors"
 	"html/template"
 	"maps"
@@ -14,7 +13,7 @@ import (
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/skills"
 )
 
 // evalSetRow is one eval-set run in the list.
@@ -60,21 +59,19 @@ func (h *Handler) evalSetRuns(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, "evalsets", "Eval-set runs", "evalsets", v)
 		return
 	}
-	recs, err := db.ListEvaluations(r.Context(), store.ListFilter{Kind: store.KindEvalSets, Before: before, Limit: limit + 1})
+	runs, err := h.results(db).EvalSetRuns(r.Context(), skills.ResultsRequest{Before: before, Limit: limit})
 	if err != nil {
 		h.storeFail(w, r, err)
 		return
 	}
-	if len(recs) > limit {
-		recs = recs[:limit]
-		v.Next = nextQuery(h.opts.Base+"evalsets", recs[len(recs)-1].ID, limit)
+	if runs.Next != "" {
+		v.Next = nextQuery(h.opts.Base+"evalsets", runs.Next, limit)
 	}
-	for _, rec := range recs {
-		var run result.EvalSetRun
-		if err := json.Unmarshal(rec.Data, &run); err != nil {
-			run = result.EvalSetRun{Error: "unreadable record: " + err.Error()}
+	for _, run := range runs.Runs {
+		if unreadable, ok := strings.CutPrefix(run.Error, skills.UnreadableRecord+": "); ok {
+			run = result.EvalSetRun{ID: run.ID, CreatedAt: run.CreatedAt, Status: run.Status, Error: "unreadable record: " + unreadable}
 		}
-		run.ID, run.Status, run.CreatedAt = rec.ID, result.Status(h.shownStatus(rec.Status)), rec.CreatedAt
+		run.Status = result.Status(h.shownStatus(string(run.Status)))
 		ids := make([]string, len(run.Sets))
 		for i, s := range run.Sets {
 			ids[i] = s.ID

@@ -106,7 +106,7 @@ func (h *Handler) evaluation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	eval.Status = result.Status(h.shownStatus(string(eval.Status)))
-	lat, err := StoredLatencies(r.Context(), db, eval)
+	lat, err := h.results(db).RequestLatencies(r.Context(), eval)
 	if err != nil {
 		h.storeFail(w, r, err)
 		return

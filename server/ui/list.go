@@ -1,17 +1,16 @@
 package ui
 
 import (
-	"context"
-	"encoding/json"
 	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/skills"
 )
 
 // knownDomains are offered as suggestions in the domain filter; any other
@@ -67,20 +66,6 @@ type listView struct {
 	NoDatabase bool
 }
 
-// evalHead is the part of a stored evaluation the list shows; decoding it
-// skips the rest of the record.
-type evalHead struct {
-	Agent   result.AgentInfo `json:"agent"`
-	Summary struct {
-		NumSimulations    int                `json:"num_simulations"`
-		AvgReward         float64            `json:"avg_reward"`
-		PassHatK          map[string]float64 `json:"pass_hat_k"`
-		DoNothingBaseline *result.Baseline   `json:"do_nothing_baseline"`
-	} `json:"summary"`
-	Error        string `json:"error"`
-	RescoredFrom string `json:"rescored_from"`
-}
-
 func (h *Handler) evaluations(w http.ResponseWriter, r *http.Request) {
 	f, err := readListFilter(r)
 	if err != nil {
@@ -94,19 +79,18 @@ func (h *Handler) evaluations(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, "evaluations", "Evaluations", "evaluations", v)
 		return
 	}
-	recs, err := listEvaluations(r.Context(), db, f)
+	heads, err := h.results(db).EvaluationHeads(r.Context(), skills.ResultsRequest{Domain: f.Domain, AgentURL: f.Agent, Status: f.Status, Before: f.Before, Limit: f.Limit})
 	if err != nil {
 		h.storeFail(w, r, err)
 		return
 	}
-	if len(recs) > f.Limit {
-		recs = recs[:f.Limit]
+	if heads.Next != "" {
 		q := f.query()
-		q.Set("before", recs[len(recs)-1].ID)
+		q.Set("before", heads.Next)
 		v.Next = template.URL(h.opts.Base + "?" + q.Encode()) // #nosec: built from encoded values
 	}
-	for _, rec := range recs {
-		v.Rows = append(v.Rows, h.evalRow(rec))
+	for _, e := range heads.Evaluations {
+		v.Rows = append(v.Rows, h.evalRow(e))
 	}
 	h.render(w, r, "evaluations", "Evaluations", "evaluations", v)
 }
@@ -120,20 +104,20 @@ func (h *Handler) shownStatus(status string) string {
 	return status
 }
 
-func (h *Handler) evalRow(rec store.Evaluation) evalRow {
-	row := evalRow{ID: rec.ID, Domain: rec.Domain, Status: h.shownStatus(rec.Status), AgentURL: rec.AgentURL, Created: rec.CreatedAt, Agent: rec.AgentURL}
-	var head evalHead
-	if err := json.Unmarshal(rec.Data, &head); err != nil {
-		row.Error = "unreadable record: " + err.Error()
+func (h *Handler) evalRow(e result.Evaluation) evalRow {
+	addr := e.Agent.Address()
+	row := evalRow{ID: e.ID, Domain: e.Domain, Status: h.shownStatus(string(e.Status)), AgentURL: addr, Created: e.CreatedAt, Agent: addr}
+	if unreadable, ok := strings.CutPrefix(e.Error, skills.UnreadableRecord+": "); ok {
+		row.Error = "unreadable record: " + unreadable
 		return row
 	}
-	row.Agent = report.AgentLabel(head.Agent)
-	row.Sims = head.Summary.NumSimulations
-	row.PassHat1 = head.Summary.PassHatK["1"]
-	row.AvgReward = head.Summary.AvgReward
-	row.Baseline = head.Summary.DoNothingBaseline
-	row.RescoredFrom = head.RescoredFrom
-	row.Error = head.Error
+	row.Agent = report.AgentLabel(e.Agent)
+	row.Sims = e.Summary.NumSimulations
+	row.PassHat1 = e.Summary.PassHatK["1"]
+	row.AvgReward = e.Summary.AvgReward
+	row.Baseline = e.Summary.DoNothingBaseline
+	row.RescoredFrom = e.RescoredFrom
+	row.Error = e.Error
 	return row
 }
 
@@ -150,32 +134,4 @@ func readListFilter(r *http.Request) (listFilter, error) {
 	var err error
 	f.Limit, err = pageSize(r)
 	return f, err
-}
-
-// listEvaluations reads the evaluations of simulations f selects, up to
-// f.Limit+1 (one more says there is a next page). It lists without the
-// store's kind filter, which would make the store read every record's
-// header before the record, and drops eval-set runs itself, reading on
-// while they leave the page short.
-func listEvaluations(ctx context.Context, db *store.DB, f listFilter) ([]store.Evaluation, error) {
-	want := f.Limit + 1
-	out := make([]store.Evaluation, 0, want)
-	before := f.Before
-	for len(out) < want {
-		ask := want - len(out)
-		recs, err := db.ListEvaluations(ctx, store.ListFilter{Domain: f.Domain, AgentURL: f.Agent, Status: f.Status, Before: before, Limit: ask})
-		if err != nil {
-			return nil, err
-		}
-		for _, rec := range recs {
-			if rec.Kind != store.KindEvalSets {
-				out = append(out, rec)
-			}
-		}
-		if len(recs) < ask {
-			break // the oldest has been read
-		}
-		before = recs[len(recs)-1].ID
-	}
-	return out, nil
 }

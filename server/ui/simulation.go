@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 	"reflect"
@@ -12,7 +13,7 @@ import (
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/tau2/knowledge/kbresult"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/store"
+	"github.com/proctor-eval/proctor/skills"
 )
 
 // maxActualCalls bounds the calls of a tool shown beside an expected
@@ -173,46 +174,29 @@ func (h *Handler) simulation(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusNotFound, "no evaluation %q: there is no results database yet", evalID)
 		return
 	}
-	rec, err := db.GetEvaluation(r.Context(), evalID)
+	st, err := h.results(db).Simulation(r.Context(), evalID, simID)
+	if unreadable := (*skills.UnreadableError)(nil); errors.As(err, &unreadable) {
+		h.fail(w, r, http.StatusInternalServerError, "%v", err)
+		return
+	}
 	if err != nil {
 		h.storeFail(w, r, err)
 		return
 	}
-	srec, err := db.GetSimulation(r.Context(), rec.ID, simID)
-	if err != nil {
-		h.storeFail(w, r, err)
-		return
-	}
-	var sim result.Simulation
-	if err := json.Unmarshal(srec.Data, &sim); err != nil {
-		h.fail(w, r, http.StatusInternalServerError, "simulation %s of %s is unreadable: %v", srec.ID, rec.ID, err)
-		return
-	}
-	v := newSimView(rec.ID, rec.Domain, &sim)
-	eval, evalErr := storedEval(rec)
+	eval, evalErr, sim := st.Evaluation, st.EvaluationErr, st.Simulation
+	v := newSimView(eval.ID, eval.Domain, sim)
 	if c := sim.RewardInfo.DBCheck; c != nil && !c.DBMatch && h.opts.DBDiff != nil {
-		v.Records = h.records(eval, evalErr, &sim)
+		v.Records = h.records(eval, evalErr, sim)
 	}
 	if h.opts.Task != nil {
-		v.Task = h.task(eval, evalErr, &sim)
+		v.Task = h.task(eval, evalErr, sim)
 	}
 	if h.opts.WireTrace != nil {
-		if path := h.opts.WireTrace(rec.ID); path != "" {
+		if path := h.opts.WireTrace(eval.ID); path != "" {
 			v.Wire = loadWireTrace(path, sim.ContextID)
 		}
 	}
 	h.render(w, r, "simulation", "Simulation "+sim.ID, "evaluations", v)
-}
-
-// storedEval decodes a stored evaluation's record (without its
-// simulations).
-func storedEval(rec store.Evaluation) (*result.Evaluation, error) {
-	var eval result.Evaluation
-	if err := json.Unmarshal(rec.Data, &eval); err != nil {
-		return nil, err
-	}
-	eval.ID, eval.Domain = rec.ID, rec.Domain
-	return &eval, nil
 }
 
 // task shows the task sim played (Options.Task); when it cannot be found,

@@ -1,15 +1,12 @@
 package ui
 
 import (
-	"context"
 	"fmt"
 	"io"
 
 	"github.com/proctor-eval/proctor/conformance"
-	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/store"
 )
 
 // WriteEvaluation writes eval as one self-contained HTML file: the
@@ -67,20 +64,6 @@ func RequestLatencies(sims []result.Simulation) []float64 {
 		}
 	}
 	return lat
-}
-
-// StoredLatencies reads the latencies of the requests of eval's
-// simulations from db, where they are stored apart from the simulations.
-func StoredLatencies(ctx context.Context, db *store.DB, eval *result.Evaluation) ([]float64, error) {
-	all, err := db.AllRequests(ctx, eval.ID)
-	if err != nil {
-		return nil, err
-	}
-	var out []float64
-	for _, s := range eval.Simulations {
-		out = append(out, evaluation.Latencies(all[s.ID])...)
-	}
-	return out, nil
 }
 
 func writeStandalone(w io.Writer, name, title string, body any) error {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/proctor-eval/proctor/conformance"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/report"
 	"github.com/proctor-eval/proctor/result"
@@ -87,6 +88,26 @@ type Results interface {
 	// Completed reads the completed evaluations of a domain and split,
 	// without their simulations: what a leaderboard ranks.
 	Completed(ctx context.Context, domain, split string) ([]*result.Evaluation, error)
+	// EvaluationHeads pages through the evaluations of simulations as
+	// stored, without their simulations (the evaluations list).
+	EvaluationHeads(ctx context.Context, req skills.ResultsRequest) (*skills.ResultsPage, error)
+	// EvalSetRuns pages through the eval-set runs, without their case
+	// results.
+	EvalSetRuns(ctx context.Context, req skills.ResultsRequest) (*skills.EvalSetRunsPage, error)
+	// ConformanceRuns pages through the conformance runs.
+	ConformanceRuns(ctx context.Context, req skills.ResultsRequest) (*skills.ConformancePage, error)
+	// Conformance reads a conformance report.
+	Conformance(ctx context.Context, id string) (*conformance.Report, error)
+	// RequestLatencies reads the latencies of the requests of a loaded
+	// evaluation's simulations.
+	RequestLatencies(ctx context.Context, eval *result.Evaluation) ([]float64, error)
+	// Simulation reads one simulation with its evaluation's own record;
+	// one that cannot be decoded is a *skills.UnreadableError.
+	Simulation(ctx context.Context, evalID, simID string) (*skills.StoredSimulation, error)
+	// CaseRun reads one trial of an eval-set run's case: store.ErrNotFound
+	// when it is not stored, a *skills.UnreadableError when it cannot be
+	// decoded.
+	CaseRun(ctx context.Context, runID, setID, caseID string, n int) (*result.CaseResult, error)
 }
 
 // Handler serves the viewer's pages from a results database.
