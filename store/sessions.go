@@ -68,8 +68,6 @@ func (s *sessions) acquire() (*bbolt.DB, error) {
 		if err != nil {
 			return nil, openError(s.path, opts.Timeout, s.existed || s.opened, err)
 		}
-		// A lone writer waits at most this long for others to share its commit.
-		b.MaxBatchDelay = batchDelay
 		s.bolt, s.opened = b, true
 	}
 	s.refs++

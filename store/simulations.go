@@ -48,8 +48,8 @@ type simRecord struct {
 // Requests removes its old request metrics. The evaluation must exist (else
 // the error wraps ErrNotFound).
 //
-// Calls from many goroutines are group-committed: bbolt may put several
-// simulations in one transaction and one fsync. Each call returns only once
+// Calls from many goroutines are group-committed: the simulations that
+// queue while a commit runs share the next transaction and its fsync. Each call returns only once
 // its simulation is durable, so a simulation acknowledged is never lost.
 func (db *DB) PutSimulation(ctx context.Context, evalID string, s Simulation) error {
 	if err := validateID(kindEvaluation, evalID); err != nil {

@@ -48,7 +48,8 @@ type DB struct {
 	readOnly  bool
 	maxRecord int
 	sessions  *sessions
-	writer    *Process // this process, as PutEvaluation records it
+	writer    *Process     // this process, as PutEvaluation records it
+	commits   *groupCommit // shared by copies of the handle, as sessions is
 }
 
 type options struct {
@@ -162,7 +163,7 @@ func Open(path string, opts ...Option) (*DB, error) {
 		return nil, err
 	}
 	o.shortLocks = o.shortLocks && shortLocksSupported
-	db := &DB{path: path, readOnly: o.readOnly, maxRecord: o.maxRecord, writer: thisProcess()}
+	db := &DB{path: path, readOnly: o.readOnly, maxRecord: o.maxRecord, writer: thisProcess(), commits: &groupCommit{}}
 	db.sessions = newSessions(path, existed, o)
 	if err := db.sessions.lockWriters(o); err != nil {
 		return nil, err
@@ -295,14 +296,10 @@ func (db *DB) update(ctx context.Context, fn func(*bbolt.Tx) error) error {
 	return db.withBolt(func(b *bbolt.DB) error { return b.Update(fn) })
 }
 
-// batchDelay bounds how long a simulation write waits for concurrent ones
-// to share its fsync: small next to any simulation's duration.
-const batchDelay = 2 * time.Millisecond
-
-// batch is update for writes that many goroutines make at once: bbolt may
-// run several of them in one transaction and one fsync (group commit). Each
-// call still returns only after its own write is durable, and fn must be
-// idempotent because bbolt re-runs it alone when a shared batch fails.
+// batch is update for writes that many goroutines make at once: they
+// share transactions and fsyncs (groupCommit). Each call still returns
+// only after its own write is durable, and fn must be idempotent because
+// it runs again alone when a shared transaction fails.
 func (db *DB) batch(ctx context.Context, fn func(*bbolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -310,7 +307,9 @@ func (db *DB) batch(ctx context.Context, fn func(*bbolt.Tx) error) error {
 	if db.readOnly {
 		return fmt.Errorf("store: %s is open read-only: %w", db.path, berrors.ErrDatabaseReadOnly)
 	}
-	return db.withBolt(func(b *bbolt.DB) error { return b.Batch(fn) })
+	return db.commits.write(func(fn func(*bbolt.Tx) error) error {
+		return db.withBolt(func(b *bbolt.DB) error { return b.Update(fn) })
+	}, fn)
 }
 
 // withBolt runs call on an open bbolt handle: with short locks, the file
