@@ -32,8 +32,9 @@
 //
 // # Durability and locking
 //
-// Each Put is one bbolt transaction, fsynced on commit (unless WithNoSync):
-// PutSimulation writes a simulation and its request metrics together, so a
+// Each Put returns once its bbolt transaction is fsynced (unless WithNoSync);
+// concurrent PutSimulation calls share transactions, the ones that queue
+// while a commit runs going into the next. PutSimulation writes a simulation and its request metrics together, so a
 // crash loses at most the simulations in flight and a restarted run can skip
 // finished ones with SimulationIDs. After a crash, MarkInterrupted turns the
 // evaluations left "running" into "interrupted", and MarkTasksInterrupted
