@@ -82,6 +82,35 @@ type InitialState struct {
 type InitializationData struct {
 	AgentData map[string]any `json:"agent_data,omitempty"`
 	UserData  map[string]any `json:"user_data,omitempty"`
+	// AgentDataJSON and UserDataJSON are the sides as the task's JSON
+	// wrote them, in its key order, which tau2 keeps (records its read
+	// tools print list their fields in it) and a Go map loses; empty when
+	// the task was not decoded from JSON.
+	AgentDataJSON json.RawMessage `json:"-"`
+	UserDataJSON  json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON implements json.Unmarshaler: the sides decode as maps and
+// are kept as written (AgentDataJSON, UserDataJSON).
+func (d *InitializationData) UnmarshalJSON(b []byte) error {
+	type plain InitializationData
+	if err := json.Unmarshal(b, (*plain)(d)); err != nil {
+		return err
+	}
+	var raw struct {
+		AgentData json.RawMessage `json:"agent_data"`
+		UserData  json.RawMessage `json:"user_data"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	if d.AgentData != nil {
+		d.AgentDataJSON = raw.AgentData
+	}
+	if d.UserData != nil {
+		d.UserDataJSON = raw.UserData
+	}
+	return nil
 }
 
 // EvaluationCriteria says how a finished conversation is scored.

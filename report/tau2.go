@@ -50,6 +50,7 @@ package report
 // transcripts (SimulationRows only) renders no simulations.
 
 import (
+	"encoding/json"
 	"io"
 	"runtime/debug"
 	"strings"
@@ -256,7 +257,7 @@ func newTau2InitialState(s *domains.InitialState) *Tau2InitialState {
 	}
 	out := &Tau2InitialState{MessageHistory: s.MessageHistory}
 	if d := s.InitializationData; d != nil {
-		out.InitializationData = &Tau2InitializationData{AgentData: d.AgentData, UserData: d.UserData}
+		out.InitializationData = &Tau2InitializationData{AgentData: asWritten(d.AgentDataJSON, d.AgentData), UserData: asWritten(d.UserDataJSON, d.UserData)}
 	}
 	if len(s.InitializationActions) > 0 {
 		out.InitializationActions = make([]Tau2EnvFunctionCall, len(s.InitializationActions))
@@ -506,4 +507,17 @@ func buildRevision() string {
 // domain, or nil (see NewTau2Results).
 func WriteTau2(w io.Writer, eval *result.Evaluation, dom *domains.Domain) error {
 	return writeJSON(w, NewTau2Results(eval, dom))
+}
+
+// asWritten is one side of a task's initialization data for the export:
+// its JSON as the task wrote it when there is one (its key order), else
+// the map (null when nil, as tau2 writes a side it lacks).
+func asWritten(raw json.RawMessage, m map[string]any) any {
+	if len(raw) > 0 {
+		return raw
+	}
+	if m == nil {
+		return nil
+	}
+	return m
 }

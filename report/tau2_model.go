@@ -81,9 +81,12 @@ type Tau2InitialState struct {
 }
 
 // Tau2InitializationData is tau2-bench's InitializationData.
+// Each side is the task's map, or its JSON as the task file wrote it (a
+// json.RawMessage: tau2 keeps that key order, and its read tools print
+// records in it).
 type Tau2InitializationData struct {
-	AgentData map[string]any `json:"agent_data"`
-	UserData  map[string]any `json:"user_data"`
+	AgentData any `json:"agent_data"`
+	UserData  any `json:"user_data"`
 }
 
 // Tau2EnvAssertion is tau2-bench's EnvAssertion.

@@ -477,3 +477,39 @@ func TestTau2KeepsNullApartFromEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestTau2ExportKeepsInitDataOrder: a task's initialization data is
+// embedded in the key order of its file, not sorted: tau2 merges it as
+// json.loads read it and its read tools print records field by field in
+// that order, so that a re-grade with the embedded tasks replays the
+// outputs the run recorded (banking_knowledge's disputes and accounts).
+func TestTau2ExportKeepsInitDataOrder(t *testing.T) {
+	const data = `{"agent_data":{"users":{"u1":{"zeta":1,"alpha":{"y":2,"b":3},"mid":"m"}}},"user_data":{"z":true,"a":null}}`
+	tasks, err := domains.ParseTasks([]byte(`[{"id":"t1","user_scenario":{"instructions":"x"},"initial_state":{"initialization_data":` + data + `}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := domains.NewDomain(domains.Spec[struct{}]{Name: "tau2-mock", DB: []byte(`{}`), Tools: domains.NewToolbox[struct{}]()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Tasks = tasks
+	eval := &result.Evaluation{ID: "e", Domain: "tau2-mock", Summary: result.Summary{Tasks: []result.TaskSummary{{TaskID: "t1"}}}}
+	var out struct {
+		Tasks []struct {
+			InitialState struct {
+				InitializationData json.RawMessage `json:"initialization_data"`
+			} `json:"initial_state"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal(tau2Render(t, eval, d), &out); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := json.Compact(&got, out.Tasks[0].InitialState.InitializationData); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(data, got.String()); diff != "" {
+		t.Errorf("initialization_data (-task file +export):\n%s", diff)
+	}
+}
