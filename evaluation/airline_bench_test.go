@@ -97,14 +97,31 @@ func simulateGold(ctx context.Context, sim *rollout.Simulator, sc *scoring.Score
 // simulation is played, hashed and scored. "sequential" plays every task
 // once per iteration and reports CPU per simulation; "concurrent-1000" plays 1,000 at once, every environment
 // alive until all end, and reports the heap in use per simulation.
+// BenchmarkBankingSimulation is its banking_knowledge counterpart (run
+// both in one go test to compare them).
 func BenchmarkAirlineSimulation(b *testing.B) {
 	d, sim, sc := airlineBench(b)
+	benchSimulations(b, d.Tasks, func(ctx context.Context, task *domains.Task, trial int) (rollout.Recording, error) {
+		return simulateGold(ctx, sim, sc, task, trial)
+	})
+}
+
+// simulateFunc plays and scores one simulation of a task.
+type simulateFunc func(ctx context.Context, task *domains.Task, trial int) (rollout.Recording, error)
+
+// benchSimulations is the harness of the per-simulation benchmarks:
+// "sequential" plays every task in turn and reports process CPU per
+// simulation; "concurrent-1000" plays 1,000 at once (tasks in turn), keeps
+// every recording and environment alive until all end, and reports CPU and
+// the heap in use per simulation beyond what was in use before (the
+// domain, shared by all, is not counted).
+func benchSimulations(b *testing.B, tasks []domains.Task, simulate simulateFunc) {
 	ctx := context.Background()
 	b.Run("sequential", func(b *testing.B) {
 		cpu0, n := cputime.Process(b), 0
 		for b.Loop() {
-			for i := range d.Tasks {
-				if _, err := simulateGold(ctx, sim, sc, &d.Tasks[i], n); err != nil {
+			for i := range tasks {
+				if _, err := simulate(ctx, &tasks[i], n); err != nil {
 					b.Fatal(err)
 				}
 				n++
@@ -124,7 +141,7 @@ func BenchmarkAirlineSimulation(b *testing.B) {
 			errs := make([]error, n)
 			var wg sync.WaitGroup
 			for i := range n {
-				wg.Go(func() { recs[i], errs[i] = simulateGold(ctx, sim, sc, &d.Tasks[i%len(d.Tasks)], i) })
+				wg.Go(func() { recs[i], errs[i] = simulate(ctx, &tasks[i%len(tasks)], i) })
 			}
 			wg.Wait()
 			runtime.GC() // what stays: the recordings and their environments
