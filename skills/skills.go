@@ -27,6 +27,9 @@ type DomainInfo struct {
 	// (tau2's: base, train, test); absent for a domain without splits.
 	DefaultSplit string      `json:"default_split,omitempty"`
 	Splits       []SplitInfo `json:"splits,omitempty"`
+	// RetrievalConfigs are the retrieval configurations a domain with a
+	// knowledge base takes (run_evaluation's retrieval_config).
+	RetrievalConfigs []string `json:"retrieval_configs,omitempty"`
 }
 
 // SplitInfo is a task split's name and size.
@@ -49,7 +52,8 @@ func Describe(d *domains.Domain, withTasks bool) DomainInfo {
 // DescribeSummary describes a domain from its summary; withTasks adds the
 // ids of the tasks NumTasks counts.
 func DescribeSummary(s catalog.Summary, withTasks bool) DomainInfo {
-	info := DomainInfo{Name: s.Name, Description: s.Description, NumTasks: s.NumTasks, Tools: s.Tools, DefaultSplit: s.DefaultSplit}
+	info := DomainInfo{Name: s.Name, Description: s.Description, NumTasks: s.NumTasks, Tools: s.Tools, DefaultSplit: s.DefaultSplit,
+		RetrievalConfigs: s.RetrievalConfigs}
 	for _, sp := range s.Splits {
 		info.Splits = append(info.Splits, SplitInfo{Name: sp.Name, NumTasks: sp.NumTasks})
 	}

@@ -160,3 +160,35 @@ func bankingBaseline(t *testing.T) string {
 	t.Cleanup(func() { cancel(); <-done })
 	return refagent.BaseURL(ln.Addr())
 }
+
+// TestDomainsListsRetrievalConfigs: `proctor domains banking_knowledge`
+// names the retrieval configurations proctor runs and those of tau2's it
+// does not, with what they need; the JSON carries the offered ones.
+func TestDomainsListsRetrievalConfigs(t *testing.T) {
+	root := filepath.Dir(tau2test.Dir(t, "banking_knowledge"))
+	r := mustCLI(t, exitOK, "domains", "banking_knowledge", "--tau2-data", root)
+	for _, want := range []string{
+		"retrieval configs: no_knowledge, full_kb, golden_retrieval, bm25, bm25_grep, grep_only, openai_embeddings,",
+		"'proctor run --retrieval-config'",
+		"  alltools: needs OpenAI embeddings and tau2's shell sandbox",
+		"  terminal_use: needs tau2's shell sandbox",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("domains banking_knowledge lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	var infos []struct {
+		Name             string   `json:"name"`
+		RetrievalConfigs []string `json:"retrieval_configs"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, exitOK, "domains", "--tau2-data", root, "--format", "json").stdout), &infos); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, d := range infos {
+		got[d.Name] = len(d.RetrievalConfigs)
+	}
+	if want := map[string]int{"airline": 0, "banking_knowledge": 10, "mock": 0, "retail": 0, "tau2-mock": 0, "telecom": 0}; !cmp.Equal(want, got) {
+		t.Errorf("retrieval configurations per domain (-want +got):\n%s", cmp.Diff(want, got))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/proctor-eval/proctor/domains/catalog"
 	"github.com/proctor-eval/proctor/domains/tau2/install"
+	"github.com/proctor-eval/proctor/domains/tau2/knowledge"
 	"github.com/proctor-eval/proctor/domains/tau2/load"
 	"github.com/proctor-eval/proctor/skills"
 )
@@ -24,9 +26,10 @@ func newDomainsCmd() *cobra.Command {
 		Use:   "domains [NAME]",
 		Short: "List the domains agents can be evaluated on",
 		Long: `List the domains agents can be evaluated on: the built-in mock domain and, when
-tau2-bench's data is available, tau2's airline, retail, telecom and mock (tau2-mock)
-domains with their task splits (base, the default, train and test; telecom also has
-small and full).
+tau2-bench's data is available, tau2's airline, retail, telecom, banking_knowledge and
+mock (tau2-mock) domains with their task splits (base, the default, train and test;
+telecom also has small and full). Naming banking_knowledge lists its retrieval
+configurations, and those of tau2's that proctor does not offer, with what they need.
 
 tau2-bench's data is not part of proctor. Get it with 'proctor domains install tau2',
 or point --tau2-data (or ` + catalog.EnvTau2Data + `) at a copy of tau2-bench's
@@ -84,6 +87,7 @@ data/tau2/domains.`,
 				} else {
 					fmt.Fprintf(out, "tasks: %s\n", strings.Join(d.TaskIDs, ", "))
 				}
+				printRetrievalConfigs(out, d.RetrievalConfigs)
 			} else if cat.Tau2Dir() == "" {
 				// On stderr: the listing itself is what it always was.
 				fmt.Fprintf(cmd.ErrOrStderr(), "proctor: tau2-bench's %s domains need its data: proctor domains install tau2\n", andList(load.Names()))
@@ -95,6 +99,19 @@ data/tau2/domains.`,
 	addTau2Flag(cmd, &tau2Data)
 	cmd.AddCommand(newDomainsInstallCmd())
 	return cmd
+}
+
+// printRetrievalConfigs lists a domain's retrieval configurations and
+// those of tau2's proctor does not offer, with what each would need.
+func printRetrievalConfigs(out io.Writer, configs []string) {
+	if len(configs) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "retrieval configs: %s (choose one with 'proctor run --retrieval-config')\n", strings.Join(configs, ", "))
+	fmt.Fprintln(out, "not offered:")
+	for _, c := range knowledge.NotOffered() {
+		fmt.Fprintf(out, "  %s: needs %s\n", c[0], c[1])
+	}
 }
 
 // domainErr maps a domain that cannot be had to an exit: one that does not

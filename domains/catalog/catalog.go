@@ -60,6 +60,9 @@ type Summary struct {
 	Tools        []string
 	// TaskIDs are the ids of the tasks NumTasks counts.
 	TaskIDs []string
+	// RetrievalConfigs are the retrieval configurations the domain takes
+	// (banking_knowledge's), none for the others.
+	RetrievalConfigs []string
 }
 
 // SplitSize is a task split's name and number of tasks.
@@ -206,7 +209,8 @@ func (c *Catalog) Summary(name string) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	s := Summary{Name: ld.Name, Description: ld.Description, DefaultSplit: load.DefaultSplit, Tools: info.Tools}
+	s := Summary{Name: ld.Name, Description: ld.Description, DefaultSplit: load.DefaultSplit, Tools: info.Tools,
+		RetrievalConfigs: ld.RetrievalConfigs}
 	for _, sp := range info.Splits {
 		s.Splits = append(s.Splits, SplitSize{Name: sp.Name, NumTasks: len(sp.TaskIDs)})
 	}
