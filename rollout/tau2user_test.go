@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/banking"
 	tau2mock "github.com/proctor-eval/proctor/domains/tau2/mock"
 	"github.com/proctor-eval/proctor/domains/tau2/telecom"
 	"github.com/proctor-eval/proctor/internal/llmtest"
@@ -25,6 +26,7 @@ type tau2Capture struct {
 	Domain       string                     `json:"domain"`
 	TaskID       string                     `json:"task_id"`
 	UserScenario domains.UserScenario       `json:"user_scenario"`
+	UserTools    []string                   `json:"user_tools"`
 	AgentTurns   []string                   `json:"agent_turns"`
 	Replies      []tau2Reply                `json:"replies"`
 	ToolResults  []struct{ Content string } `json:"tool_results"`
@@ -116,7 +118,7 @@ func TestTau2UserSendsTau2Requests(t *testing.T) {
 			srv := llmtest.NewOpenAI(t, llmtest.Sequence(replies...))
 			m := openai.New("gpt-4.1-2025-04-14", option.WithBaseURL(srv.URL), option.WithAPIKey("test"))
 			user, err := rollout.NewLLMUser(rollout.LLMUserConfig{Model: m, Prompt: rollout.UserPromptTau2},
-				&domains.Task{ID: c.TaskID, UserScenario: c.UserScenario})
+				&domains.Task{ID: c.TaskID, UserScenario: c.UserScenario, UserTools: c.UserTools})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,11 +181,12 @@ func userToolSpecs(t *testing.T, domain string) []domains.ToolSpec {
 	t.Helper()
 	dir := tau2test.Dir(t, domain)
 	newDomain := map[string]func(dir, split string) (*domains.Domain, error){
-		"telecom": telecom.New,
-		"mock":    tau2mock.New,
+		"telecom":           telecom.New,
+		"mock":              tau2mock.New,
+		"banking_knowledge": banking.New,
 	}[domain]
 	if newDomain == nil {
-		t.Fatalf("fixture of domain %q offers user tools; the test knows those of telecom and mock only", domain)
+		t.Fatalf("fixture of domain %q offers user tools; the test knows those of telecom, mock and banking_knowledge only", domain)
 	}
 	d, err := newDomain(dir, "")
 	if err != nil {

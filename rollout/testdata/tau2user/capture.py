@@ -8,9 +8,11 @@ e.g. its source tree in ./stubs:
     python3 capture.py OUT_DIR
 
 tau2's other third-party imports are stood in for here: litellm, addict,
-deepdiff, numpy and httpx are mocks, loguru a no-op, toml is tomllib. The
-real docstring_parser matters: tau2 builds the tools' descriptions and
-parameter schemas from the docstrings with it.
+deepdiff, numpy and httpx are mocks, loguru a no-op, toml is tomllib;
+rank_bm25 and openai, which banking_knowledge's retrieval imports (its bm25
+configuration is built, never searched: the user side does not use it), are
+mocks too. The real docstring_parser matters: tau2 builds the tools'
+descriptions and parameter schemas from the docstrings with it.
 """
 import json, os, sys, types, importlib.abc, importlib.machinery, tomllib
 from unittest import mock
@@ -25,7 +27,7 @@ toml.load = lambda fp, **k: tomllib.loads(fp.read())
 toml.loads = lambda s, **k: tomllib.loads(s)
 sys.modules["toml"] = toml
 import docstring_parser  # noqa: F401 (fails here, not deep in tau2, when it is missing)
-STUB = {"litellm", "addict", "deepdiff", "numpy", "httpx"}
+STUB = {"litellm", "addict", "deepdiff", "numpy", "httpx", "rank_bm25", "openai"}
 class F(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, name, path, target=None):
         if name.split(".")[0] in STUB:
@@ -56,10 +58,14 @@ lu._write_llm_log = lambda *a, **k: None
 GREETING = "Hi! How can I help you today?"
 def env_of(domain):
     mod = __import__(f"tau2.domains.{domain}.environment", fromlist=["get_environment"])
+    if domain == "banking_knowledge":  # a retrieval configuration that needs no network
+        return mod.get_environment(retrieval_variant="bm25")
     return mod.get_environment()
 
-def run(domain, task, agent_turns, replies):
-    """agent_turns: agent texts, in order; replies: per user LLM call (text, [(id, name, args)])."""
+def run(domain, task, agent_turns, replies, agent_calls=None):
+    """agent_turns: agent texts, in order; replies: per user LLM call (text, [(id, name, args)]);
+    agent_calls: {turn index: [(name, args)]}, the agent's tool calls run on env before that turn
+    (the user never sees them; they change what the user's tools answer)."""
     env = env_of(domain)
     try:
         tools = env.get_user_tools(include=task.user_tools) or None
@@ -70,7 +76,9 @@ def run(domain, task, agent_turns, replies):
     state = user.get_init_state()
     REQUESTS.clear(); REPLIES[:] = list(replies)
     results = []
-    for text in agent_turns:
+    for n, text in enumerate(agent_turns):
+        for name, args in (agent_calls or {}).get(n, []):
+            env.get_response(ToolCall(id=f"agent_{n}", name=name, arguments=args, requestor="assistant"))
         msg = AssistantMessage(role="assistant", content=text)
         while True:
             um, state = user.generate_next_message(msg, state)
@@ -80,7 +88,10 @@ def run(domain, task, agent_turns, replies):
             results += [{"id": t.id, "content": t.content, "error": t.error} for t in tms]
             msg = tms[0]  # one call per round in these scripts
     return {"domain": domain, "task_id": task.id, "user_scenario": task.user_scenario.model_dump(mode="json"),
-            "agent_turns": agent_turns, "replies": [{"text": t, "tool_calls": [{"id": i, "name": n, "arguments": a} for i, n, a in c]} for t, c in replies],
+            "user_tools": task.user_tools,
+            "agent_turns": agent_turns,
+            "agent_tool_calls": {str(k): [{"name": n, "arguments": a} for n, a in v] for k, v in (agent_calls or {}).items()},
+            "replies": [{"text": t, "tool_calls": [{"id": i, "name": n, "arguments": a} for i, n, a in c]} for t, c in replies],
             "tool_results": results, "requests": json.loads(json.dumps(REQUESTS))}
 
 def tasks(domain, n):
@@ -97,6 +108,25 @@ TEL_REPLIES = [("My phone has no service.", []), (None, [("call_u1", "check_stat
                (None, [("call_u2", "toggle_airplane_mode", {})]), ("Done, I toggled it.", []), ("###TRANSFER###", [])]
 for t in tasks("telecom", 2):
     out.append(run("telecom", t, TEL_AGENT, TEL_REPLIES))
+# banking_knowledge: tau2 loads its tasks from tasks/task_*.json. task_001: the user applies for a
+# card with a user tool (task.user_tools restricts the tools to that one); task_015: the agent gives
+# get_referral_link, the user calls it with call_discoverable_user_tool (its only tool).
+def bank_task(n):
+    return Task.model_validate(json.load(open(f"data/tau2/domains/banking_knowledge/tasks/task_{n}.json")))
+BANK_AGENT_1 = [GREETING, "Do you have a Rho-Bank+ subscription?",
+                "Then the Gold Rewards Card fits you best: 2.5% cash back on everything, no annual fee.", "Is there anything else?"]
+BANK_REPLIES_1 = [("Hi, I'm looking for a credit card for my everyday purchases.", []), ("Yes, I do.", []),
+                  (None, [("call_b1", "apply_for_credit_card", {"card_type": "Gold Rewards Card", "customer_name": "Sarah Bosch", "annual_income": 100000, "rho_bank_subscription": True})]),
+                  ("I applied for the Gold Rewards Card.", []), ("###STOP###", [])]
+out.append(run("banking_knowledge", bank_task("001"), BANK_AGENT_1, BANK_REPLIES_1))
+BANK_AGENT_15 = [GREETING, "Could you give me your user ID, please?",
+                 "I have given you the get_referral_link tool: call it with your user ID and the card Platinum Rewards Card.",
+                 "Is there anything else?"]
+BANK_REPLIES_15 = [("Hi, I'd like to refer a friend for a Platinum Rewards Card.", []), ("It's 890389b165.", []),
+                   (None, [("call_b2", "call_discoverable_user_tool", {"discoverable_tool_name": "get_referral_link", "arguments": json.dumps({"user_id": "890389b165", "card_name": "Platinum Rewards Card"})})]),
+                   ("Done, I have the referral link.", []), ("###STOP###", [])]
+out.append(run("banking_knowledge", bank_task("015"), BANK_AGENT_15, BANK_REPLIES_15,
+               {2: [("give_discoverable_user_tool", {"discoverable_tool_name": "get_referral_link"})]}))
 # telecom's task ids are long: the files take short names
 SHORT = {"[mobile_data_issue]user_abroad_roaming_enabled_off[PERSONA:None]": "roaming_enabled_off",
          "[mobile_data_issue]user_abroad_roaming_disabled_on[PERSONA:Easy]": "roaming_disabled_on_easy"}
