@@ -88,7 +88,9 @@ func (f *fixtureTools) Call(_ context.Context, _ domains.ToolCall) domains.ToolR
 // prompt sends what tau2's own user simulator sends: the system prompt, every
 // message with its role (flipped: the agent is "user"), the user's tool calls
 // and raw tool results, the tools offered (proctor's port of the domain's
-// user tools: tau2's names, descriptions and schemas) and temperature 0.
+// user tools: tau2's names, descriptions and schemas, restricted to the
+// task's user_tools, which proctor's port loads as tau2 does) and
+// temperature 0.
 func TestTau2UserSendsTau2Requests(t *testing.T) {
 	files, err := filepath.Glob("testdata/tau2user/*.json")
 	if err != nil || len(files) == 0 {
@@ -131,7 +133,15 @@ func TestTau2UserSendsTau2Requests(t *testing.T) {
 				want = append(want, normalise(w))
 			}
 			if len(want[0].Tools) > 0 {
-				tools := &fixtureTools{specs: userToolSpecs(t, c.Domain)}
+				d := portedDomain(t, c.Domain)
+				task, ok := d.Task(c.TaskID)
+				if !ok {
+					t.Fatalf("proctor's %s has no task %s", c.Domain, c.TaskID)
+				}
+				if diff := cmp.Diff(c.UserTools, task.UserTools); diff != "" {
+					t.Errorf("the task's user_tools differ from tau2's (-tau2 +proctor):\n%s", diff)
+				}
+				tools := &fixtureTools{specs: d.UserTools}
 				for _, r := range c.ToolResults {
 					tools.results = append(tools.results, r.Content)
 				}
@@ -176,21 +186,22 @@ func normalise(w wireRequest) wireRequest {
 	return w
 }
 
-// userToolSpecs are the user tools of proctor's port of a tau2 domain.
-func userToolSpecs(t *testing.T, domain string) []domains.ToolSpec {
+// portedDomain is proctor's port of a tau2 domain with user tools, with
+// all its tasks.
+func portedDomain(t *testing.T, domain string) *domains.Domain {
 	t.Helper()
 	dir := tau2test.Dir(t, domain)
-	newDomain := map[string]func(dir, split string) (*domains.Domain, error){
-		"telecom":           telecom.New,
-		"mock":              tau2mock.New,
-		"banking_knowledge": banking.New,
+	newDomain := map[string]func(dir string) (*domains.Domain, error){
+		"telecom":           func(dir string) (*domains.Domain, error) { return telecom.New(dir, "full") },
+		"mock":              func(dir string) (*domains.Domain, error) { return tau2mock.New(dir, "") },
+		"banking_knowledge": func(dir string) (*domains.Domain, error) { return banking.New(dir, "") },
 	}[domain]
 	if newDomain == nil {
 		t.Fatalf("fixture of domain %q offers user tools; the test knows those of telecom, mock and banking_knowledge only", domain)
 	}
-	d, err := newDomain(dir, "")
+	d, err := newDomain(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return d.UserTools
+	return d
 }
