@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"sync/atomic"
 )
 
 // Bounds on what an agent may store in a conversation's cookies: RFC 6265
@@ -22,20 +23,40 @@ const (
 // every earlier turn. Each conversation has its own jar: concurrent
 // simulations against one agent are different users to it, as they would
 // be without cookies.
+//
+// The cookiejar.Jar is made when the agent first sets a cookie: most
+// agents never do, and looking up an empty jar on every request (its key,
+// its lock) was a visible part of a turn's cost.
 type conversationJar struct {
-	jar *cookiejar.Jar
+	jar atomic.Pointer[cookiejar.Jar] // nil until a cookie was set
 }
 
-func newConversationJar() *conversationJar {
+func newConversationJar() *conversationJar { return &conversationJar{} }
+
+// cookies returns the jar's cookies for u, to send with a request to it.
+func (j *conversationJar) cookies(u *url.URL) []*http.Cookie {
+	jar := j.jar.Load()
+	if jar == nil {
+		return nil
+	}
+	return jar.Cookies(u)
+}
+
+// store returns the jar, made now if no cookie was set before (nil if it
+// cannot be made).
+func (j *conversationJar) store() *cookiejar.Jar {
+	if jar := j.jar.Load(); jar != nil {
+		return jar
+	}
 	jar, err := cookiejar.New(nil)
 	if err != nil { // cookiejar.New fails only on options it was not given
 		return nil
 	}
-	return &conversationJar{jar: jar}
+	if !j.jar.CompareAndSwap(nil, jar) {
+		return j.jar.Load() // another request of the conversation made it first
+	}
+	return jar
 }
-
-// cookies returns the jar's cookies for u, to send with a request to it.
-func (j *conversationJar) cookies(u *url.URL) []*http.Cookie { return j.jar.Cookies(u) }
 
 // addTo adds the jar's cookies for req's URL to req, which the caller owns.
 func (j *conversationJar) addTo(req *http.Request) {
@@ -50,7 +71,11 @@ func (j *conversationJar) keep(u *url.URL, resp *http.Response) {
 	if len(set) == 0 {
 		return
 	}
-	room := maxCookies - len(j.jar.Cookies(u))
+	jar := j.store()
+	if jar == nil {
+		return
+	}
+	room := maxCookies - len(jar.Cookies(u))
 	keep := make([]*http.Cookie, 0, len(set))
 	for _, c := range set {
 		if len(c.String()) > maxCookieBytes {
@@ -64,11 +89,11 @@ func (j *conversationJar) keep(u *url.URL, resp *http.Response) {
 		room--
 		keep = append(keep, c)
 	}
-	j.jar.SetCookies(u, keep)
+	jar.SetCookies(u, keep)
 }
 
 func (j *conversationJar) holds(u *url.URL, name string) bool {
-	for _, c := range j.jar.Cookies(u) {
+	for _, c := range j.cookies(u) {
 		if c.Name == name {
 			return true
 		}

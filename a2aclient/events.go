@@ -49,22 +49,31 @@ type Event struct {
 
 // turnLog collects the Events of one turn in the order they arrive, once
 // each: a message seen again (by id, or by content when it has none) is
-// not added twice, and an artifact seen again is updated in place. It
-// indexes what it holds, so that a long stream costs linear time.
+// not added twice, and an artifact seen again is updated in place. Once it
+// holds indexFrom Events it indexes them, so that a long stream costs
+// linear time; a turn of a few Events (most turns: one message) is
+// searched in place, without the index's maps.
 type turnLog struct {
 	events []Event
 	// messages index message Events by id, and those without an id by
 	// their text; artifacts index the latest artifact Event of each id.
+	// All three are nil while the log holds fewer than indexFrom Events.
 	messages  map[string]int
 	untitled  map[string]int
 	artifacts map[string]int
 }
+
+// indexFrom is how many Events a turnLog holds before it indexes them.
+const indexFrom = 8
 
 func (l *turnLog) list() []Event { return slices.Clip(l.events) }
 
 // find returns the index of the logged Event ev repeats, or -1. An
 // artifact without an id repeats the latest one without an id.
 func (l *turnLog) find(ev Event) int {
+	if l.messages == nil {
+		return l.scan(ev)
+	}
 	var i int
 	var ok bool
 	switch {
@@ -81,13 +90,41 @@ func (l *turnLog) find(ev Event) int {
 	return i
 }
 
-// push appends ev and indexes it.
-func (l *turnLog) push(ev Event) {
-	i := len(l.events)
-	l.events = append(l.events, ev)
-	if l.messages == nil {
-		l.messages, l.untitled, l.artifacts = map[string]int{}, map[string]int{}, map[string]int{}
+// scan is find without the index: the latest logged Event with ev's key.
+func (l *turnLog) scan(ev Event) int {
+	text, untitled := "", ev.Source != EventArtifact && ev.ID == ""
+	if untitled {
+		text = PartsText(ev.Parts)
 	}
+	for i := len(l.events) - 1; i >= 0; i-- {
+		e := &l.events[i]
+		if (e.Source == EventArtifact) != (ev.Source == EventArtifact) || e.ID != ev.ID {
+			continue
+		}
+		if !untitled || PartsText(e.Parts) == text {
+			return i
+		}
+	}
+	return -1
+}
+
+// push appends ev, and indexes the log once it holds indexFrom Events.
+func (l *turnLog) push(ev Event) {
+	l.events = append(l.events, ev)
+	switch {
+	case l.messages != nil:
+		l.index(len(l.events) - 1)
+	case len(l.events) >= indexFrom:
+		l.messages, l.untitled, l.artifacts = map[string]int{}, map[string]int{}, map[string]int{}
+		for i := range l.events {
+			l.index(i)
+		}
+	}
+}
+
+// index adds the logged Event i to the index.
+func (l *turnLog) index(i int) {
+	ev := &l.events[i]
 	switch {
 	case ev.Source == EventArtifact:
 		l.artifacts[ev.ID] = i

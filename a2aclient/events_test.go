@@ -215,3 +215,40 @@ func TestTurnLogIDlessArtifacts(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
+
+// TestTurnLogRepeats checks that a repeated Event is logged once, whether
+// the log searches its Events in place (a short turn) or through its index
+// (from indexFrom Events on): messages by id, untitled ones by text,
+// artifacts by id with the latest parts.
+func TestTurnLogRepeats(t *testing.T) {
+	msg := func(id, text string) Event {
+		return Event{Source: EventMessage, ID: id, Parts: []*a2a.Part{a2a.NewTextPart(text)}}
+	}
+	art := func(id, text string) Event {
+		return Event{Source: EventArtifact, ID: id, Parts: []*a2a.Part{a2a.NewTextPart(text)}}
+	}
+	for _, distinct := range []int{1, indexFrom - 2, indexFrom + 3} {
+		t.Run(fmt.Sprintf("distinct=%d", distinct), func(t *testing.T) {
+			var l turnLog
+			var want []string
+			for i := range distinct {
+				l.add(msg(fmt.Sprint("m", i), "text"))
+				want = append(want, fmt.Sprintf("message m%d:text", i))
+			}
+			for _, ev := range []Event{
+				msg("", "untitled"), art("a", "old"), msg("m0", "again"), msg("", "untitled"),
+				art("a", "new"), art("a", "newer"), msg("", "other"), art("m0", "artifact"),
+			} {
+				l.add(ev)
+			}
+			want = append(want, "message :untitled", "artifact a:newer", "message :other", "artifact m0:artifact")
+			var got []string
+			for _, e := range l.list() {
+				got = append(got, fmt.Sprintf("%s %s:%s", e.Source, e.ID, PartsText(e.Parts)))
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

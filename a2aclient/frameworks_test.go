@@ -446,7 +446,7 @@ func TestConversationJarBounds(t *testing.T) {
 		resp.Header.Add("Set-Cookie", fmt.Sprintf("c%02d=%d", i, i))
 	}
 	j.keep(u, resp)
-	got := j.jar.Cookies(u)
+	got := j.cookies(u)
 	if len(got) != maxCookies {
 		t.Errorf("%d cookies kept, want %d", len(got), maxCookies)
 	}
