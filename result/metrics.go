@@ -13,6 +13,8 @@ import (
 // when no response arrived (refused, timed out).
 func statusKey(m measure.Request) string {
 	switch {
+	case m.HTTPStatus == 200:
+		return "200" // nearly every request: spared strconv's allocation
 	case m.HTTPStatus != 0:
 		return strconv.Itoa(m.HTTPStatus)
 	case m.GRPCCode != "":
