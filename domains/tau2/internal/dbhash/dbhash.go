@@ -54,6 +54,7 @@ type Template struct {
 type table struct {
 	index int
 	name  string
+	frame Frame
 	keys  []string // in pyjson key order
 	pos   map[string]int
 	recs  [][]byte // encoded records, by position
@@ -77,9 +78,21 @@ type Change struct {
 // Digest identifies a database by its differences from a template.
 type Digest [sha256.Size]byte
 
+// Frame is the text around a table's records in the dump: Open replaces
+// the "{" before the first record and Close the "}" after the last, for a
+// table whose records sit in a member of the table's object (banking's
+// {"data": {...records}, "notes": "..."}).
+type Frame struct{ Open, Close string }
+
 // New encodes a pristine database given as its model dump: table name ->
 // record key -> record dump. The trees are only read, and not kept.
 func New(tables map[string]map[string]any) (*Template, error) {
+	return NewFramed(tables, nil)
+}
+
+// NewFramed is New for tables whose records are framed (a table absent
+// from frames is the plain object of its records).
+func NewFramed(tables map[string]map[string]any, frames map[string]Frame) (*Template, error) {
 	t := &Template{byName: make(map[string]*table, len(tables)), memo: map[Digest]string{}}
 	names := make([]string, 0, len(tables))
 	for name := range tables {
@@ -87,7 +100,11 @@ func New(tables map[string]map[string]any) (*Template, error) {
 	}
 	pyjson.SortKeys(names)
 	for i, name := range names {
-		tb := &table{index: i, name: name, pos: make(map[string]int, len(tables[name]))}
+		frame, ok := frames[name]
+		if !ok {
+			frame = Frame{Open: "{", Close: "}"} // the object of its records
+		}
+		tb := &table{index: i, name: name, frame: frame, pos: make(map[string]int, len(tables[name]))}
 		for k := range tables[name] {
 			tb.keys = append(tb.keys, k)
 		}
@@ -109,7 +126,7 @@ func New(tables map[string]map[string]any) (*Template, error) {
 	s.write("{")
 	var err error
 	for i, tb := range t.tables {
-		s.tableHead(i, tb.name)
+		s.tableHead(i, tb)
 		tb.states = make([][]byte, len(tb.keys)+1)
 		for j, k := range tb.keys {
 			if tb.states[j], err = s.state(); err != nil {
@@ -120,7 +137,7 @@ func New(tables map[string]map[string]any) (*Template, error) {
 		if tb.states[len(tb.keys)], err = s.state(); err != nil {
 			return nil, err
 		}
-		s.write("}")
+		s.write(tb.frame.Close)
 	}
 	s.write("}")
 	t.hash = hex.EncodeToString(h.Sum(nil))
@@ -267,11 +284,11 @@ func (t *Template) stream(ds []dirty) (string, error) {
 		if tb == first.table {
 			start = first.pos
 		} else {
-			s.tableHead(tb.index, tb.name)
+			s.tableHead(tb.index, tb)
 		}
 		s.n = start
 		s.rest(tb, start, mine)
-		s.write("}")
+		s.write(tb.frame.Close)
 	}
 	s.write("}")
 	return hex.EncodeToString(h.Sum(nil)), nil
@@ -306,12 +323,12 @@ type stream struct {
 
 func (s *stream) write(text string) { s.h.Write([]byte(text)) }
 
-func (s *stream) tableHead(i int, name string) {
+func (s *stream) tableHead(i int, tb *table) {
 	s.buf = s.buf[:0]
 	if i > 0 {
 		s.buf = append(s.buf, ", "...)
 	}
-	s.buf = append(pyjson.AppendString(s.buf, name), ": {"...)
+	s.buf = append(append(pyjson.AppendString(s.buf, tb.name), ": "...), tb.frame.Open...)
 	s.h.Write(s.buf)
 	s.n = 0
 }
