@@ -112,7 +112,7 @@ func (c accountCredit) apply(db *DB, a *Obj) string {
 			description = c.descriptions[i]
 		}
 	}
-	db.table("bank_account_transaction_history").Data.Set(txnID, objOf("transaction_id", txnID, "account_id", id,
+	db.put("bank_account_transaction_history", txnID, objOf("transaction_id", txnID, "account_id", id,
 		"date", todayStr, "description", description, "amount", amount, "type", kind, "status", "posted"))
 	return "\nCredit applied successfully!\n  - Transaction ID: " + txnID + "\n  - Account: " + pyStr(id) +
 		"\n  - Credit Type: " + pyStr(kind) + "\n  - Amount: $" + pyFixed2(amount) +

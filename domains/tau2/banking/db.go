@@ -2,8 +2,12 @@ package banking
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"sync"
+	"sync/atomic"
 
+	"github.com/proctor-eval/proctor/domains/tau2/internal/dbhash"
 	"github.com/proctor-eval/proctor/domains/tau2/internal/pyjson"
 )
 
@@ -40,8 +44,24 @@ type Table struct {
 // agent's and the user's tools, plus the toolkit state tau2 keeps outside
 // it: which discoverable tools the agent unlocked and which read-only ones
 // the task's gold trajectory calls (those calls are logged).
+//
+// Tables and records are copy-on-write: a clone shares them with its
+// parent until it writes, and every write goes through record, addRecord
+// or Merge, which copy what the DB does not own first. A decoded database
+// and its clones are hashed incrementally (see dbhash): only the records
+// they changed are encoded.
 type DB struct {
 	tables map[string]*Table
+	// ownTables and own are the tables and records (table -> ids) this DB
+	// made itself and may change in place; all others may be shared.
+	ownTables map[string]bool
+	own       map[string]map[string]bool
+	// changed lists the records (table -> ids) that may differ from the
+	// decoded database's; inherited by clones.
+	changed map[string]map[string]bool
+	// hashing is the incremental hashing state of the decoded database,
+	// shared with its clones; nil for a DB built otherwise.
+	hashing *hashing
 
 	unlocked  map[string]bool
 	readAllow map[string]bool
@@ -53,7 +73,8 @@ type DB struct {
 // table returns a table by name; every name of tableNames exists.
 func (db *DB) table(name string) *Table { return db.tables[name] }
 
-// record returns a record of a table.
+// record returns a record of a table, the DB's own (copied first when
+// shared): the caller may change it.
 func (db *DB) record(table, id string) (*Obj, bool) {
 	t := db.tables[table]
 	if t == nil {
@@ -61,7 +82,53 @@ func (db *DB) record(table, id string) (*Obj, bool) {
 	}
 	v, ok := t.Data.Get(id)
 	r, _ := v.(*Obj)
-	return r, ok && r != nil
+	if !ok || r == nil {
+		return nil, false
+	}
+	if db.own[table][id] {
+		return r, true
+	}
+	r = deepCopy(r).(*Obj)
+	db.put(table, id, r)
+	return r, true
+}
+
+// writable returns a table the DB owns, copying the shared one first (its
+// records stay shared).
+func (db *DB) writable(name string) *Table {
+	t := db.tables[name]
+	if db.ownTables[name] {
+		return t
+	}
+	c := &Table{Data: &Obj{keys: slices.Clone(t.Data.keys), vals: make(map[string]any, len(t.Data.vals))}, Notes: t.Notes}
+	for k, v := range t.Data.vals {
+		c.Data.vals[k] = v
+	}
+	if db.ownTables == nil {
+		db.ownTables = map[string]bool{}
+	}
+	db.ownTables[name] = true
+	db.tables[name] = c
+	return c
+}
+
+// put stores a record the DB made (a new one or its copy of a shared one)
+// in its own copy of the table and marks it owned and changed.
+func (db *DB) put(table, id string, rec *Obj) {
+	db.writable(table).Data.Set(id, rec)
+	mark(&db.own, table, id)
+	mark(&db.changed, table, id)
+}
+
+// mark adds table's id to a set of records.
+func mark(set *map[string]map[string]bool, table, id string) {
+	if *set == nil {
+		*set = map[string]map[string]bool{}
+	}
+	if (*set)[table] == nil {
+		(*set)[table] = map[string]bool{}
+	}
+	(*set)[table][id] = true
 }
 
 // UnmarshalJSON implements json.Unmarshaler: the database as tau2's
@@ -75,7 +142,11 @@ func (db *DB) UnmarshalJSON(raw []byte) error {
 	if !ok {
 		return fmt.Errorf("banking database: not a JSON object")
 	}
-	return db.load(root)
+	if err := db.load(root); err != nil {
+		return err
+	}
+	db.hashing = &hashing{tables: maps.Clone(db.tables)}
+	return nil
 }
 
 // load validates a model dump into the database, as pydantic does with
@@ -122,7 +193,7 @@ func (db *DB) load(root *Obj) error {
 			}
 		}
 	}
-	db.tables = tables
+	db.tables, db.ownTables, db.own, db.changed = tables, nil, nil, nil
 	return nil
 }
 
@@ -136,37 +207,180 @@ func (db *DB) dump() *Obj {
 	return root
 }
 
-// Clone implements domains.Cloner: a deep copy of the tables and state.
+// Clone implements domains.Cloner: a copy that shares the tables and
+// records until either side writes (copy-on-write; see DB).
 func (db *DB) Clone() *DB {
-	c := &DB{tables: make(map[string]*Table, len(db.tables)), unlocked: map[string]bool{}, readAllow: map[string]bool{}}
-	for name, t := range db.tables {
-		c.tables[name] = &Table{Data: deepCopy(t.Data).(*Obj), Notes: t.Notes}
+	c := &DB{tables: maps.Clone(db.tables), unlocked: maps.Clone(db.unlocked), readAllow: maps.Clone(db.readAllow), hashing: db.hashing}
+	if c.unlocked == nil {
+		c.unlocked = map[string]bool{}
 	}
-	for k, v := range db.unlocked {
-		c.unlocked[k] = v
+	if c.readAllow == nil {
+		c.readAllow = map[string]bool{}
 	}
-	for k, v := range db.readAllow {
-		c.readAllow[k] = v
+	for table, ids := range db.changed {
+		for id := range ids {
+			mark(&c.changed, table, id)
+		}
+	}
+	// What db owned is shared now: neither may change it in place. (A
+	// template owns nothing, so concurrent clones of it only read it.)
+	if len(db.own) > 0 || len(db.ownTables) > 0 {
+		db.own, db.ownTables = nil, nil
+	}
+	if db.hashing != nil && !db.hashing.cloned.Load() {
+		db.hashing.cloned.Store(true)
 	}
 	return c
 }
 
+// hashing holds the decoded database's tables, never changed (every DB
+// copies before writing), and their encoding, made on the first hash of a
+// clone and shared read-only by all clones.
+type hashing struct {
+	tables map[string]*Table
+	// cloned is set once the database has been cloned: only then is
+	// encoding it worth its cost.
+	cloned atomic.Bool
+
+	once sync.Once
+	tmpl *dbhash.Template
+	err  error
+}
+
+// template encodes the decoded database, once for it and its clones.
+func (h *hashing) template() (*dbhash.Template, error) {
+	h.once.Do(func() {
+		tables := make(map[string]map[string]any, len(h.tables))
+		frames := make(map[string]dbhash.Frame, len(h.tables))
+		for name, t := range h.tables {
+			tables[name] = make(map[string]any, t.Data.Len())
+			for id, rec := range t.Data.vals {
+				tables[name][id] = rec
+			}
+			frames[name] = dbhash.Frame{Open: `{"data": {`, Close: `}, "notes": ` + string(pyjson.AppendString(nil, t.Notes)) + "}"}
+		}
+		h.tmpl, h.err = dbhash.NewFramed(tables, frames)
+	})
+	return h.tmpl, h.err
+}
+
+// changes lists the records of db that may differ from the decoded ones.
+func (db *DB) changes() []dbhash.Change {
+	var out []dbhash.Change
+	for table, ids := range db.changed {
+		for id := range ids {
+			rec, ok := db.tables[table].Data.Get(id)
+			out = append(out, dbhash.Change{Table: table, Key: id, Dump: rec, Deleted: !ok})
+		}
+	}
+	return out
+}
+
 // Hash implements domains.Hasher as tau2 does: the SHA-256 of
-// json.dumps(model_dump(), sort_keys=True, default=str).
+// json.dumps(model_dump(), sort_keys=True, default=str). A decoded
+// database's clones are hashed incrementally (see dbhash), the same hash.
 func (db *DB) Hash() (string, error) {
+	h := db.hashing
+	if h == nil || !h.cloned.Load() {
+		return db.FullHash()
+	}
+	for name, t := range h.tables {
+		if db.tables[name].Notes != t.Notes {
+			return db.FullHash() // the template's frames hold its notes
+		}
+	}
+	tmpl, err := h.template()
+	if err != nil {
+		return "", err
+	}
+	return tmpl.Hash(db.changes())
+}
+
+// FullHash is Hash computed the plain way, over the whole model dump.
+func (db *DB) FullHash() (string, error) {
 	return pyjson.Hash(db.dump())
 }
 
 // Merge implements domains.Merger as tau2's update_db does (an addict
-// update of the model dump, validated again).
+// update of the model dump, validated again): the data is checked as the
+// validation would, then merged record by record, copy-on-write.
 func (db *DB) Merge(data map[string]any) error {
-	root := db.dump()
 	src, ok := fromArg(data).(*Obj)
 	if !ok {
 		return fmt.Errorf("banking database: initialization data is not an object")
 	}
-	mergeObj(root, db.orderedInit(src))
-	return db.load(root)
+	src = db.orderedInit(src)
+	if err := checkMerge(src); err != nil {
+		return err
+	}
+	for _, name := range src.Keys() {
+		tv := src.vals[name].(*Obj)
+		if notes, ok := tv.Str("notes"); ok {
+			db.writable(name).Notes = notes
+		}
+		recs := tv.Sub("data")
+		for _, id := range recs.Keys() {
+			so := recs.vals[id].(*Obj)
+			if rec, ok := db.record(name, id); ok {
+				mergeObj(rec, so)
+			} else {
+				db.put(name, id, deepCopy(so).(*Obj))
+			}
+		}
+	}
+	return nil
+}
+
+// checkMerge fails, as validating the merged dump would, for data that
+// would leave the database invalid: an unknown table or table field, or
+// a table, data or record that is no object, or notes no str.
+func checkMerge(src *Obj) error {
+	for _, name := range src.Keys() {
+		if !slices.Contains(tableNames, name) {
+			return fmt.Errorf("banking database: unknown table %q (tau2's TransactionalDB forbids extra fields)", name)
+		}
+	}
+	for _, name := range tableNames {
+		v, ok := src.Get(name)
+		if !ok {
+			continue
+		}
+		tv, ok := v.(*Obj)
+		if !ok {
+			return fmt.Errorf("banking database: table %s is not an object", name)
+		}
+		if err := checkMergeTable(name, tv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkMergeTable checks one table's data for checkMerge, in the order
+// load checks the merged table's fields (data, notes, others).
+func checkMergeTable(name string, tv *Obj) error {
+	if v, ok := tv.Get("data"); ok {
+		data, ok := v.(*Obj)
+		if !ok {
+			return fmt.Errorf("banking database: %s.data is not an object", name)
+		}
+		for _, id := range data.Keys() {
+			if _, ok := data.vals[id].(*Obj); !ok {
+				return fmt.Errorf("banking database: %s.data[%q] is not an object", name, id)
+			}
+		}
+	}
+	if v, ok := tv.Get("notes"); ok {
+		if _, ok := v.(string); !ok {
+			return fmt.Errorf("banking database: %s.notes is not a string", name)
+		}
+	}
+	for _, k := range tv.Keys() {
+		if k != "data" && k != "notes" {
+			return fmt.Errorf("banking database: table %s has unknown field %q", name, k)
+		}
+	}
+	return nil
 }
 
 // mergeObj merges src into dst as addict's Dict.update: dicts under the
@@ -190,7 +404,7 @@ func (db *DB) addRecord(table, id string, rec *Obj) bool {
 	if t == nil || t.Data.Has(id) {
 		return false
 	}
-	t.Data.Set(id, rec)
+	db.put(table, id, rec)
 	return true
 }
 

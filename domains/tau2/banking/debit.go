@@ -27,6 +27,7 @@ func activateReplacementDebitCard(db *DB, a *Obj) string {
 		if pyEqual(id, cardID) || !pyEqual(arg(other, "account_id"), accountID) || !pyEqual(arg(other, "status"), "ACTIVE") {
 			continue
 		}
+		other, _ = db.record("debit_cards", id) // the DB's own, to change
 		other.Set("status", "DEACTIVATED")
 		other.Set("deactivated_date", todayStr)
 		other.Set("deactivation_reason", "Replacement card activated ("+reason+")")

@@ -215,6 +215,7 @@ func (db *DB) activateOthers(id any, card *Obj, status, dateField, why string) [
 	for _, other := range cards.Keys() {
 		c := cards.Sub(other)
 		if !pyEqual(other, id) && pyEqual(arg(c, "account_id"), acct) && arg(c, "status") == "ACTIVE" {
+			c, _ = db.record("debit_cards", other) // the DB's own, to change
 			c.Set("status", status)
 			c.Set(dateField, todayStr)
 			c.Set("deactivation_reason", why)
