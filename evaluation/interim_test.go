@@ -2,48 +2,15 @@ package evaluation_test
 
 import (
 	"context"
-	"iter"
 	"testing"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/proctor-eval/proctor/a2aagent"
-	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
 )
-
-// interimCounter is counterAgent behind a working status message: each
-// turn it says "Checking the counter..." before its answer, an artifact.
-type interimCounter struct{}
-
-func (interimCounter) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
-		if ec.StoredTask == nil && !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
-			return
-		}
-		answer := counterAgent(ctx, ec.ContextID, a2aclient.PartsText(ec.Message.Parts))
-		working := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart("Checking the counter..."))
-		for _, ev := range []a2a.Event{
-			a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, working),
-			a2a.NewArtifactEvent(ec, a2a.NewTextPart(answer)),
-			a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil),
-		} {
-			if !yield(ev, nil) {
-				return
-			}
-		}
-	}
-}
-
-func (interimCounter) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
-		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
-	}
-}
 
 // TestInterimMessages: an agent's working status messages reach the
 // transcript as interim agent messages, the same streamed or not, with
@@ -59,7 +26,7 @@ func TestInterimMessages(t *testing.T) {
 	}
 	transcripts := map[bool][]line{}
 	for _, streaming := range []bool{false, true} {
-		base := agenttest.StartExecutorPeer(t, agenttest.Peer{Transport: "jsonrpc", Protocol: "1.0", Streaming: streaming}, interimCounter{})
+		base := agenttest.StartExecutorPeer(t, agenttest.Peer{Transport: "jsonrpc", Protocol: "1.0", Streaming: streaming}, agenttest.InterimExecutor(counterAgent, "Checking the counter..."))
 		user := &recordingUser{script: []string{"Please add 2 to the counter.", rollout.StopToken}}
 		res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0,
 			a2aagent.New(dial(t, base)), user)
