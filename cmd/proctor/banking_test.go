@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"net"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,8 +12,6 @@ import (
 
 	"github.com/proctor-eval/proctor/internal/llmtest"
 	"github.com/proctor-eval/proctor/internal/tau2test"
-	"github.com/proctor-eval/proctor/llm"
-	"github.com/proctor-eval/proctor/refagent"
 	"github.com/proctor-eval/proctor/result"
 )
 
@@ -144,21 +140,7 @@ func bankingBaseline(t *testing.T) string {
 		}
 		return llmtest.Reply{Text: `{"name": "respond", "arguments": {"content": "Goodbye."}}`}
 	})
-	m, err := llm.New(context.Background(), "openai:gpt-4.1", llm.Config{APIKey: "sk-agent", BaseURL: agentModel.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- refagent.ServeBaseline(ctx, ln, refagent.BaselineConfig{Model: m, Domain: "banking_knowledge"})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	return refagent.BaseURL(ln.Addr())
+	return startBaseline(t, agentModel.URL, "banking_knowledge")
 }
 
 // TestDomainsListsRetrievalConfigs: `proctor domains banking_knowledge`

@@ -345,7 +345,15 @@ func airlineBaseline(t *testing.T, inputTokens, outputTokens int) string {
 		}
 		return llmtest.Reply{Text: `{"name": "respond", "arguments": {"content": "Goodbye."}}`}
 	})
-	m, err := llm.New(context.Background(), "openai:gpt-4.1", llm.Config{APIKey: "sk-agent", BaseURL: agentModel.URL})
+	return startBaseline(t, agentModel.URL, "airline")
+}
+
+// startBaseline serves proctor's baseline agent for domain, its model
+// the fake OpenAI server at modelURL, until the test ends, and returns
+// the agent's URL.
+func startBaseline(t *testing.T, modelURL, domain string) string {
+	t.Helper()
+	m, err := llm.New(context.Background(), "openai:gpt-4.1", llm.Config{APIKey: "sk-agent", BaseURL: modelURL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +363,7 @@ func airlineBaseline(t *testing.T, inputTokens, outputTokens int) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- refagent.ServeBaseline(ctx, ln, refagent.BaselineConfig{Model: m, Domain: "airline"}) }()
+	go func() { done <- refagent.ServeBaseline(ctx, ln, refagent.BaselineConfig{Model: m, Domain: domain}) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return refagent.BaseURL(ln.Addr())
 }
