@@ -16,7 +16,7 @@ func orderReplacementCreditCard(db *DB, a *Obj) string {
 		return "Error: Missing required parameters (credit_card_account_id, user_id, shipping_address, reason)."
 	}
 	reasons := []string{"fraud_suspected", "lost", "stolen", "damaged", "expired", "other"}
-	if !oneOf(reason, reasons) {
+	if !inStrs(reason, reasons...) {
 		return "Error: Invalid reason. Must be one of: " + strList(reasons...)
 	}
 	if notFound(db.queryField("credit_card_accounts", "account_id", pyStr(acct))) {
@@ -70,7 +70,7 @@ func logClosureReason(db *DB, a *Obj) string {
 	}
 	reasons := []string{"annual_fee", "not_using_card", "found_better_card", "unhappy_with_rewards",
 		"simplifying_finances", "negative_experience", "other"}
-	if !oneOf(reason, reasons) {
+	if !inStrs(reason, reasons...) {
 		return "Error: Invalid closure_reason. Must be one of: " + strList(reasons...)
 	}
 	id := closureReasonID(pyStr(acct), pyStr(user))
@@ -118,7 +118,7 @@ func applyStatementCredit(db *DB, a *Obj) string {
 	}
 	reasons := []string{"goodwill_adjustment", "promotional_credit", "annual_fee_reversal", "late_fee_reversal",
 		"interest_charge_reversal", "dispute_resolution", "price_match", "retention_offer", "error_correction", "other"}
-	if !oneOf(reason, reasons) {
+	if !inStrs(reason, reasons...) {
 		return "Error: Invalid reason. Must be one of: " + strList(reasons...)
 	}
 	if notFound(db.queryField("credit_card_accounts", "account_id", pyStr(acct))) {
@@ -149,11 +149,11 @@ func applyAccountFlag(db *DB, a *Obj) string {
 		return "Error: Missing required parameters (credit_card_account_id, user_id, flag_type, expiration_date, reason)."
 	}
 	flags := []string{"annual_fee_waived", "promotional_apr", "rewards_bonus", "other"}
-	if !oneOf(flag, flags) {
+	if !inStrs(flag, flags...) {
 		return "Error: Invalid flag_type. Must be one of: " + strList(flags...)
 	}
 	reasons := []string{"retention_offer", "loyalty_benefit", "promotional", "error_correction", "other"}
-	if !oneOf(reason, reasons) {
+	if !inStrs(reason, reasons...) {
 		return "Error: Invalid reason. Must be one of: " + strList(reasons...)
 	}
 	if notFound(db.queryField("credit_card_accounts", "account_id", pyStr(acct))) {

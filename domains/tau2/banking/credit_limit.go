@@ -101,14 +101,14 @@ func (db *DB) cliBlocked(card *Obj, acct, user any) bool {
 	disputes := db.table("transaction_disputes").Data
 	for _, id := range disputes.Keys() {
 		d := disputes.Sub(id)
-		if pyEqual(arg(d, "user_id"), user) && oneOf(arg(d, "status"), []string{"SUBMITTED", "UNDER_REVIEW", "PENDING"}) {
+		if pyEqual(arg(d, "user_id"), user) && inStrs(arg(d, "status"), "SUBMITTED", "UNDER_REVIEW", "PENDING") {
 			return true
 		}
 	}
 	orders := db.table("credit_card_orders").Data
 	for _, id := range orders.Keys() {
 		o := orders.Sub(id)
-		if pyEqual(arg(o, "credit_card_account_id"), acct) && oneOf(arg(o, "status"), []string{"PENDING", "PROCESSING", "SHIPPED"}) {
+		if pyEqual(arg(o, "credit_card_account_id"), acct) && inStrs(arg(o, "status"), "PENDING", "PROCESSING", "SHIPPED") {
 			return true
 		}
 	}
@@ -162,7 +162,7 @@ func denyCLI(db *DB, a *Obj) string {
 	}
 	reasons := []string{"insufficient_account_age", "cooldown_period_active", "pending_disputes", "pending_replacement_card",
 		"past_due_balance", "high_utilization", "insufficient_payment_history", "requested_amount_exceeds_limit", "other"}
-	if !oneOf(reason, reasons) {
+	if !inStrs(reason, reasons...) {
 		return "Error: Invalid denial_reason. Must be one of: " + strings.Join(reasons, ", ")
 	}
 	card, typeErr := db.lookup("credit_card_accounts", acct)

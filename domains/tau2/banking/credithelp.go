@@ -94,12 +94,6 @@ func (db *DB) lookup(table string, key any) (rec *Obj, typeErr string) {
 	return rec, ""
 }
 
-// oneOf is Python's `v in choices` for a list of str.
-func oneOf(v any, choices []string) bool {
-	s, ok := v.(string)
-	return ok && contains(toAny(choices), s)
-}
-
 // display is s.replace("_", " ").title().
 func display(v any) string { return pyTitle(strings.ReplaceAll(pyStr(v), "_", " ")) }
 

@@ -3,7 +3,6 @@ package banking
 import (
 	"math"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -118,19 +117,6 @@ func pinError(pin any) string {
 	return ""
 }
 
-// pyIsDigit is Python's str.isdigit: not empty, every character a digit.
-func pyIsDigit(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if !unicode.IsDigit(r) {
-			return false
-		}
-	}
-	return true
-}
-
 // digitsOf checks a str argument that must be n digits: the error, or the
 // AttributeError tau2 raises when it is no str.
 func digitsOf(v any, n int, msg string) string {
@@ -138,7 +124,7 @@ func digitsOf(v any, n int, msg string) string {
 	if !ok {
 		return attrError(v, "isdigit")
 	}
-	if !pyIsDigit(s) || utf8.RuneCountInString(s) != n {
+	if !pyIsDigits(s, n) {
 		return msg
 	}
 	return ""
@@ -187,7 +173,7 @@ func (db *DB) activationCheck(a *Obj, allowed []string, tool string) (string, *O
 	}
 	status := arg(card, "status")
 	switch {
-	case !oneOf(reason, allowed):
+	case !inStrs(reason, allowed...):
 		return errorf("Wrong activation tool. This card has issue_reason='%s'. Please use %s instead of %s.", pyStr(reason), activationTool(reason), tool), nil
 	case status == "ACTIVE":
 		return errorf("Debit card '%s' is already active.", pyStr(id)), nil
@@ -260,7 +246,7 @@ func activateReissuedDebitCard(db *DB, a *Obj) string {
 		parts = append(parts, "\nNote: Your previous card(s) ("+strings.Join(moved, ", ")+") will remain active for 24 hours as a grace period.",
 			"After 24 hours, the old card(s) will be automatically deactivated.")
 	}
-	if oneOf(reason, []string{"expired", "bank_reissue"}) {
+	if inStrs(reason, "expired", "bank_reissue") {
 		parts = append(parts, "\nReminder: If your card number changed, please update any recurring payments with your new card details.")
 	}
 	return strings.Join(parts, "\n")
