@@ -39,7 +39,7 @@ scrape_configs:
 		t.Fatal(err)
 	}
 	addr := freeAddr(t)
-	var out syncBuffer
+	var out logBuffer
 	cmd := exec.Command(bin, "--config.file="+config, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--log.level=warn")
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,36 +28,18 @@ const (
 	metricsHeader = "hdr-value-1a2b3c-never-logged"
 )
 
-// syncBuffer is a log destination written by many goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Clone(b.buf.Bytes())
-}
-
 // observedEvaluation is a server, with a token and a JSON log, that has
 // run one evaluation of the built-in agent on three mock tasks, two trials
 // each.
 type observedEvaluation struct {
 	f        fixture
-	log      *syncBuffer
+	log      *logBuffer
 	requests int // the evaluation's requests to its agent
 }
 
 func runObservedEvaluation(t *testing.T, cfg server.Config) observedEvaluation {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &logBuffer{}
 	cfg.Tenants = []server.Tenant{{Name: "carol", Tokens: []string{"another-token"}}, {Name: "dave", Tokens: []string{metricsToken}}}
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	f := start(t, cfg)
@@ -204,58 +185,26 @@ func TestRequestAndEvaluationLog(t *testing.T) {
 	if _, err := refused.GetTask(context.Background(), &a2a.GetTaskRequest{ID: "nope"}); err == nil {
 		t.Fatal("a wrong token was accepted")
 	}
-	raw := ev.log.Bytes()
+	// The server writes a request's record once the reply has gone out:
+	// wait for the three records the test looks for.
+	wanted := []string{"SendMessage jsonrpc dave 200", "GetTask jsonrpc dave 200", " jsonrpc  401"}
+	var evals []logRecord
+	raw := ev.log.waitFor(t, func(raw []byte) bool {
+		var requests map[string]int
+		requests, evals = readLog(t, raw)
+		for _, want := range wanted {
+			if requests[want] == 0 {
+				return false
+			}
+		}
+		return true
+	})
 	for _, secret := range []string{metricsToken, metricsHeader, "wrong-token"} {
 		if bytes.Contains(raw, []byte(secret)) {
 			t.Errorf("the log shows %q", secret)
 		}
 	}
-	type record struct {
-		Time     string  `json:"time"`
-		Msg      string  `json:"msg"`
-		Failed   bool    `json:"failed"`
-		Error    bool    `json:"error"`
-		Level    string  `json:"level"`
-		Method   string  `json:"method"`
-		Binding  string  `json:"binding"`
-		Version  string  `json:"version"`
-		Tenant   string  `json:"tenant"`
-		Status   any     `json:"status"`
-		Duration float64 `json:"duration_ms"`
-		EvalID   string  `json:"evaluation_id"`
-		Domain   string  `json:"domain"`
-		AgentURL string  `json:"agent_url"`
-		Tasks    int     `json:"tasks"`
-		Trials   int     `json:"trials"`
-	}
-	requests := map[string]int{} // by "method binding tenant status"
-	var evals []record
-	for line := range bytes.Lines(raw) {
-		var r record
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&r); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		switch r.Msg {
-		case "a2a request":
-			if r.Duration < 0 || r.Version != "1.0" {
-				t.Errorf("request record %+v", r)
-			}
-			requests[strings.Join([]string{r.Method, r.Binding, r.Tenant, jsonText(r.Status)}, " ")]++
-		case server.LogEvaluationStart, server.LogEvaluationEnd:
-			r.Time, r.Duration, r.EvalID = "", 0, strings.Repeat("x", min(len(r.EvalID), 1))
-			evals = append(evals, r)
-		default:
-			t.Errorf("unexpected record %q", line)
-		}
-	}
-	for _, want := range []string{"SendMessage jsonrpc dave 200", "GetTask jsonrpc dave 200", " jsonrpc  401"} {
-		if requests[want] == 0 {
-			t.Errorf("no request record %q in %v", want, requests)
-		}
-	}
-	wantEvals := []record{
+	wantEvals := []logRecord{
 		{Msg: server.LogEvaluationStart, Level: "INFO", EvalID: "x", Domain: "mock", AgentURL: "builtin", Tasks: 3, Trials: 2, Status: "running"},
 		{Msg: server.LogEvaluationEnd, Level: "INFO", EvalID: "x", Domain: "mock", AgentURL: "builtin", Tasks: 3, Trials: 2, Status: "completed"},
 	}
