@@ -14,12 +14,6 @@ import (
 // storeChunk is the number of simulations Complete stores per transaction.
 const storeChunk = 10000
 
-// BulkStore is a Store that also writes many simulations at once.
-type BulkStore interface {
-	Store
-	PutSimulations(ctx context.Context, evalID string, sims []store.Simulation) error
-}
-
 // Recorded is a simulation played and scored elsewhere (by a shard of a
 // sharded evaluation) with its per-request metrics.
 type Recorded struct {
@@ -33,7 +27,7 @@ type Recorded struct {
 // every simulation failed, as Run does), and, with a store, stores eval and
 // its simulations with their request metrics. The simulations are stored
 // before the evaluation's record, which appears last, completed.
-func Complete(ctx context.Context, st BulkStore, eval *result.Evaluation, recs []Recorded) error {
+func Complete(ctx context.Context, st Store, eval *result.Evaluation, recs []Recorded) error {
 	sims := make([]result.Simulation, len(recs))
 	var latencies []float64
 	for i, r := range recs {
@@ -56,7 +50,7 @@ func Complete(ctx context.Context, st BulkStore, eval *result.Evaluation, recs [
 // first (simulations need it), then the simulations in one transaction,
 // then the record as it ends. A failure leaves the evaluation running,
 // and so interrupted once the database is opened again.
-func storeComplete(ctx context.Context, st BulkStore, eval *result.Evaluation, recs []Recorded) error {
+func storeComplete(ctx context.Context, st Store, eval *result.Evaluation, recs []Recorded) error {
 	final := eval.Status
 	eval.Status = result.StatusRunning
 	k := &simulations{eval: eval}

@@ -3,6 +3,7 @@ package evaluation
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -20,7 +21,9 @@ import (
 type Store interface {
 	PutEvaluation(ctx context.Context, e store.Evaluation) error
 	GetEvaluation(ctx context.Context, id string) (store.Evaluation, error)
-	PutSimulation(ctx context.Context, evalID string, s store.Simulation) error
+	// PutSimulations stores finished trials of one evaluation together:
+	// all of them, durably, or on an error none.
+	PutSimulations(ctx context.Context, evalID string, sims []store.Simulation) error
 	Simulations(ctx context.Context, evalID string) ([]store.Simulation, error)
 	Requests(ctx context.Context, evalID, simID string) (json.RawMessage, error)
 	// AllRequests is Requests for every simulation of an evaluation, in
@@ -164,14 +167,15 @@ func runTraced[J, T any](ctx context.Context, r *Runner, k trialKind[J, T]) erro
 	if err := k.begin(); err != nil {
 		return err
 	}
-	if err := saveRecord(keep, r.Store, k); err != nil {
-		return err
-	}
 	t, jobs, err := plan(keep, r.Store, k)
 	if err != nil {
 		return err
 	}
-	storeErr := execute(ctx, r, k, jobs, t)
+	begun, err := startRecord(keep, r.Store, k)
+	if err != nil {
+		return err
+	}
+	storeErr := execute(ctx, r, k, jobs, t, begun)
 	k.finish(t.done, t.latencies)
 	switch {
 	case storeErr != nil:
@@ -220,7 +224,11 @@ func loadDone[J, T any](ctx context.Context, st Store, k trialKind[J, T]) ([]T, 
 	if st == nil {
 		return nil, nil, nil
 	}
-	return loadTrialsTimed(ctx, st, k.evaluationID(), k.names().trial, k.decode, k.id)
+	done, latencies, err := loadTrialsTimed(ctx, st, k.evaluationID(), k.names().trial, k.decode, k.id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, nil // a new evaluation: its record is not stored yet
+	}
+	return done, latencies, err
 }
 
 // loadTrialsTimed is loadTrials with the trials' request latencies (id
@@ -266,11 +274,11 @@ func loadTrials[T any](ctx context.Context, st Store, evalID, noun string, decod
 // evaluation, where concurrent writes share one. It returns the first
 // store error, which stops the evaluation: one that cannot be recorded
 // must not go on.
-func execute[J, T any](ctx context.Context, r *Runner, k trialKind[J, T], jobs []J, t *tally[T]) error {
+func execute[J, T any](ctx context.Context, r *Runner, k trialKind[J, T], jobs []J, t *tally[T], begun <-chan error) error {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w := &writer[T]{st: r.Store, evalID: k.evaluationID(), noun: k.names().trial, row: k.row, cancel: cancel, results: make(chan T),
-		pending: make(chan struct{}, max(4*r.Concurrency, maxPendingWrites))}
+	w := &writer[T]{st: r.Store, evalID: k.evaluationID(), noun: k.names().trial, row: k.row, cancel: cancel,
+		finished: make(chan T, max(4*r.Concurrency, maxPendingWrites)), results: make(chan T)}
 	jobCh := make(chan J)
 	var workers sync.WaitGroup
 	for range min(max(r.Concurrency, 1), max(len(jobs), 1)) {
@@ -284,7 +292,7 @@ func execute[J, T any](ctx context.Context, r *Runner, k trialKind[J, T], jobs [
 				if aborted {
 					continue
 				}
-				w.store(runCtx, done)
+				w.finished <- done
 			}
 		})
 	}
@@ -298,7 +306,8 @@ func execute[J, T any](ctx context.Context, r *Runner, k trialKind[J, T], jobs [
 			}
 		}
 	}()
-	go func() { workers.Wait(); w.writes.Wait(); close(w.results) }()
+	go func() { workers.Wait(); close(w.finished) }()
+	go w.run(runCtx, begun)
 	for done := range w.results {
 		t.add(r, k, done)
 	}
@@ -326,48 +335,166 @@ func (t *tally[T]) add(r *Runner, k interface {
 // least: enough for one commit to take a whole batch of short trials.
 const maxPendingWrites = 256
 
-// writer stores finished trials concurrently, at most cap(pending) at
-// once, and hands each stored one to results.
+// commitInterval is the least time between two commits of one
+// evaluation's trials while they finish faster than that: the trials that
+// finish in between wait (at most this long) and share the next commit. A
+// trial that finishes after a quiet spell, and the last ones of a run, are
+// stored at once.
+const commitInterval = 10 * time.Millisecond
+
+// writer stores finished trials, in batches, and hands each stored one to
+// results.
 type writer[T any] struct {
-	st      Store
-	evalID  string
-	noun    string
-	row     func(T) (store.Simulation, error)
-	cancel  context.CancelFunc
-	results chan T
-	pending chan struct{}
-	writes  sync.WaitGroup
-	once    sync.Once
-	err     error
+	st       Store
+	evalID   string
+	noun     string
+	row      func(T) (store.Simulation, error)
+	cancel   context.CancelFunc
+	finished chan T // from the workers; closed when they are done
+	results  chan T // to the tally; closed when every trial is stored
+	err      error  // the first failed write; read after results closes
 }
 
-// store starts writing t; it waits only while too many writes are pending.
-func (w *writer[T]) store(ctx context.Context, t T) {
-	w.pending <- struct{}{}
-	w.writes.Go(func() {
-		defer func() { <-w.pending }()
-		if err := w.persist(ctx, t); err != nil {
-			w.once.Do(func() { w.err = err })
-			w.cancel()
+// run stores what the workers finish until they are done, once the
+// evaluation's record is stored (begun): each batch is what finished since
+// the previous commit, gathered for at most commitInterval after it.
+func (w *writer[T]) run(ctx context.Context, begun <-chan error) {
+	defer close(w.results)
+	if err := <-begun; err != nil {
+		w.err = err
+		w.cancel()
+	}
+	var last time.Time
+	for {
+		batch, more := w.gather(last)
+		if len(batch) > 0 {
+			w.store(ctx, batch)
+			last = time.Now()
+		}
+		if !more {
 			return
 		}
-		// Always delivered: the tally reads until every write is done, and
-		// a stored trial must be in the result.
-		w.results <- t
-	})
+	}
 }
 
-// persist stores one finished trial, if there is a store.
-func (w *writer[T]) persist(ctx context.Context, t T) error {
-	if w.st == nil {
-		return nil
+// gather waits for a finished trial, then takes every other one that
+// finishes before commitInterval has passed since the last commit (or
+// until the workers are done, or maxPendingWrites are taken). more is
+// false once the workers are done.
+func (w *writer[T]) gather(last time.Time) (batch []T, more bool) {
+	first, ok := <-w.finished
+	if !ok {
+		return nil, false
 	}
-	row, err := w.row(t)
+	batch = append(batch, first)
+	wait := commitInterval - time.Since(last)
+	if wait <= 0 {
+		return w.takeQueued(batch)
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for len(batch) < maxPendingWrites {
+		select {
+		case t, ok := <-w.finished:
+			if !ok {
+				return batch, false
+			}
+			batch = append(batch, t)
+		case <-timer.C:
+			return w.takeQueued(batch)
+		}
+	}
+	return batch, true
+}
+
+// takeQueued adds to batch the finished trials already waiting.
+func (w *writer[T]) takeQueued(batch []T) ([]T, bool) {
+	for len(batch) < maxPendingWrites {
+		select {
+		case t, ok := <-w.finished:
+			if !ok {
+				return batch, false
+			}
+			batch = append(batch, t)
+		default:
+			return batch, true
+		}
+	}
+	return batch, true
+}
+
+// store writes batch and hands its stored trials to the tally. After a
+// failed write it stores nothing more and cancels the run: the trials not
+// stored are dropped (the tally counts only what is stored, and a resume
+// plays them again).
+func (w *writer[T]) store(ctx context.Context, batch []T) {
+	if w.err != nil {
+		return
+	}
+	stored, err := w.persist(ctx, batch)
+	for _, t := range batch[:stored] {
+		w.results <- t
+	}
 	if err != nil {
-		return err
+		w.err = err
+		w.cancel()
 	}
-	if err := w.st.PutSimulation(context.WithoutCancel(ctx), w.evalID, row); err != nil {
-		return fmt.Errorf("store %s %s: %w", w.noun, row.ID, err)
+}
+
+// persist stores finished trials, if there is a store, and says how many
+// of the first ones it stored: all together, or when that fails one by
+// one, so that the trial the store refuses is named and those before it
+// are kept.
+func (w *writer[T]) persist(ctx context.Context, batch []T) (int, error) {
+	if w.st == nil {
+		return len(batch), nil
+	}
+	rows := make([]store.Simulation, 0, len(batch))
+	var encodeErr error
+	for _, t := range batch {
+		row, err := w.row(t)
+		if err != nil {
+			encodeErr = err
+			break
+		}
+		rows = append(rows, row)
+	}
+	ctx = context.WithoutCancel(ctx)
+	if len(rows) > 1 && w.st.PutSimulations(ctx, w.evalID, rows) == nil {
+		return len(rows), encodeErr
+	}
+	for i, row := range rows {
+		if err := w.st.PutSimulations(ctx, w.evalID, []store.Simulation{row}); err != nil {
+			return i, fmt.Errorf("store %s %s: %w", w.noun, row.ID, err)
+		}
+	}
+	return len(rows), encodeErr
+}
+
+// startRecord encodes the evaluation's record and starts storing it, if
+// there is a store: the trials are played meanwhile, and stored once the
+// record is (their rows need it). The channel gives the outcome.
+func startRecord(ctx context.Context, st Store, k interface {
+	names() kindNames
+	record() (store.Evaluation, error)
+}) (<-chan error, error) {
+	begun := make(chan error, 1)
+	if st == nil {
+		begun <- nil
+		return begun, nil
+	}
+	rec, err := k.record()
+	if err != nil {
+		return nil, err
+	}
+	go func() { begun <- putRecord(ctx, st, k.names(), rec) }()
+	return begun, nil
+}
+
+// putRecord stores an evaluation's record.
+func putRecord(ctx context.Context, st Store, names kindNames, rec store.Evaluation) error {
+	if err := st.PutEvaluation(ctx, rec); err != nil {
+		return fmt.Errorf("store %s %s: %w", names.record, rec.ID, err)
 	}
 	return nil
 }
@@ -384,10 +511,7 @@ func saveRecord(ctx context.Context, st Store, k interface {
 	if err != nil {
 		return err
 	}
-	if err := st.PutEvaluation(ctx, rec); err != nil {
-		return fmt.Errorf("store %s %s: %w", k.names().record, rec.ID, err)
-	}
-	return nil
+	return putRecord(ctx, st, k.names(), rec)
 }
 
 // encodeRow is the stored row of a finished trial (a noun): its record

@@ -72,11 +72,13 @@ func (s fullEvaluations) PutEvaluation(ctx context.Context, e store.Evaluation) 
 	return s.DB.PutEvaluation(ctx, e)
 }
 
-func (s fullEvaluations) PutSimulation(ctx context.Context, evalID string, sim store.Simulation) error {
-	if err := s.disk.write("simulation"); err != nil {
-		return err
+func (s fullEvaluations) PutSimulations(ctx context.Context, evalID string, sims []store.Simulation) error {
+	for range sims {
+		if err := s.disk.write("simulation"); err != nil {
+			return err
+		}
 	}
-	return s.DB.PutSimulation(ctx, evalID, sim)
+	return s.DB.PutSimulations(ctx, evalID, sims)
 }
 
 // TestFullDiskEndsTheTask fills the disk at different points of an

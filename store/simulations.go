@@ -321,8 +321,10 @@ func (db *DB) Requests(ctx context.Context, evalID, simID string) (json.RawMessa
 
 // PutSimulations stores many simulations of evaluation evalID in one
 // transaction (and one fsync): all of them or, on an error, none. It is
-// PutSimulation for results made elsewhere, such as the shards of a
-// sharded evaluation being merged.
+// PutSimulation for a caller that has several at once: a runner whose
+// trials finish faster than commits, or the shards of a sharded evaluation
+// being merged. Like PutSimulation it is group-committed with the writes
+// of other goroutines, and returns once the simulations are durable.
 func (db *DB) PutSimulations(ctx context.Context, evalID string, sims []Simulation) error {
 	if err := validateID(kindEvaluation, evalID); err != nil {
 		return err
@@ -345,7 +347,7 @@ func (db *DB) PutSimulations(ctx context.Context, evalID string, sims []Simulati
 	// In key order: bbolt then appends to its pages instead of moving
 	// what each insertion lands before.
 	slices.SortFunc(recs, func(a, b encoded) int { return strings.Compare(a.id, b.id) })
-	return db.update(ctx, func(tx *bbolt.Tx) error {
+	return db.batch(ctx, func(tx *bbolt.Tx) error {
 		for _, r := range recs {
 			if err := putSimulation(tx, evalID, r.id, r.val, r.reqs); err != nil {
 				return err

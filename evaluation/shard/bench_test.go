@@ -76,7 +76,7 @@ func mergeOnce(b *testing.B, encoded [][]byte, db *store.DB) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var st evaluation.BulkStore
+	var st evaluation.Store
 	if db != nil {
 		st = db
 	}
