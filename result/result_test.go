@@ -60,3 +60,20 @@ func TestPassed(t *testing.T) {
 		}
 	}
 }
+
+func TestSimulationID(t *testing.T) {
+	for _, tc := range []struct {
+		task  string
+		trial int
+		want  string
+	}{
+		{"add-three", 0, "add-three#0"},
+		{"airline/12", 37, "airline/12#37"},
+		{"", -1, "#-1"},
+		{"é#x", 1000000, "é#x#1000000"},
+	} {
+		if diff := cmp.Diff(tc.want, result.SimulationID(tc.task, tc.trial)); diff != "" {
+			t.Errorf("SimulationID(%q, %d) (-want +got):\n%s", tc.task, tc.trial, diff)
+		}
+	}
+}
