@@ -278,7 +278,7 @@ func execute[J, T any](ctx context.Context, r *Runner, k trialKind[J, T], jobs [
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := &writer[T]{st: r.Store, evalID: k.evaluationID(), noun: k.names().trial, row: k.row, cancel: cancel,
-		finished: make(chan T, max(4*r.Concurrency, maxPendingWrites)), results: make(chan T)}
+		finished: make(chan T, max(4*r.Concurrency, maxPendingWrites)), results: make(chan []T, 1)}
 	jobCh := make(chan J)
 	var workers sync.WaitGroup
 	for range min(max(r.Concurrency, 1), max(len(jobs), 1)) {
@@ -308,8 +308,10 @@ func execute[J, T any](ctx context.Context, r *Runner, k trialKind[J, T], jobs [
 	}()
 	go func() { workers.Wait(); close(w.finished) }()
 	go w.run(runCtx, begun)
-	for done := range w.results {
-		t.add(r, k, done)
+	for stored := range w.results {
+		for _, done := range stored {
+			t.add(r, k, done)
+		}
 	}
 	return w.err
 }
@@ -350,9 +352,9 @@ type writer[T any] struct {
 	noun     string
 	row      func(T) (store.Simulation, error)
 	cancel   context.CancelFunc
-	finished chan T // from the workers; closed when they are done
-	results  chan T // to the tally; closed when every trial is stored
-	err      error  // the first failed write; read after results closes
+	finished chan T   // from the workers; closed when they are done
+	results  chan []T // to the tally, batch by batch; closed when every trial is stored
+	err      error    // the first failed write; read after results closes
 }
 
 // run stores what the workers finish until they are done, once the
@@ -432,8 +434,8 @@ func (w *writer[T]) store(ctx context.Context, batch []T) {
 		return
 	}
 	stored, err := w.persist(ctx, batch)
-	for _, t := range batch[:stored] {
-		w.results <- t
+	if stored > 0 {
+		w.results <- batch[:stored]
 	}
 	if err != nil {
 		w.err = err
