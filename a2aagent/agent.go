@@ -3,8 +3,8 @@ Package a2aagent is the A2A adapter beneath the agent interface (package
 agent): an a2aclient.Client as the agent under evaluation. Its
 sibling for ECP agents is package ecp.
 
-A step with a translation profile (a simulation) is rendered by the
-profile into A2A parts, sent, and the reply's text parsed back into text or
+A step that names a profile (a simulation) is rendered by the translation
+profile of that name into A2A parts, sent, and the reply's text parsed back into text or
 tool calls (translation.ParseReply), with what the agent said before its
 answer as interim text. A step without one (an eval case) sends its pieces
 as text parts and reads the whole turn on the wire (Response.Events):
@@ -59,18 +59,24 @@ func (c conversation) ContextID() string { return c.s.ContextID() }
 // Close does nothing: an A2A conversation holds nothing to give back.
 func (c conversation) Close() error { return nil }
 
-// Step sends req as one A2A message and reads the reply: through
-// req.Profile when it has one, as plain text parts otherwise.
+// Step sends req as one A2A message and reads the reply: through the
+// translation profile req.Profile names when it names one, as plain text
+// parts otherwise.
 func (c conversation) Step(ctx context.Context, req agent.Request) (*agent.Answer, error) {
-	if req.Profile != nil {
+	if req.Profile != "" {
 		return c.rendered(ctx, req)
 	}
 	return c.plain(ctx, req)
 }
 
-// rendered sends the input as the profile renders it and parses the reply.
+// rendered sends the input as the named translation profile renders it and
+// parses the reply.
 func (c conversation) rendered(ctx context.Context, req agent.Request) (*agent.Answer, error) {
-	resp, err := c.s.Send(ctx, req.Profile.Render(req.Setup, req.First, req.Input))
+	profile, err := translation.ProfileByName(req.Profile)
+	if err != nil {
+		return &agent.Answer{}, err
+	}
+	resp, err := c.s.Send(ctx, profile.Render(req.Setup, req.First, req.Input))
 	out := answerOf(resp)
 	if err != nil {
 		return out, wrapLocal(err)

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/translation"
@@ -49,8 +50,8 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	setup := translation.NewSetup(d.Policy, d.Tools) // as bench.Simulator builds it: once per evaluation
-	input := translation.Input{UserText: "Hi, could you tell me how many open tasks I have?"}
+	setup := agent.NewSetup(d.Policy, d.Tools) // as bench.Simulator builds it: once per evaluation
+	input := agent.Input{UserText: "Hi, could you tell me how many open tasks I have?"}
 	reply := func(context.Context, string, string) string { return instantReply }
 
 	for _, transport := range []a2aclient.Transport{a2aclient.TransportJSONRPC, a2aclient.TransportGRPC, a2aclient.TransportREST} {
@@ -67,7 +68,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	}
 }
 
-func benchTurn(b *testing.B, base string, profile translation.Profile, setup translation.Setup, first bool, input translation.Input) {
+func benchTurn(b *testing.B, base string, profile translation.Profile, setup agent.Setup, first bool, input agent.Input) {
 	ctx := context.Background()
 	client, err := a2aclient.Dial(ctx, base)
 	if err != nil {

@@ -26,7 +26,6 @@ import (
 
 	"github.com/proctor-eval/proctor/evalset"
 	"github.com/proctor-eval/proctor/measure"
-	"github.com/proctor-eval/proctor/translation"
 )
 
 // DefaultMaxRunning bounds the consecutive "running" steps of one request
@@ -73,15 +72,16 @@ type Inspector interface {
 type Request struct {
 	// Setup is the domain's policy and tools; First says the request is
 	// the conversation's first, which carries them.
-	Setup translation.Setup
+	Setup Setup
 	First bool
 	// Input is the user's words or the results of the agent's tool calls.
-	Input translation.Input
-	// Profile, when not nil, is how an agent that reads text is told
-	// Setup and Input, and how its text is read back as a reply
-	// (simulations over A2A). Nil sends Input as it is (eval cases).
-	// Agents with shapes of their own for tools (ECP) ignore it.
-	Profile translation.Profile
+	Input Input
+	// Profile, when set, names how an agent that reads text is told Setup
+	// and Input, and how its text is read back as a reply (simulations
+	// over A2A: the A2A adapter renders through the translation profile of
+	// that name). "" sends Input as it is (eval cases). Agents with shapes
+	// of their own for tools (ECP) ignore it.
+	Profile ProfileName
 	// Pieces, when set, are Input.UserText as the pieces it was put
 	// together from (an eval case's context blocks, then the user's
 	// content parts): an agent whose messages have parts (A2A) is sent
@@ -102,7 +102,7 @@ type Answer struct {
 	// Reply is the text for the user, or the tool calls for proctor to run
 	// (every call with a Name, non-nil Arguments and an ID unique within
 	// the reply).
-	Reply translation.Reply
+	Reply Reply
 	// PrivateThought is the agent's reasoning given with its answer:
 	// stored, never shown to the user simulator or a judge.
 	PrivateThought string

@@ -16,7 +16,6 @@ import (
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/measure"
-	"github.com/proctor-eval/proctor/translation"
 )
 
 // Agent is a pool of ECP agents as the simulator's agent under evaluation:
@@ -101,9 +100,9 @@ func (c *conversation) steps(ctx context.Context, req agent.Request) (*agent.Ans
 		if res.Status != StatusRunning {
 			out.Reply.Text, out.PrivateThought = strings.Join(public, "\n"), strings.Join(private, "\n")
 			out.Reply.ToolCalls = domainCalls(res.ToolCalls)
-			out.Reply.Format = translation.ReplyFormatJSON
+			out.Reply.Format = agent.ReplyFormatJSON
 			if len(res.ToolCalls) == 0 {
-				out.Reply.Format = translation.ReplyFormatText
+				out.Reply.Format = agent.ReplyFormatText
 			}
 			if out.PrivateThought != "" {
 				out.Thoughts = []string{out.PrivateThought}

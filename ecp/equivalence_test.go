@@ -13,6 +13,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/ecp"
@@ -20,7 +21,6 @@ import (
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
 	"github.com/proctor-eval/proctor/scoring"
-	"github.com/proctor-eval/proctor/translation"
 )
 
 func mockDomain(t testing.TB) *domains.Domain {
@@ -34,13 +34,9 @@ func mockDomain(t testing.TB) *domains.Domain {
 
 // playAll plays and scores every task of d once against agent, four at a
 // time, as an evaluation does.
-func playAll(t *testing.T, d *domains.Domain, agent rollout.Agent) []result.Simulation {
+func playAll(t *testing.T, d *domains.Domain, ag rollout.Agent) []result.Simulation {
 	t.Helper()
-	profile, err := translation.ProfileByName(translation.ProfileStructured)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim := rollout.NewSimulator(d, profile, rollout.Limits{})
+	sim := rollout.NewSimulator(d, agent.ProfileStructured, rollout.Limits{})
 	scorer := scoring.NewScorer(d, false)
 	out := make([]result.Simulation, len(d.Tasks))
 	sem := make(chan struct{}, 4)
@@ -55,7 +51,7 @@ func playAll(t *testing.T, d *domains.Domain, agent rollout.Agent) []result.Simu
 				t.Error(err)
 				return
 			}
-			rec, _ := sim.Run(context.Background(), task, 0, agent, user)
+			rec, _ := sim.Run(context.Background(), task, 0, ag, user)
 			scorer.Score(context.Background(), task, &rec.Simulation, rec.Env)
 			out[i] = rec.Simulation
 		}()

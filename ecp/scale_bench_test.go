@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
 	"github.com/proctor-eval/proctor/scoring"
-	"github.com/proctor-eval/proctor/translation"
 )
 
 // BenchmarkSixtyFourAgents evaluates the mock domain (17 tasks x 8
@@ -139,13 +139,9 @@ func vmKB(field, pid string) uint64 {
 
 // playConcurrently plays and scores every task of d trials times against
 // agent, concurrency at a time, as an evaluation does.
-func playConcurrently(tb testing.TB, d *domains.Domain, agent rollout.Agent, trials, concurrency int) []result.Simulation {
+func playConcurrently(tb testing.TB, d *domains.Domain, ag rollout.Agent, trials, concurrency int) []result.Simulation {
 	tb.Helper()
-	profile, err := translation.ProfileByName(translation.ProfileStructured)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sim := rollout.NewSimulator(d, profile, rollout.Limits{})
+	sim := rollout.NewSimulator(d, agent.ProfileStructured, rollout.Limits{})
 	scorer := scoring.NewScorer(d, false)
 	out := make([]result.Simulation, len(d.Tasks)*trials)
 	sem := make(chan struct{}, concurrency)
@@ -160,7 +156,7 @@ func playConcurrently(tb testing.TB, d *domains.Domain, agent rollout.Agent, tri
 				tb.Error(err)
 				return
 			}
-			rec, _ := sim.Run(context.Background(), task, i/len(d.Tasks), agent, user)
+			rec, _ := sim.Run(context.Background(), task, i/len(d.Tasks), ag, user)
 			scorer.Score(context.Background(), task, &rec.Simulation, rec.Env)
 			out[i] = rec.Simulation
 		})

@@ -15,7 +15,6 @@ import (
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
 	"github.com/proctor-eval/proctor/scoring"
-	"github.com/proctor-eval/proctor/translation"
 )
 
 // goldAgent is an in-process agent that costs next to nothing: it makes
@@ -45,9 +44,9 @@ func (c *goldConversation) ContextID() string { return "gold" }
 func (c *goldConversation) Step(context.Context, agent.Request) (*agent.Answer, error) {
 	if c.next < len(c.calls) {
 		c.next++
-		return &agent.Answer{Reply: translation.Reply{ToolCalls: c.calls[c.next-1 : c.next]}}, nil
+		return &agent.Answer{Reply: agent.Reply{ToolCalls: c.calls[c.next-1 : c.next]}}, nil
 	}
-	return &agent.Answer{Reply: translation.Reply{Text: "Done."}}, nil
+	return &agent.Answer{Reply: agent.Reply{Text: "Done."}}, nil
 }
 
 func (c *goldConversation) Close() error { return nil }
@@ -75,7 +74,7 @@ func airlineBench(b *testing.B) (*domains.Domain, *rollout.Simulator, *scoring.S
 	for i := range d.Tasks {
 		sc.DoNothingPasses(&d.Tasks[i])
 	}
-	return d, rollout.NewSimulator(d, agentbeats(b), rollout.Limits{}), sc
+	return d, rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}), sc
 }
 
 // simulateGold plays and scores one simulation of task against goldAgent.

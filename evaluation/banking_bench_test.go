@@ -15,7 +15,6 @@ import (
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
 	"github.com/proctor-eval/proctor/scoring"
-	"github.com/proctor-eval/proctor/translation"
 )
 
 // goldPlay is one banking simulation's gold actions, shared by the
@@ -54,18 +53,18 @@ func (p *goldPlay) Step(context.Context, agent.Request) (*agent.Answer, error) {
 	if !p.searched {
 		p.searched = true
 		search := domains.ToolCall{ID: "search", Name: knowledge.KBSearchTool, Arguments: map[string]any{"query": "How do I dispute a transaction on my credit card?"}}
-		return &agent.Answer{Reply: translation.Reply{ToolCalls: []domains.ToolCall{search}}}, nil
+		return &agent.Answer{Reply: agent.Reply{ToolCalls: []domains.ToolCall{search}}}, nil
 	}
 	switch p.goldSide() {
 	case domains.RequestorAssistant:
 		a := p.actions[p.next]
 		p.next++
 		call := domains.ToolCall{ID: fmt.Sprintf("call-%d", p.next), Name: a.Name, Arguments: a.Arguments}
-		return &agent.Answer{Reply: translation.Reply{ToolCalls: []domains.ToolCall{call}}}, nil
+		return &agent.Answer{Reply: agent.Reply{ToolCalls: []domains.ToolCall{call}}}, nil
 	case "":
-		return &agent.Answer{Reply: translation.Reply{Text: "Done."}}, nil
+		return &agent.Answer{Reply: agent.Reply{Text: "Done."}}, nil
 	}
-	return &agent.Answer{Reply: translation.Reply{Text: "Please go ahead."}}, nil
+	return &agent.Answer{Reply: agent.Reply{Text: "Please go ahead."}}, nil
 }
 
 // goldUser is the user side of a goldPlay: it makes its gold calls when
@@ -104,7 +103,7 @@ func bankingBench(b *testing.B) (*domains.Domain, *rollout.Simulator, *scoring.S
 	for i := range d.Tasks {
 		sc.DoNothingPasses(&d.Tasks[i])
 	}
-	sim := rollout.NewSimulator(d, agentbeats(b), rollout.Limits{})
+	sim := rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{})
 	if _, err := simulateBanking(context.Background(), sim, sc, &d.Tasks[0], 0); err != nil { // the index is built
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/a2aagent"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/evaluation"
@@ -139,7 +140,7 @@ func TestDoNothingAgentScoresTheBaseline(t *testing.T) {
 		t.Run(fmt.Sprintf("strict=%v", strict), func(t *testing.T) {
 			db := openStore(t)
 			r := &evaluation.Runner{
-				Simulator:   rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
+				Simulator:   rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}),
 				Scorer:      scoring.NewScorer(d, strict),
 				Agent:       a2aagent.New(client),
 				Store:       db,
@@ -217,7 +218,7 @@ func TestMockResultsShowNoBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &evaluation.Runner{
-		Simulator:   rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
+		Simulator:   rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}),
 		Scorer:      scoring.NewScorer(d, false),
 		Agent:       a2aagent.New(dial(t, agenttest.Start(t, agenttest.Sorry).URL)),
 		Concurrency: 4,
@@ -311,7 +312,7 @@ func TestStrictRequiresExpectedActions(t *testing.T) {
 				t.Fatal(err)
 			}
 			sc := scoring.NewScorer(d, tc.strict)
-			res, _ := evaluation.Simulate(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), sc,
+			res, _ := evaluation.Simulate(context.Background(), rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}), sc,
 				task, 0, a2aagent.New(dial(t, tc.agent)), user)
 			ri := res.RewardInfo
 			if res.Reward != tc.reward {
@@ -343,7 +344,7 @@ func TestStrictRequiresExpectedActions(t *testing.T) {
 func TestRunnerRefusesMixedModes(t *testing.T) {
 	d := counterDomain(t)
 	for _, c := range []struct{ config, limits bool }{{false, true}, {true, false}} {
-		r := &evaluation.Runner{Simulator: rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
+		r := &evaluation.Runner{Simulator: rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}),
 			Scorer: scoring.NewScorer(d, c.limits),
 			Agent:  a2aagent.New(dial(t, agenttest.Start(t, counterAgent).URL))}
 		eval := evaluation.NewEvaluation("e", result.Config{Domain: d.Name, NumTrials: 1, Strict: c.config}, result.AgentInfo{})
@@ -355,7 +356,7 @@ func TestRunnerRefusesMixedModes(t *testing.T) {
 	for _, c := range []struct{ config, scorer result.ActionMatch }{
 		{result.ActionMatchExact, result.ActionMatchTau2}, {"", result.ActionMatchExact}, {result.ActionMatchTau2, result.ActionMatchExact},
 	} {
-		r := &evaluation.Runner{Simulator: rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
+		r := &evaluation.Runner{Simulator: rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}),
 			Scorer: scoring.NewScorer(d, false).WithActionMatch(c.scorer),
 			Agent:  a2aagent.New(dial(t, agenttest.Start(t, counterAgent).URL))}
 		eval := evaluation.NewEvaluation("e", result.Config{Domain: d.Name, NumTrials: 1, ActionMatch: c.config}, result.AgentInfo{})

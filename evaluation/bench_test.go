@@ -17,6 +17,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
@@ -57,7 +58,7 @@ func BenchmarkSimulationOverhead(b *testing.B) {
 		return counterAgent(ctx, contextID, text)
 	})
 	client := dial(b, srv.URL)
-	sim := rollout.NewSimulator(d, agentbeats(b), rollout.Limits{})
+	sim := rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{})
 	sc := scoring.NewScorer(d, false)
 	ctx := context.Background()
 
@@ -142,10 +143,10 @@ func BenchmarkConcurrentSimulations(b *testing.B) {
 	}
 }
 
-func benchConcurrent(b *testing.B, agent string, n int, delay time.Duration, fsync bool) {
+func benchConcurrent(b *testing.B, server string, n int, delay time.Duration, fsync bool) {
 	d, task := benchTask(b)
 	start := agenttest.Start
-	if agent == "lean" {
+	if server == "lean" {
 		start = agenttest.StartLean
 	}
 	srv := start(b, agenttest.Delayed(delay, counterAgent))
@@ -175,7 +176,7 @@ func benchConcurrent(b *testing.B, agent string, n int, delay time.Duration, fsy
 		runtime.GC()
 		stop := sampleHeap(&peak)
 		r := &evaluation.Runner{
-			Simulator:   rollout.NewSimulator(d, agentbeats(b), rollout.Limits{}),
+			Simulator:   rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}),
 			Scorer:      scoring.NewScorer(d, false),
 			Agent:       a2aagent.New(client),
 			Store:       db,

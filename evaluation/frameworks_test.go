@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/proctor-eval/proctor/a2aagent"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
@@ -40,7 +41,7 @@ func TestSimulationCardWithoutPreferredTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, aborted := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, a2aagent.New(client), user)
+	res, aborted := play(context.Background(), rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}), task, 0, a2aagent.New(client), user)
 	if aborted || res.TerminationReason != result.TermUserStop || res.Reward != 1 {
 		t.Fatalf("termination %s, reward %v, aborted %v, error %q", res.TerminationReason, res.Reward, aborted, res.Error)
 	}

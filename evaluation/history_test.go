@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/proctor-eval/proctor/a2aagent"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	tau2mock "github.com/proctor-eval/proctor/domains/tau2/mock"
 	"github.com/proctor-eval/proctor/evaluation"
@@ -111,10 +112,10 @@ func TestMessageHistory(t *testing.T) {
 			if !ok {
 				t.Fatalf("no task %s", tc.task)
 			}
-			agent := &scriptedAgent{replies: tc.replies}
-			client := dial(t, agenttest.Start(t, agent.reply).URL)
+			scripted := &scriptedAgent{replies: tc.replies}
+			client := dial(t, agenttest.Start(t, scripted.reply).URL)
 			user := &historyUser{}
-			sim := rollout.NewSimulator(d, agentbeats(t), rollout.Limits{})
+			sim := rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{})
 			res, _ := evaluation.Simulate(context.Background(), sim, scoring.NewScorer(d, tc.strict), task, 0, a2aagent.New(client), user)
 			if res.TerminationReason != result.TermUserStop {
 				t.Fatalf("termination %s (%s)", res.TerminationReason, res.Error)
@@ -137,10 +138,10 @@ func TestMessageHistory(t *testing.T) {
 			if got := roles(user.shown); got != "user" {
 				t.Errorf("the user was shown %s of the history, want its own first message", got)
 			}
-			if len(agent.first) != 1 || !strings.Contains(agent.first[0], translation.HistoryOpen) ||
-				!strings.Contains(agent.first[0], `"name": "create_task"`) || !strings.Contains(agent.first[0], `"tool_call_id": "call_1"`) ||
-				!strings.HasSuffix(agent.first[0], translation.AgentBeatsUserPrefix+"Thanks. Now please mark task_2 as completed.") {
-				t.Errorf("the agent's first message lacks the history or the user's reply:\n%s", strings.Join(agent.first, "\n---\n"))
+			if len(scripted.first) != 1 || !strings.Contains(scripted.first[0], translation.HistoryOpen) ||
+				!strings.Contains(scripted.first[0], `"name": "create_task"`) || !strings.Contains(scripted.first[0], `"tool_call_id": "call_1"`) ||
+				!strings.HasSuffix(scripted.first[0], translation.AgentBeatsUserPrefix+"Thanks. Now please mark task_2 as completed.") {
+				t.Errorf("the agent's first message lacks the history or the user's reply:\n%s", strings.Join(scripted.first, "\n---\n"))
 			}
 		})
 	}
@@ -203,9 +204,9 @@ func TestMessageHistoryExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	task, _ := d.Task("update_task_with_message_history")
-	agent := &scriptedAgent{replies: []string{updateTask2, respondDone}}
-	client := dial(t, agenttest.Start(t, agent.reply).URL)
-	sim := rollout.NewSimulator(d, agentbeats(t), rollout.Limits{})
+	scripted := &scriptedAgent{replies: []string{updateTask2, respondDone}}
+	client := dial(t, agenttest.Start(t, scripted.reply).URL)
+	sim := rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{})
 	res, _ := evaluation.Simulate(context.Background(), sim, scoring.NewScorer(d, false), task, 0, a2aagent.New(client), &historyUser{})
 	eval := &result.Evaluation{ID: "e1", Domain: d.Name, Simulations: []result.Simulation{res}}
 	var buf bytes.Buffer

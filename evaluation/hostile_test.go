@@ -17,6 +17,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
@@ -276,19 +277,19 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 	tasks := allTasks(d)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			agent := tc.agent(t)
-			client := dial(t, agent.URL, tc.opts...)
+			hostile := tc.agent(t)
+			client := dial(t, hostile.URL, tc.opts...)
 			db := openStore(t)
 			var progress []evaluation.Progress
 			r := &evaluation.Runner{
-				Simulator:   rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
+				Simulator:   rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}),
 				Scorer:      scoring.NewScorer(d, false),
 				Agent:       a2aagent.New(client),
 				Store:       db,
 				Concurrency: 1,
 				OnProgress:  func(p evaluation.Progress) { progress = append(progress, p) },
 			}
-			eval := evaluation.NewEvaluation(store.NewID(), result.Config{Domain: d.Name, NumTrials: 1}, result.AgentInfo{URL: agent.URL})
+			eval := evaluation.NewEvaluation(store.NewID(), result.Config{Domain: d.Name, NumTrials: 1}, result.AgentInfo{URL: hostile.URL})
 
 			heap := watchHeap()
 			start := time.Now()
@@ -321,7 +322,7 @@ func TestHostileAgentsInEvaluation(t *testing.T) {
 			if over := heap.over(heap.after); over > 4<<20 {
 				t.Errorf("heap still %.1f MiB over the baseline after the evaluation", mib(over))
 			}
-			if got, want := agent.Calls(), len(tasks)*tc.tries; got != want {
+			if got, want := hostile.Calls(), len(tasks)*tc.tries; got != want {
 				t.Errorf("agent saw %d calls, want %d (%d per simulation)", got, want, tc.tries)
 			}
 			if n := eval.Summary.TerminationReasons[string(result.TermAgentError)]; n != len(tasks) {

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/proctor-eval/proctor/a2aagent"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
@@ -28,7 +29,7 @@ func TestInterimMessages(t *testing.T) {
 	for _, streaming := range []bool{false, true} {
 		base := agenttest.StartExecutorPeer(t, agenttest.Peer{Transport: "jsonrpc", Protocol: "1.0", Streaming: streaming}, agenttest.InterimExecutor(counterAgent, "Checking the counter..."))
 		user := &recordingUser{script: []string{"Please add 2 to the counter.", rollout.StopToken}}
-		res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0,
+		res, _ := play(context.Background(), rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}), task, 0,
 			a2aagent.New(dial(t, base)), user)
 		if res.Reward != 1 || res.TerminationReason != result.TermUserStop {
 			t.Errorf("streaming=%v: reward %v, %s %s", streaming, res.Reward, res.TerminationReason, res.Error)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/a2aagent"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/llm"
@@ -83,7 +84,7 @@ func TestLLMUserPlaysATask(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := dial(t, agenttest.Start(t, counterAgent).URL)
-	res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, a2aagent.New(client), user)
+	res, _ := play(context.Background(), rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}), task, 0, a2aagent.New(client), user)
 	if res.TerminationReason != result.TermUserStop || res.Reward != 1 {
 		t.Fatalf("termination %s reward %v (%s); messages %+v", res.TerminationReason, res.Reward, res.Error, res.Messages)
 	}
@@ -131,7 +132,7 @@ func TestLLMUserFailureIsUserError(t *testing.T) {
 	}}
 	user, _ := rollout.NewLLMUser(rollout.LLMUserConfig{Model: llm.Meter(fm, llm.RoleUser, nil)}, task)
 	client := dial(t, agenttest.Start(t, counterAgent).URL)
-	res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, a2aagent.New(client), user)
+	res, _ := play(context.Background(), rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}), task, 0, a2aagent.New(client), user)
 	if res.TerminationReason != result.TermUserError || !strings.Contains(res.Error, "overloaded") || res.Reward != 0 {
 		t.Fatalf("termination %s error %q", res.TerminationReason, res.Error)
 	}
@@ -211,15 +212,15 @@ func TestLLMUserUsesItsTools(t *testing.T) {
 	}}
 	var agentSaw []string
 	var mu sync.Mutex
-	agent := func(_ context.Context, _, text string) string {
+	respond := func(_ context.Context, _, text string) string {
 		mu.Lock()
 		agentSaw = append(agentSaw, text)
 		mu.Unlock()
 		return `{"name":"respond","arguments":{"content":"Please restart your phone."}}`
 	}
 	user, _ := rollout.NewLLMUser(rollout.LLMUserConfig{Model: fm}, task)
-	client := dial(t, agenttest.Start(t, agent).URL)
-	res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, a2aagent.New(client), user)
+	client := dial(t, agenttest.Start(t, respond).URL)
+	res, _ := play(context.Background(), rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}), task, 0, a2aagent.New(client), user)
 	if res.TerminationReason != result.TermUserStop || res.Reward != 1 {
 		t.Fatalf("termination %s reward %v %s: %+v", res.TerminationReason, res.Reward, res.RewardInfo.Note, res.Messages)
 	}

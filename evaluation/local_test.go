@@ -12,6 +12,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
@@ -30,7 +31,7 @@ func TestOutOfFileDescriptorsIsNotTheAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := rollout.NewSimulator(d, agentbeats(t), rollout.Limits{})
+	sim := rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{})
 
 	var saved syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &saved); err != nil {

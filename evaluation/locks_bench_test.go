@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/proctor-eval/proctor/a2aagent"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
@@ -49,7 +50,7 @@ func benchLocks(b *testing.B, opts []store.Option) {
 			b.Fatal(err)
 		}
 		r := &evaluation.Runner{
-			Simulator:   rollout.NewSimulator(d, agentbeats(b), rollout.Limits{}),
+			Simulator:   rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}),
 			Scorer:      scoring.NewScorer(d, false),
 			Agent:       a2aagent.New(client),
 			Store:       db,

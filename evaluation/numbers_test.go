@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/proctor-eval/proctor/a2aagent"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/tau2/telecom"
 	"github.com/proctor-eval/proctor/evaluation"
@@ -56,12 +57,12 @@ func TestIntegersStayIntegers(t *testing.T) {
 		t.Run(tc.literal, func(t *testing.T) {
 			want := tau2[tc.callID]
 			call := `{"name": "refuel_data", "arguments": {"customer_id": "C1001", "line_id": "L1002", "gb_amount": ` + tc.literal + `}}`
-			agent := &scriptedAgent{replies: []string{call, `{"name":"respond","arguments":{"content":"Done."}}`}}
+			scripted := &scriptedAgent{replies: []string{call, `{"name":"respond","arguments":{"content":"Done."}}`}}
 			db := openStore(t)
 			r := &evaluation.Runner{
-				Simulator: rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
+				Simulator: rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}),
 				Scorer:    scoring.NewScorer(d, false),
-				Agent:     a2aagent.New(dial(t, agenttest.Start(t, agent.reply).URL)),
+				Agent:     a2aagent.New(dial(t, agenttest.Start(t, scripted.reply).URL)),
 				Users:     func(*domains.Task, int) (rollout.UserSimulator, error) { return &askOnce{}, nil },
 				Store:     db,
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/proctor-eval/proctor/a2aagent"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
@@ -43,7 +44,7 @@ func TestObserverSeesEachRecordedSimulation(t *testing.T) {
 	client := dial(t, agenttest.Start(t, counterAgent).URL)
 	obs := &observed{}
 	r := &evaluation.Runner{
-		Simulator: rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
+		Simulator: rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}),
 		Scorer:    scoring.NewScorer(d, false), Agent: a2aagent.New(client),
 		Store: db, Concurrency: 2, Observer: obs,
 	}

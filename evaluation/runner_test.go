@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/proctor-eval/proctor/a2aagent"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
@@ -65,7 +66,7 @@ func TestRunnerStoresAndScores(t *testing.T) {
 	client := dial(t, agenttest.Start(t, counterAgent).URL)
 	var progress []evaluation.Progress
 	r := &evaluation.Runner{
-		Simulator:   rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
+		Simulator:   rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}),
 		Scorer:      scoring.NewScorer(d, false),
 		Agent:       a2aagent.New(client),
 		Store:       db,
@@ -141,7 +142,7 @@ func TestRunnerCutShortBeforeItPlaysIsInterrupted(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			r := &evaluation.Runner{
-				Simulator: rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
+				Simulator: rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}),
 				Scorer:    scoring.NewScorer(d, false),
 				Agent:     a2aagent.New(client),
 				Store:     tc.store(db, cancel),
@@ -165,7 +166,7 @@ func TestRunnerResumesWithoutRerunning(t *testing.T) {
 	client := dial(t, agenttest.Start(t, first.reply).URL)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &evaluation.Runner{
-		Simulator:   rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
+		Simulator:   rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}),
 		Scorer:      scoring.NewScorer(d, false),
 		Agent:       a2aagent.New(client),
 		Store:       db,

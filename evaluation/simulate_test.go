@@ -10,6 +10,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
@@ -57,7 +58,7 @@ func TestSimulationOutcomes(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			client := dial(t, tc.url, tc.opts...)
-			sim := rollout.NewSimulator(d, agentbeats(t), tc.limits)
+			sim := rollout.NewSimulator(d, agent.ProfileAgentBeats, tc.limits)
 			user := tc.user
 			if user == nil {
 				var err error
@@ -99,7 +100,7 @@ func TestSolvedTranscript(t *testing.T) {
 	task, _ := d.Task("add-two")
 	client := dial(t, agenttest.Start(t, counterAgent).URL)
 	user, _ := rollout.NewScriptedUser(task)
-	res, _ := play(context.Background(), rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, a2aagent.New(client), user)
+	res, _ := play(context.Background(), rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}), task, 0, a2aagent.New(client), user)
 
 	var roles []string
 	for _, m := range res.Messages {
@@ -134,7 +135,7 @@ func TestOneContextPerSimulation(t *testing.T) {
 		seen <- contextID
 		return counterAgent(ctx, contextID, text)
 	}).URL)
-	sim := rollout.NewSimulator(d, agentbeats(t), rollout.Limits{})
+	sim := rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{})
 	for trial := range 2 {
 		user, _ := rollout.NewScriptedUser(task)
 		if res, _ := play(context.Background(), sim, task, trial, a2aagent.New(client), user); res.Reward != 1 {
@@ -164,7 +165,7 @@ func TestAbortedSimulationIsNotAResult(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	user, _ := rollout.NewScriptedUser(task)
-	if _, aborted := play(ctx, rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}), task, 0, a2aagent.New(client), user); !aborted {
+	if _, aborted := play(ctx, rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}), task, 0, a2aagent.New(client), user); !aborted {
 		t.Fatal("a simulation cut short by its caller must report aborted")
 	}
 }

@@ -111,15 +111,6 @@ func dial(t testing.TB, url string, opts ...a2aclient.Option) *a2aclient.Client 
 	return c
 }
 
-func agentbeats(t testing.TB) translation.Profile {
-	t.Helper()
-	p, err := translation.ProfileByName("agentbeats")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 type failingUser struct{}
 
 func (failingUser) Reply(context.Context, string) (string, error) {

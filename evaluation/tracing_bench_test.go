@@ -18,6 +18,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/evaluation"
@@ -194,7 +195,7 @@ func benchTracing(b *testing.B, mode string) {
 func benchRunner(b *testing.B, d *domains.Domain, url string, tp trace.TracerProvider) *evaluation.Runner {
 	client := dial(b, url, a2aclient.WithTracerProvider(tp))
 	return &evaluation.Runner{
-		Simulator: rollout.NewSimulator(d, agentbeats(b), rollout.Limits{}).WithTracerProvider(tp),
+		Simulator: rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}).WithTracerProvider(tp),
 		Scorer:    scoring.NewScorer(d, false), Agent: a2aagent.New(client),
 		Concurrency: 1, TracerProvider: tp,
 	}

@@ -16,10 +16,10 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/internal/a2afix"
-	"github.com/proctor-eval/proctor/translation"
 )
 
 // Version is the reference agent's version, as its agent card reports it.
@@ -97,7 +97,7 @@ func (a *Agent) Card(url string) *a2a.AgentCard {
 			ID:          a.domain.Name + "-support",
 			Name:        "Taskly help desk",
 			Description: a.domain.Description,
-			Tags:        []string{"tau-bench", string(translation.ProfileAgentBeats), string(translation.ProfileTau2A2A), string(translation.ProfileStructured), "reference", a.domain.Name},
+			Tags:        []string{"tau-bench", string(agent.ProfileAgentBeats), string(agent.ProfileTau2A2A), string(agent.ProfileStructured), "reference", a.domain.Name},
 			Examples:    []string{"Hi, I'm jane.park@example.com. Please add a task 'Order catering' with medium priority."},
 		}},
 	}
@@ -226,7 +226,7 @@ func (a *Agent) respond(contextID string, parts []*a2a.Part) (out []*a2a.Part) {
 
 // profile returns the message profile of a conversation: the one its first
 // message was framed in, "" for a context the agent does not remember.
-func (a *Agent) profile(contextID string) translation.ProfileName {
+func (a *Agent) profile(contextID string) agent.ProfileName {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if el, ok := a.convs[contextID]; ok {

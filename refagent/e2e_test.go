@@ -17,6 +17,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/evaluation"
@@ -61,7 +62,7 @@ func mockDomain(t testing.TB) *domains.Domain {
 	return d
 }
 
-func profileByName(t *testing.T, name translation.ProfileName) translation.Profile {
+func profileByName(t *testing.T, name agent.ProfileName) translation.Profile {
 	t.Helper()
 	p, err := translation.ProfileByName(name)
 	if err != nil {
@@ -76,7 +77,7 @@ func profileByName(t *testing.T, name translation.ProfileName) translation.Profi
 type checkedAgent struct {
 	client  *a2aclient.Client
 	t       *testing.T
-	profile translation.ProfileName
+	profile agent.ProfileName
 }
 
 func (a checkedAgent) NewConversation() rollout.Conversation {
@@ -87,7 +88,7 @@ func (a checkedAgent) NewConversation() rollout.Conversation {
 type checkedConversation struct {
 	*a2aclient.Conversation
 	t       *testing.T
-	profile translation.ProfileName
+	profile agent.ProfileName
 }
 
 func (c checkedConversation) Send(ctx context.Context, parts []*a2a.Part) (*a2aclient.Response, error) {
@@ -127,16 +128,16 @@ func strictJSON(raw []byte, v any) error {
 }
 
 // conforms checks that a reply is one part framed as the profile asks.
-func conforms(profile translation.ProfileName, parts []*a2a.Part) error {
+func conforms(profile agent.ProfileName, parts []*a2a.Part) error {
 	if len(parts) != 1 {
 		return fmt.Errorf("%d parts, want 1", len(parts))
 	}
 	switch profile {
-	case translation.ProfileAgentBeats:
+	case agent.ProfileAgentBeats:
 		return conformsAgentBeats(parts[0])
-	case translation.ProfileTau2A2A:
+	case agent.ProfileTau2A2A:
 		return conformsTau2A2A(parts)
-	case translation.ProfileStructured:
+	case agent.ProfileStructured:
 		return conformsStructured(parts)
 	}
 	return fmt.Errorf("unknown profile %q", profile)
@@ -223,8 +224,8 @@ func TestEndToEnd(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = client.Close() })
 		for _, n := range translation.ProfileNames() {
-			name := translation.ProfileName(n)
-			sim := rollout.NewSimulator(d, profileByName(t, name), rollout.Limits{})
+			name := agent.ProfileName(n)
+			sim := rollout.NewSimulator(d, name, rollout.Limits{})
 			t.Run(n+"/streaming="+string(streaming), func(t *testing.T) {
 				t.Parallel()
 				for _, task := range d.Tasks {
@@ -266,7 +267,7 @@ func (apologizer) Send(context.Context, []*a2a.Part) (*a2aclient.Response, error
 // fail: an agent that does nothing earns reward 0 on every task.
 func TestEndToEndIsNotVacuous(t *testing.T) {
 	d := mockDomain(t)
-	sim := rollout.NewSimulator(d, profileByName(t, translation.ProfileTau2A2A), rollout.Limits{})
+	sim := rollout.NewSimulator(d, agent.ProfileTau2A2A, rollout.Limits{})
 	for _, task := range d.Tasks {
 		user, err := rollout.NewScriptedUser(&task)
 		if err != nil {
@@ -292,15 +293,15 @@ func TestStreaming(t *testing.T) {
 		t.Fatalf("client: %v", err)
 	}
 	t.Cleanup(func() { _ = client.Destroy() })
-	want := map[translation.ProfileName]string{
-		translation.ProfileAgentBeats: `{"name":"find_user_by_email","arguments":{"email":"jane.park@example.com"}}`,
-		translation.ProfileTau2A2A:    `{"tool_call":{"name":"find_user_by_email","arguments":{"email":"jane.park@example.com"}}}`,
-		translation.ProfileStructured: `{"tool_calls":[{"arguments":{"email":"jane.park@example.com"},"name":"find_user_by_email"}]}`,
+	want := map[agent.ProfileName]string{
+		agent.ProfileAgentBeats: `{"name":"find_user_by_email","arguments":{"email":"jane.park@example.com"}}`,
+		agent.ProfileTau2A2A:    `{"tool_call":{"name":"find_user_by_email","arguments":{"email":"jane.park@example.com"}}}`,
+		agent.ProfileStructured: `{"tool_calls":[{"arguments":{"email":"jane.park@example.com"},"name":"find_user_by_email"}]}`,
 	}
-	setup := translation.Setup{Policy: d.Policy, Tools: d.Tools}
+	setup := agent.Setup{Policy: d.Policy, Tools: d.Tools}
 	for _, n := range translation.ProfileNames() {
-		name := translation.ProfileName(n)
-		parts := profileByName(t, name).Render(setup, true, translation.Input{UserText: "Hi, I'm jane.park@example.com."})
+		name := agent.ProfileName(n)
+		parts := profileByName(t, name).Render(setup, true, agent.Input{UserText: "Hi, I'm jane.park@example.com."})
 		msg := a2a.NewMessage(a2a.MessageRoleUser, parts...)
 		msg.ContextID = a2a.NewContextID()
 		var got []a2a.Event
@@ -334,19 +335,19 @@ func TestStreaming(t *testing.T) {
 // reward 1, with the card's protocol version flagged as non-conformant.
 func TestEndToEndFastA2A(t *testing.T) {
 	d := mockDomain(t)
-	agent, err := New(d)
+	ref, err := New(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	peer := agenttest.StartFastA2A(t, agenttest.FastA2AOptions{}, func(_ context.Context, contextID, text string) string {
-		return agent.Reply(contextID, text)
+		return ref.Reply(contextID, text)
 	})
 	client, err := a2aclient.Dial(t.Context(), peer.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Close() })
-	sim := rollout.NewSimulator(d, profileByName(t, translation.ProfileAgentBeats), rollout.Limits{})
+	sim := rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{})
 	for _, task := range d.Tasks[:3] {
 		t.Run(task.ID, func(t *testing.T) {
 			user, err := rollout.NewScriptedUser(&task)

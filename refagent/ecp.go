@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/ecp"
-	"github.com/proctor-eval/proctor/translation"
 )
 
 // ThoughtMarker starts every private thought of the reference agent over
@@ -90,7 +90,7 @@ func (e *ecpAgent) Inspect(_ context.Context, path string) (any, error) {
 func ecpInput(p ecp.StepParams) (input, error) {
 	in := input{User: p.Input}
 	if p.Context.Policy != "" || len(p.Context.Tools) > 0 {
-		in.First, in.Profile, in.Policy = true, translation.ProfileStructured, p.Context.Policy
+		in.First, in.Profile, in.Policy = true, agent.ProfileStructured, p.Context.Policy
 		in.Tools = toolNames(string(p.Context.Tools))
 	}
 	if p.Context.Kind == ecp.KindToolResults {

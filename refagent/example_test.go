@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains/mock"
 	"github.com/proctor-eval/proctor/refagent"
 	"github.com/proctor-eval/proctor/translation"
@@ -46,12 +47,12 @@ func ExampleAgent_Reply_tau2A2A() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	profile, err := translation.ProfileByName(translation.ProfileTau2A2A)
+	profile, err := translation.ProfileByName(agent.ProfileTau2A2A)
 	if err != nil {
 		log.Fatal(err)
 	}
-	setup := translation.Setup{Policy: d.Policy, Tools: d.Tools}
-	first := profile.Render(setup, true, translation.Input{UserText: "Please delete my task 'Draft budget'."})
+	setup := agent.Setup{Policy: d.Policy, Tools: d.Tools}
+	first := profile.Render(setup, true, agent.Input{UserText: "Please delete my task 'Draft budget'."})
 	fmt.Println(a.Reply("ctx-1", first[0].Text()))
 	fmt.Println(a.Reply("ctx-1", "It's jane.park@example.com."))
 	// Output:

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/adk/session"
 	"google.golang.org/genai"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/translation"
 )
 
@@ -77,7 +78,7 @@ func NewBaselineHandler(cfg BaselineConfig, cardURL string) (http.Handler, error
 		Skills: []a2a.AgentSkill{{
 			ID: "baseline-support", Name: "Customer support (baseline)",
 			Description: "Follows the policy and tools given in the conversation's first message.",
-			Tags:        []string{"tau-bench", string(translation.ProfileAgentBeats), "baseline"},
+			Tags:        []string{"tau-bench", string(agent.ProfileAgentBeats), "baseline"},
 		}},
 	}
 	executor := adka2a.NewExecutor(adka2a.ExecutorConfig{RunnerConfig: runner.Config{

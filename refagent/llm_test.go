@@ -76,7 +76,7 @@ func TestBaselineAgentFollowsTheAgentBeatsProfile(t *testing.T) {
 	}
 	task, _ := d.Task("mock-12")
 	user, _ := rollout.NewScriptedUser(task)
-	res, _ := evaluation.Simulate(context.Background(), rollout.NewSimulator(d, profileByName(t, "agentbeats"), rollout.Limits{}), scoring.NewScorer(d, false), task, 0, a2aagent.New(client), user)
+	res, _ := evaluation.Simulate(context.Background(), rollout.NewSimulator(d, "agentbeats", rollout.Limits{}), scoring.NewScorer(d, false), task, 0, a2aagent.New(client), user)
 	if res.TerminationReason != result.TermUserStop {
 		t.Fatalf("termination %s (%s)", res.TerminationReason, res.Error)
 	}

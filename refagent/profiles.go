@@ -7,6 +7,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/translation"
 )
 
@@ -92,15 +93,15 @@ func parseFirst(m message) (input, bool) {
 		return in, true
 	}
 	in := parseInput(m.text)
-	in.Profile = translation.ProfileAgentBeats
+	in.Profile = agent.ProfileAgentBeats
 	return in, true
 }
 
 // parseLater reads a message of a conversation that is under way in the
 // given profile.
-func parseLater(m message, profile translation.ProfileName) input {
+func parseLater(m message, profile agent.ProfileName) input {
 	switch profile {
-	case translation.ProfileTau2A2A, translation.ProfileStructured:
+	case agent.ProfileTau2A2A, agent.ProfileStructured:
 		return parseResultsOrUser(m)
 	}
 	return parseInput(m.text)
@@ -114,7 +115,7 @@ func parseStructuredSetup(d map[string]json.RawMessage) (input, bool) {
 	if !okPolicy || !okTools {
 		return input{}, false
 	}
-	in := input{First: true, Profile: translation.ProfileStructured}
+	in := input{First: true, Profile: agent.ProfileStructured}
 	_ = json.Unmarshal(rawPolicy, &in.Policy) // a policy that is not a string is left empty
 	in.Policy = strings.TrimSpace(in.Policy)
 	in.Tools = toolNames(string(rawTools))
@@ -162,7 +163,7 @@ func parseTau2First(text string) (input, bool) {
 	}
 	return input{
 		First:   true,
-		Profile: translation.ProfileTau2A2A,
+		Profile: agent.ProfileTau2A2A,
 		Policy:  strings.TrimSpace(rest[:j]),
 		Tools:   toolNames(block[:end[0]]),
 		User:    strings.TrimSpace(after[:open[0]]),
@@ -228,14 +229,14 @@ func resultsOf(obj map[string]json.RawMessage) ([]toolResult, bool) {
 //     {"tool_call": {"name", "arguments"}}.
 //   - structured: one text part with the words for the user, or one data
 //     part {"tool_calls": [{"name", "arguments"}]}.
-func renderReply(profile translation.ProfileName, r reply) []*a2a.Part {
+func renderReply(profile agent.ProfileName, r reply) []*a2a.Part {
 	if r.Arguments == nil {
 		r.Arguments = map[string]any{}
 	}
 	text, speaks := r.Arguments["content"].(string)
 	speaks = speaks && r.Name == respondTool
 	switch profile {
-	case translation.ProfileTau2A2A:
+	case agent.ProfileTau2A2A:
 		if speaks {
 			return []*a2a.Part{a2a.NewTextPart(text)}
 		}
@@ -244,7 +245,7 @@ func renderReply(profile translation.ProfileName, r reply) []*a2a.Part {
 			return []*a2a.Part{a2a.NewTextPart("Sorry, something went wrong on my side.")}
 		}
 		return []*a2a.Part{a2a.NewTextPart(string(b))}
-	case translation.ProfileStructured:
+	case agent.ProfileStructured:
 		if speaks {
 			return []*a2a.Part{a2a.NewTextPart(text)}
 		}

@@ -9,14 +9,15 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/translation"
 )
 
 // render frames a message to the agent as proctor does.
-func render(t *testing.T, d *domains.Domain, profile translation.ProfileName, first bool, in translation.Input) []*a2a.Part {
+func render(t *testing.T, d *domains.Domain, profile agent.ProfileName, first bool, in agent.Input) []*a2a.Part {
 	t.Helper()
-	return profileByName(t, profile).Render(translation.Setup{Policy: d.Policy, Tools: d.Tools}, first, in)
+	return profileByName(t, profile).Render(agent.Setup{Policy: d.Policy, Tools: d.Tools}, first, in)
 }
 
 func TestParseFirstDetectsTheProfile(t *testing.T) {
@@ -24,28 +25,28 @@ func TestParseFirstDetectsTheProfile(t *testing.T) {
 	tools := d.ToolNames()
 	tests := []struct {
 		name    string
-		profile translation.ProfileName
+		profile agent.ProfileName
 		user    string
 	}{
-		{"agentbeats", translation.ProfileAgentBeats, "Hi, I'm jane@example.com."},
-		{"tau2-a2a", translation.ProfileTau2A2A, "Hi, I'm jane@example.com."},
-		{"structured", translation.ProfileStructured, "Hi, I'm jane@example.com."},
-		{"tau2-a2a, several lines", translation.ProfileTau2A2A, "Hi.\n\nI'm jane@example.com,\nplease list my tasks."},
-		{"tau2-a2a, user quotes agentbeats", translation.ProfileTau2A2A, "User message: hello\nTool call result (x):\nok"},
-		{"tau2-a2a, user quotes a tool block", translation.ProfileTau2A2A, "see\n" + translation.AvailableToolsOpen + "\n[]\n" + translation.AvailableToolsClose},
-		{"agentbeats, user quotes a tool block", translation.ProfileAgentBeats, "see\n" + translation.AvailableToolsOpen + "\n[]\n" + translation.AvailableToolsClose},
-		{"structured, user quotes the policy", translation.ProfileStructured, translation.PolicyOpen + "\nx\n" + translation.PolicyClose},
-		{"empty user text", translation.ProfileStructured, ""},
+		{"agentbeats", agent.ProfileAgentBeats, "Hi, I'm jane@example.com."},
+		{"tau2-a2a", agent.ProfileTau2A2A, "Hi, I'm jane@example.com."},
+		{"structured", agent.ProfileStructured, "Hi, I'm jane@example.com."},
+		{"tau2-a2a, several lines", agent.ProfileTau2A2A, "Hi.\n\nI'm jane@example.com,\nplease list my tasks."},
+		{"tau2-a2a, user quotes agentbeats", agent.ProfileTau2A2A, "User message: hello\nTool call result (x):\nok"},
+		{"tau2-a2a, user quotes a tool block", agent.ProfileTau2A2A, "see\n" + translation.AvailableToolsOpen + "\n[]\n" + translation.AvailableToolsClose},
+		{"agentbeats, user quotes a tool block", agent.ProfileAgentBeats, "see\n" + translation.AvailableToolsOpen + "\n[]\n" + translation.AvailableToolsClose},
+		{"structured, user quotes the policy", agent.ProfileStructured, translation.PolicyOpen + "\nx\n" + translation.PolicyClose},
+		{"empty user text", agent.ProfileStructured, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			parts := render(t, d, tc.profile, true, translation.Input{UserText: tc.user})
+			parts := render(t, d, tc.profile, true, agent.Input{UserText: tc.user})
 			got, ok := parseFirst(readMessage(parts))
 			if !ok {
 				t.Fatal("not recognised as a first message")
 			}
 			wantTools := tools
-			if tc.profile == translation.ProfileAgentBeats {
+			if tc.profile == agent.ProfileAgentBeats {
 				wantTools = append(slices.Clone(tools), translation.RespondTool)
 			}
 			want := input{First: true, Profile: tc.profile, Policy: strings.TrimSpace(d.Policy), Tools: wantTools, User: tc.user}
@@ -58,13 +59,13 @@ func TestParseFirstDetectsTheProfile(t *testing.T) {
 
 func TestParseFirstIgnoresLaterMessages(t *testing.T) {
 	d := mockDomain(t)
-	outcome := translation.ToolOutcome{
+	outcome := agent.ToolOutcome{
 		Call:   domains.ToolCall{ID: "call-1", Name: toolFindUser, Arguments: map[string]any{"email": "jane@example.com"}},
 		Result: domains.ToolResult{Content: janeFound},
 	}
 	for _, n := range translation.ProfileNames() {
-		name := translation.ProfileName(n)
-		for _, in := range []translation.Input{{UserText: "yes"}, {ToolResults: []translation.ToolOutcome{outcome}}} {
+		name := agent.ProfileName(n)
+		for _, in := range []agent.Input{{UserText: "yes"}, {ToolResults: []agent.ToolOutcome{outcome}}} {
 			if got, ok := parseFirst(readMessage(render(t, d, name, false, in))); ok {
 				t.Errorf("%s: %+v read as a first message: %+v", name, in, got)
 			}
@@ -74,7 +75,7 @@ func TestParseFirstIgnoresLaterMessages(t *testing.T) {
 
 func TestParseLater(t *testing.T) {
 	d := mockDomain(t)
-	outcomes := []translation.ToolOutcome{
+	outcomes := []agent.ToolOutcome{
 		{Call: domains.ToolCall{ID: "call-1", Name: toolList}, Result: domains.ToolResult{Content: janeTasks}},
 		{Call: domains.ToolCall{ID: "mine", Name: toolDelete}, Result: domains.ToolResult{Content: `unknown task_id "T-9"`, Error: true}},
 	}
@@ -83,13 +84,13 @@ func TestParseLater(t *testing.T) {
 		{Name: toolDelete, Content: `unknown task_id "T-9"`, Error: true},
 	}
 	for _, n := range translation.ProfileNames() {
-		name := translation.ProfileName(n)
+		name := agent.ProfileName(n)
 		t.Run(n, func(t *testing.T) {
 			user := "Yes, delete it.\nThanks."
-			if diff := cmp.Diff(input{User: user}, parseLater(readMessage(render(t, d, name, false, translation.Input{UserText: user})), name)); diff != "" {
+			if diff := cmp.Diff(input{User: user}, parseLater(readMessage(render(t, d, name, false, agent.Input{UserText: user})), name)); diff != "" {
 				t.Errorf("user message (-want +got):\n%s", diff)
 			}
-			got := parseLater(readMessage(render(t, d, name, false, translation.Input{ToolResults: outcomes})), name)
+			got := parseLater(readMessage(render(t, d, name, false, agent.Input{ToolResults: outcomes})), name)
 			if diff := cmp.Diff(input{Results: wantResults}, got); diff != "" {
 				t.Errorf("tool results (-want +got):\n%s", diff)
 			}
@@ -129,13 +130,13 @@ func TestParseResultsOrUser(t *testing.T) {
 func TestRenderReply(t *testing.T) {
 	args := map[string]any{"task_id": "T-1", "status": "done"}
 	tests := []struct {
-		profile    translation.ProfileName
+		profile    agent.ProfileName
 		call, say  string // partsText of the call and of the say
 		callIsData bool
 	}{
-		{translation.ProfileAgentBeats, `{"name":"update_task_status","arguments":{"status":"done","task_id":"T-1"}}`, `{"name":"respond","arguments":{"content":"Done."}}`, false},
-		{translation.ProfileTau2A2A, `{"tool_call":{"name":"update_task_status","arguments":{"status":"done","task_id":"T-1"}}}`, "Done.", false},
-		{translation.ProfileStructured, `{"tool_calls":[{"arguments":{"status":"done","task_id":"T-1"},"name":"update_task_status"}]}`, "Done.", true},
+		{agent.ProfileAgentBeats, `{"name":"update_task_status","arguments":{"status":"done","task_id":"T-1"}}`, `{"name":"respond","arguments":{"content":"Done."}}`, false},
+		{agent.ProfileTau2A2A, `{"tool_call":{"name":"update_task_status","arguments":{"status":"done","task_id":"T-1"}}}`, "Done.", false},
+		{agent.ProfileStructured, `{"tool_calls":[{"arguments":{"status":"done","task_id":"T-1"},"name":"update_task_status"}]}`, "Done.", true},
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.profile), func(t *testing.T) {
@@ -174,11 +175,11 @@ func TestRenderReply(t *testing.T) {
 func TestConversationKeepsItsProfile(t *testing.T) {
 	a, d := mockAgent(t)
 	results := func(name, content string) []*a2a.Part {
-		return render(t, d, translation.ProfileStructured, false, translation.Input{ToolResults: []translation.ToolOutcome{{
+		return render(t, d, agent.ProfileStructured, false, agent.Input{ToolResults: []agent.ToolOutcome{{
 			Call: domains.ToolCall{ID: "call-1", Name: name}, Result: domains.ToolResult{Content: content},
 		}}})
 	}
-	first := render(t, d, translation.ProfileStructured, true, translation.Input{UserText: "I'm jane@example.com, please delete 'Draft budget'."})
+	first := render(t, d, agent.ProfileStructured, true, agent.Input{UserText: "I'm jane@example.com, please delete 'Draft budget'."})
 	want := `{"tool_calls":[{"arguments":{"email":"jane@example.com"},"name":"find_user_by_email"}]}`
 	if got := partsText(a.respond("c", first)); got != want {
 		t.Fatalf("first: %s", got)
@@ -195,14 +196,14 @@ func TestConversationKeepsItsProfile(t *testing.T) {
 	}
 
 	// A tau2-a2a first message in the same context starts over.
-	tau2 := partsText(render(t, d, translation.ProfileTau2A2A, true, translation.Input{UserText: "Please delete 'Draft budget'."}))
+	tau2 := partsText(render(t, d, agent.ProfileTau2A2A, true, agent.Input{UserText: "Please delete 'Draft budget'."}))
 	if got := a.Reply("c", tau2); !strings.Contains(got, "email address") || strings.HasPrefix(got, "{") {
 		t.Fatalf("tau2-a2a restart: %s", got)
 	}
 	if got := a.Reply("c", "jane@example.com"); got != `{"tool_call":{"name":"find_user_by_email","arguments":{"email":"jane@example.com"}}}` {
 		t.Fatalf("tau2-a2a call: %s", got)
 	}
-	res := partsText(render(t, d, translation.ProfileTau2A2A, false, translation.Input{ToolResults: []translation.ToolOutcome{{
+	res := partsText(render(t, d, agent.ProfileTau2A2A, false, agent.Input{ToolResults: []agent.ToolOutcome{{
 		Call: domains.ToolCall{ID: "call-1", Name: toolFindUser}, Result: domains.ToolResult{Content: janeFound},
 	}}}))
 	if got := a.Reply("c", res); got != `{"tool_call":{"name":"list_tasks","arguments":{"user_id":"u-1"}}}` {
@@ -229,9 +230,9 @@ func FuzzRespond(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, n := range translation.ProfileNames() {
-			name := translation.ProfileName(n)
+			name := agent.ProfileName(n)
 			var parts [][]*a2a.Part
-			parts = append(parts, render(t, d, name, true, translation.Input{UserText: x}))
+			parts = append(parts, render(t, d, name, true, agent.Input{UserText: x}))
 			for _, s := range []string{x, y} {
 				parts = append(parts, []*a2a.Part{a2a.NewTextPart(s)}, []*a2a.Part{a2a.NewDataPart(map[string]any{
 					translation.ToolResultsKey: []any{map[string]any{"name": s, "content": s}},

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/translation"
 )
 
@@ -25,7 +26,7 @@ type input struct {
 	First bool
 	// Profile is the message profile a first message was framed in (one
 	// of translation's Profile* names); it is set by [parseFirst] only.
-	Profile translation.ProfileName
+	Profile agent.ProfileName
 	Policy  string
 	// Tools are the names in the tool list of the first message (including
 	// the respond pseudo-tool in the agentbeats profile), when it could be

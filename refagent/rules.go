@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/proctor-eval/proctor/translation"
+	"github.com/proctor-eval/proctor/agent"
 )
 
 // The mock domain's tools, as the rules call them.
@@ -48,7 +48,7 @@ type trackedTask struct {
 type conversation struct {
 	// profile is the message profile the conversation is framed in (see
 	// profiles.go); the rules do not depend on it.
-	profile     translation.ProfileName
+	profile     agent.ProfileName
 	email       string // the email to authenticate with, lowercased
 	triedEmail  string // the last email looked up
 	userID      string // set once authenticated

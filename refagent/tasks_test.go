@@ -8,7 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/proctor-eval/proctor/translation"
+	"github.com/proctor-eval/proctor/agent"
 )
 
 // taskSeen is what a test reads of one reply and of the task it made.
@@ -36,8 +36,8 @@ func TestEveryReplyIsAListedTask(t *testing.T) {
 	if err != nil {
 		t.Fatalf("client: %v", err)
 	}
-	first := profileByName(t, translation.ProfileAgentBeats).Render(translation.Setup{Policy: d.Policy, Tools: d.Tools}, true,
-		translation.Input{UserText: "Hi, I'm jane.park@example.com."})
+	first := profileByName(t, agent.ProfileAgentBeats).Render(agent.Setup{Policy: d.Policy, Tools: d.Tools}, true,
+		agent.Input{UserText: "Hi, I'm jane.park@example.com."})
 	for _, tc := range []struct {
 		name   string
 		parts  []*a2a.Part

@@ -12,7 +12,6 @@ import (
 	"github.com/proctor-eval/proctor/evalset"
 	"github.com/proctor-eval/proctor/measure"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/translation"
 )
 
 // Inspector is a Conversation that can read the agent's internal state:
@@ -46,7 +45,7 @@ func (r *caseRun) invokeTraced(ctx context.Context, id string, caseContext, ownC
 	st := &stepTurn{inv: &evalset.Invocation{ID: id, ContextMessages: attached, UserContent: user}}
 	ictx, cancel := context.WithTimeout(ctx, r.p.opts.InvocationTimeout)
 	defer cancel()
-	input := translation.Input{UserText: ContextText(caseContext) + ContextText(ownContext) + strings.Join(userParts(user), "\n")}
+	input := agent.Input{UserText: ContextText(caseContext) + ContextText(ownContext) + strings.Join(userParts(user), "\n")}
 	err := r.stepUntilDone(ictx, st, input, invocationPieces(caseContext, ownContext, user))
 	r.rec.Actual = append(r.rec.Actual, st.inv)
 	n := len(r.rec.Actual)
@@ -80,7 +79,7 @@ func invocationPieces(caseContext, ownContext []*evalset.Message, user *evalset.
 
 // stepUntilDone gives the agent the invocation's input, then the results
 // of the tool calls it asks for, until it answers without calls.
-func (r *caseRun) stepUntilDone(ctx context.Context, st *stepTurn, input translation.Input, pieces []string) error {
+func (r *caseRun) stepUntilDone(ctx context.Context, st *stepTurn, input agent.Input, pieces []string) error {
 	req := agent.Request{Input: input, Pieces: pieces, UserID: r.rec.UserID, MaxRunning: r.c.MaxSteps}
 	for round := 1; ; round++ {
 		req.Time = SimulatedClock(r.steps)
@@ -105,7 +104,7 @@ func (r *caseRun) stepUntilDone(ctx context.Context, st *stepTurn, input transla
 		case round >= DefaultMaxSteps:
 			return fmt.Errorf("the agent asked for tools %d times in one invocation without finishing", round)
 		}
-		req = agent.Request{Input: translation.Input{ToolResults: outcomes}, UserID: r.rec.UserID, MaxRunning: r.c.MaxSteps}
+		req = agent.Request{Input: agent.Input{ToolResults: outcomes}, UserID: r.rec.UserID, MaxRunning: r.c.MaxSteps}
 	}
 }
 
@@ -154,11 +153,11 @@ func requestStatus(m measure.Request) string {
 
 // answerCalls records the agent's tool calls as the invocation's tools,
 // each with the result proctor answers it with.
-func (r *caseRun) answerCalls(inv *evalset.Invocation, calls []domains.ToolCall) []translation.ToolOutcome {
+func (r *caseRun) answerCalls(inv *evalset.Invocation, calls []domains.ToolCall) []agent.ToolOutcome {
 	if r.mocks == nil {
 		r.mocks = newCaseMocks(r.c)
 	}
-	outcomes := make([]translation.ToolOutcome, len(calls))
+	outcomes := make([]agent.ToolOutcome, len(calls))
 	for i, call := range calls {
 		args := evalset.PlainJSON(call.Arguments)
 		tool := &evalset.Tool{ID: call.ID, Name: call.Name, Arguments: args}
@@ -172,7 +171,7 @@ func (r *caseRun) answerCalls(inv *evalset.Invocation, calls []domains.ToolCall)
 			tool.Result = out.Content
 		}
 		inv.Tools = append(inv.Tools, tool)
-		outcomes[i] = translation.ToolOutcome{Call: call, Result: out}
+		outcomes[i] = agent.ToolOutcome{Call: call, Result: out}
 	}
 	return outcomes
 }

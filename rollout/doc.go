@@ -16,8 +16,8 @@ package agent's protocol-neutral interface: each step gives it a request
 and reads back its answer. The rollout imports no protocol package: the
 adapters beneath the interface are package a2aagent (an A2A client) and
 package ecp (a pool of ECP agents). What a text agent is told and how its
-replies are read is the translation profile's business, carried in each
-request. User simulators are
+replies are read is the translation profile's business, named in each
+request (agent.ProfileName) and resolved by the A2A adapter. User simulators are
 the [ScriptedUser], which says its task's script, and the [LLMUser], which
 plays the task's persona with a language model and, in domains with a user
 side (telecom), calls the user's own tools.

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/translation"
 )
 
 // HistoryUser is a UserSimulator that can be shown the conversation as it
@@ -26,7 +26,7 @@ type HistoryUser interface {
 // history, with no greeting; the agent and the user are each shown what
 // they may see of it; and its last message says who speaks next. A
 // non-empty reason ends the simulation.
-func (r *simRun) startFromHistory(ctx context.Context, history []domains.HistoryMessage, user UserSimulator) (translation.Input, result.TerminationReason, error) {
+func (r *simRun) startFromHistory(ctx context.Context, history []domains.HistoryMessage, user UserSimulator) (agent.Input, result.TerminationReason, error) {
 	for _, m := range historyTranscript(history) {
 		r.add(m)
 	}
@@ -37,37 +37,37 @@ func (r *simRun) startFromHistory(ctx context.Context, history []domains.History
 	case last.Role == domains.RequestorAssistant && !last.IsToolCall():
 		// The agent spoke to the user last: the user answers it.
 		if strings.Contains(last.Content, StopToken) {
-			return translation.Input{}, result.TermAgentStop, nil
+			return agent.Input{}, result.TermAgentStop, nil
 		}
 		showUser(user, history[:n-1])
 		utterance, err := user.Reply(ctx, last.Content)
 		if err != nil {
 			term, err := r.timeoutOr(ctx, result.TermUserError, fmt.Errorf("user simulator: %w", err))
-			return translation.Input{}, term, err
+			return agent.Input{}, term, err
 		}
 		r.add(result.Message{Role: result.RoleUser, Content: utterance})
 		if isUserStop(utterance) {
-			return translation.Input{}, result.TermUserStop, nil
+			return agent.Input{}, result.TermUserStop, nil
 		}
-		return translation.Input{UserText: utterance, History: agentView(history)}, "", nil
+		return agent.Input{UserText: utterance, History: agentView(history)}, "", nil
 	case last.Role == domains.RequestorUser && !last.IsToolCall():
 		// The user spoke last: it is the agent's first input.
 		showUser(user, history)
 		if isUserStop(last.Content) {
-			return translation.Input{}, result.TermUserStop, nil
+			return agent.Input{}, result.TermUserStop, nil
 		}
-		return translation.Input{UserText: last.Content, History: agentView(history[:n-1])}, "", nil
+		return agent.Input{UserText: last.Content, History: agentView(history[:n-1])}, "", nil
 	case last.Role == domains.RoleTool && last.Requestor == domains.RequestorAssistant:
 		// The agent's tool calls were answered: the agent goes on.
 		showUser(user, history)
-		return translation.Input{History: agentView(history)}, "", nil
+		return agent.Input{History: agentView(history)}, "", nil
 	case last.Role == domains.RequestorAssistant:
 		// The agent's last calls are unanswered: they run now.
 		showUser(user, history[:n-1])
 		outcomes := r.runAgentCalls(ctx, last.ToolCalls)
-		return translation.Input{History: agentView(history), ToolResults: outcomes}, "", nil
+		return agent.Input{History: agentView(history), ToolResults: outcomes}, "", nil
 	default:
-		return translation.Input{}, result.TermInfrastructure,
+		return agent.Input{}, result.TermInfrastructure,
 			fmt.Errorf("task %s: a message history that ends with the user's tool calls or their results is not supported", r.task.ID)
 	}
 }

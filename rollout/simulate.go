@@ -16,7 +16,6 @@ import (
 	"github.com/proctor-eval/proctor/llm"
 	"github.com/proctor-eval/proctor/measure"
 	"github.com/proctor-eval/proctor/result"
-	"github.com/proctor-eval/proctor/translation"
 )
 
 // Agent opens conversations with the agent under evaluation: the one
@@ -56,22 +55,24 @@ const (
 // score them (package scoring does, from the recording).
 type Simulator struct {
 	domain  *domains.Domain
-	profile translation.Profile
+	profile agent.ProfileName
 	limits  Limits
 	// allowed, when not nil, is the agent's manifest of permissions: the
 	// only domain tools it may call (see WithAllowedTools).
 	allowed []string
 	// setup is shared by all simulations, so what the profile renders from
 	// the policy and tools alone is rendered once.
-	setup translation.Setup
+	setup agent.Setup
 	// tracer makes the tool calls' spans; nil makes none.
 	tracer trace.Tracer
 	// faults corrupts a share of the agent's tool results (WithFaults).
 	faults Faults
 }
 
-// NewSimulator returns a simulator; zero limits take the defaults.
-func NewSimulator(d *domains.Domain, p translation.Profile, l Limits) *Simulator {
+// NewSimulator returns a simulator; zero limits take the defaults. p names
+// the profile an agent that reads text is told the domain through (see
+// agent.Request.Profile).
+func NewSimulator(d *domains.Domain, p agent.ProfileName, l Limits) *Simulator {
 	if l.MaxSteps <= 0 {
 		l.MaxSteps = DefaultMaxSteps
 	}
@@ -81,7 +82,7 @@ func NewSimulator(d *domains.Domain, p translation.Profile, l Limits) *Simulator
 	if l.Timeout <= 0 {
 		l.Timeout = DefaultTimeout
 	}
-	return &Simulator{domain: d, profile: p, limits: l, setup: translation.NewSetup(d.Policy, d.Tools)}
+	return &Simulator{domain: d, profile: p, limits: l, setup: agent.NewSetup(d.Policy, d.Tools)}
 }
 
 // WithAllowedTools limits the domain tools the agent may call to names (a
@@ -147,7 +148,7 @@ type simRun struct {
 	s *Simulator
 	// setup is the simulator's, or the task's own when the domain's
 	// policy depends on the task.
-	setup  translation.Setup
+	setup  agent.Setup
 	task   *domains.Task
 	res    *result.Simulation
 	env    domains.Env
@@ -239,7 +240,7 @@ func WithSimulation(ctx context.Context, ledger *llm.Ledger, taskID string, tria
 	return llm.WithCallKey(llm.WithLedger(ctx, ledger), taskID, strconv.Itoa(trial))
 }
 
-func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (result.TerminationReason, error) {
+func (r *simRun) loop(ctx context.Context, ag Agent, user UserSimulator) (result.TerminationReason, error) {
 	env, err := r.s.domain.NewEnv(r.task)
 	if err != nil {
 		return result.TermInfrastructure, err
@@ -251,7 +252,7 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 		if err != nil {
 			return result.TermInfrastructure, err
 		}
-		r.setup = translation.NewSetup(policy, r.s.domain.Tools)
+		r.setup = agent.NewSetup(policy, r.s.domain.Tools)
 	}
 	if tu, ok := user.(ToolUser); ok && len(r.s.domain.UserTools) > 0 {
 		tu.UseTools(simUserTools{r})
@@ -260,7 +261,7 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 	if err != nil {
 		return result.TermInfrastructure, fmt.Errorf("task %s: message_history: %w", r.task.ID, err)
 	}
-	var input translation.Input
+	var input agent.Input
 	var term result.TerminationReason
 	if len(history) > 0 {
 		input, term, err = r.startFromHistory(ctx, history, user)
@@ -271,7 +272,7 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 		return term, err
 	}
 
-	conv := agent.NewConversation()
+	conv := ag.NewConversation()
 	defer conv.Close()
 	r.res.ContextID = conv.ContextID()
 	for first := true; ; first = false {
@@ -297,7 +298,7 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 			if r.errors >= r.s.limits.MaxErrors {
 				return result.TermTooManyErrors, fmt.Errorf("%d tool calls failed", r.errors)
 			}
-			input = translation.Input{ToolResults: outcomes}
+			input = agent.Input{ToolResults: outcomes}
 			continue
 		}
 		r.add(result.Message{Role: result.RoleAssistant, Content: reply.Text, PrivateThought: thought})
@@ -315,25 +316,25 @@ func (r *simRun) loop(ctx context.Context, agent Agent, user UserSimulator) (res
 		if isUserStop(utterance) {
 			return result.TermUserStop, nil
 		}
-		input = translation.Input{UserText: utterance}
+		input = agent.Input{UserText: utterance}
 	}
 }
 
 // ask gives the agent its next input and returns its parsed reply, its
 // private thought and what it said before its answer (interim), recording
 // the requests' metrics.
-func (r *simRun) ask(ctx context.Context, conv Conversation, first bool, input translation.Input) (reply translation.Reply, thought string, interim []string, err error) {
+func (r *simRun) ask(ctx context.Context, conv Conversation, first bool, input agent.Input) (reply agent.Reply, thought string, interim []string, err error) {
 	out, err := conv.Step(ctx, agent.Request{
 		Setup: r.setup, First: first, Input: input, Profile: r.s.profile,
 		UserID: r.res.ID, Time: SimulatedClock(r.turn),
 	})
 	if out == nil {
-		return translation.Reply{}, "", nil, err
+		return agent.Reply{}, "", nil, err
 	}
 	r.res.Requests = append(r.res.Requests, out.Requests...)
 	r.res.NonConformant = append(r.res.NonConformant, out.NonConformant...)
 	if err != nil {
-		return translation.Reply{}, "", nil, err
+		return agent.Reply{}, "", nil, err
 	}
 	for _, said := range out.Interim {
 		interim = append(interim, said.Text)
@@ -365,8 +366,8 @@ func agentOutcome(err error) result.TerminationReason {
 // runAgentCalls runs the agent's tool calls on the agent's side, records
 // their results and counts the failures. A call the agent is not
 // permitted (WithAllowedTools) is refused instead of run.
-func (r *simRun) runAgentCalls(ctx context.Context, calls []domains.ToolCall) []translation.ToolOutcome {
-	outcomes := make([]translation.ToolOutcome, 0, len(calls))
+func (r *simRun) runAgentCalls(ctx context.Context, calls []domains.ToolCall) []agent.ToolOutcome {
+	outcomes := make([]agent.ToolOutcome, 0, len(calls))
 	for _, call := range calls {
 		call.Requestor = string(result.RoleAssistant)
 		span := r.s.toolSpan(ctx, call)
@@ -374,7 +375,7 @@ func (r *simRun) runAgentCalls(ctx context.Context, calls []domains.ToolCall) []
 			out := r.s.refusal(call.Name)
 			endToolSpan(span, out, true)
 			r.add(result.Message{Role: result.RoleTool, Content: out.Content, ToolCallID: call.ID, Name: call.Name, Error: true, Refused: true})
-			outcomes = append(outcomes, translation.ToolOutcome{Call: call, Result: out})
+			outcomes = append(outcomes, agent.ToolOutcome{Call: call, Result: out})
 			r.errors++
 			continue
 		}
@@ -383,7 +384,7 @@ func (r *simRun) runAgentCalls(ctx context.Context, calls []domains.ToolCall) []
 		r.calls++
 		endToolSpan(span, out, false)
 		r.add(result.Message{Role: result.RoleTool, Content: out.Content, ToolCallID: call.ID, Name: call.Name, Error: out.Error, Fault: fault})
-		outcomes = append(outcomes, translation.ToolOutcome{Call: call, Result: out})
+		outcomes = append(outcomes, agent.ToolOutcome{Call: call, Result: out})
 		if out.Error {
 			r.errors++
 		}
@@ -394,18 +395,18 @@ func (r *simRun) runAgentCalls(ctx context.Context, calls []domains.ToolCall) []
 // startFromGreeting opens a conversation as tau2 does without a message
 // history: the agent greets, the user answers. A non-empty reason ends
 // the simulation.
-func (r *simRun) startFromGreeting(ctx context.Context, user UserSimulator) (translation.Input, result.TerminationReason, error) {
+func (r *simRun) startFromGreeting(ctx context.Context, user UserSimulator) (agent.Input, result.TerminationReason, error) {
 	r.add(result.Message{Role: result.RoleAssistant, Content: AgentGreeting})
 	utterance, err := user.Reply(ctx, AgentGreeting)
 	if err != nil {
 		term, err := r.timeoutOr(ctx, result.TermUserError, fmt.Errorf("user simulator: %w", err))
-		return translation.Input{}, term, err
+		return agent.Input{}, term, err
 	}
 	r.add(result.Message{Role: result.RoleUser, Content: utterance})
 	if isUserStop(utterance) {
-		return translation.Input{}, result.TermUserStop, nil
+		return agent.Input{}, result.TermUserStop, nil
 	}
-	return translation.Input{UserText: utterance}, "", nil
+	return agent.Input{UserText: utterance}, "", nil
 }
 
 // simUserTools runs a user simulator's tool calls on the user's side of the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/result"
@@ -29,7 +30,7 @@ type Plan struct {
 	// selected are the tasks the evaluation selects; tasks this shard's
 	// share of them, the ones it runs.
 	selected, tasks []*domains.Task
-	profile         translation.Profile
+	profile         agent.ProfileName
 	users           rollout.UserFactory
 	judge           scoring.Judge
 	// resume is set for a plan that resumes a stored evaluation, which
@@ -155,11 +156,11 @@ func (s *Service) resolve(ctx context.Context, p *Plan, domain *domains.Domain, 
 	if err := checkAllowTools(domain, cfg.ECPAllowTools); err != nil {
 		return err
 	}
-	profile, err := translation.ProfileByName(translation.ProfileName(cfg.Profile))
+	profile, err := translation.ProfileByName(agent.ProfileName(cfg.Profile))
 	if err != nil {
 		return invalid("profile: %v", err)
 	}
-	p.profile = profile
+	p.profile = profile.Name()
 	// The models outlive the request that planned them.
 	p.users, p.judge, err = s.llmParts(context.WithoutCancel(ctx), cfg, p.tasks)
 	return err

@@ -12,6 +12,7 @@ import (
 	"github.com/go-playground/validator/v10"
 
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/ecp"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
@@ -260,7 +261,7 @@ func (r EvaluationRequest) withDefaults() EvaluationRequest {
 		r.Domain = DefaultDomain
 	}
 	if r.Profile == "" {
-		r.Profile = string(translation.ProfileAgentBeats)
+		r.Profile = string(agent.ProfileAgentBeats)
 	}
 	if r.User == "" {
 		r.User = DefaultUser

@@ -6,6 +6,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 )
 
@@ -18,7 +19,7 @@ const (
 	// "Tool call result (<tool name>):\n<content>".
 	AgentBeatsToolResultPrefix = "Tool call result ("
 	// RespondTool is the pseudo-tool the agent calls to talk to the user. A
-	// call of it is never run: its content becomes [Reply.Text].
+	// call of it is never run: its content becomes [agent.Reply.Text].
 	RespondTool = "respond"
 )
 
@@ -28,9 +29,9 @@ const (
 // as plain text.
 type agentBeats struct{}
 
-func (agentBeats) Name() ProfileName { return ProfileAgentBeats }
+func (agentBeats) Name() agent.ProfileName { return agent.ProfileAgentBeats }
 
-func (agentBeats) Render(setup Setup, first bool, in Input) []*a2a.Part {
+func (agentBeats) Render(setup agent.Setup, first bool, in agent.Input) []*a2a.Part {
 	input := renderAgentBeatsInput(in)
 	if !first {
 		return []*a2a.Part{a2a.NewTextPart(input)}
@@ -46,7 +47,7 @@ func (agentBeats) Render(setup Setup, first bool, in Input) []*a2a.Part {
 
 // agentBeatsPreamble is what the first message says before the input: the
 // policy, the tools and the reply format.
-func agentBeatsPreamble(setup Setup) string {
+func agentBeatsPreamble(setup agent.Setup) string {
 	var b strings.Builder
 	b.WriteString(PolicyOpen + "\n")
 	b.WriteString(strings.TrimSpace(setup.Policy))
@@ -69,7 +70,7 @@ func agentBeatsPreamble(setup Setup) string {
 // renderAgentBeatsInput renders tool results (one block per outcome, in call
 // order) and then the user's words. With neither, it renders an empty user
 // message so that every message has a body.
-func renderAgentBeatsInput(in Input) string {
+func renderAgentBeatsInput(in agent.Input) string {
 	blocks := make([]string, 0, len(in.ToolResults)+1)
 	for _, o := range in.ToolResults {
 		content := o.Result.Content

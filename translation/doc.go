@@ -5,14 +5,14 @@
 // What the agent is told is decided by a [Profile], chosen by name with
 // [ProfileByName]; [ProfileNames] lists them. There are three:
 //
-//   - "agentbeats" ([ProfileAgentBeats], the default) puts the domain
+//   - "agentbeats" ([agent.ProfileAgentBeats], the default) puts the domain
 //     policy, the tools in OpenAI function format and a [RespondTool]
 //     pseudo-tool into the first message, and asks the agent to answer with
 //     one JSON object {"name": "<tool>|respond", "arguments": {...}} per
 //     reply. Later messages carry the user's words (after
 //     [AgentBeatsUserPrefix]) or the results of the agent's tool calls
 //     (after [AgentBeatsToolResultPrefix]).
-//   - "tau2-a2a" ([ProfileTau2A2A]) follows the tau2-bench A2A integration.
+//   - "tau2-a2a" ([agent.ProfileTau2A2A]) follows the tau2-bench A2A integration.
 //     Every message is one text part. The first holds the policy (between
 //     [PolicyOpen] and [PolicyClose]), the user's words, the tools as a JSON
 //     array of {"name", "description", "parameters"} between
@@ -22,7 +22,7 @@
 //     which run in order. Later messages are the user's words alone (the
 //     tool list is not repeated) or the JSON object {"tool_results": [...]}
 //     described at [ToolResultsKey].
-//   - "structured" ([ProfileStructured]) sends what is data as A2A data
+//   - "structured" ([agent.ProfileStructured]) sends what is data as A2A data
 //     parts. The first message is a text part with the user's words and a
 //     data part {"policy", "tools", "reply_format"} ([SetupPolicyKey],
 //     [SetupToolsKey], [SetupReplyFormatKey]) with the tools in OpenAI

@@ -8,11 +8,12 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/translation"
 )
 
-var exampleSetup = translation.Setup{
+var exampleSetup = agent.Setup{
 	Policy: "Help users with their orders.",
 	Tools: []domains.ToolSpec{{
 		Name:        "get_order",
@@ -22,11 +23,11 @@ var exampleSetup = translation.Setup{
 }
 
 func Example_tau2A2A() {
-	profile, err := translation.ProfileByName(translation.ProfileTau2A2A)
+	profile, err := translation.ProfileByName(agent.ProfileTau2A2A)
 	if err != nil {
 		panic(err)
 	}
-	first := profile.Render(exampleSetup, true, translation.Input{UserText: "Where is order O-1?"})[0].Text()
+	first := profile.Render(exampleSetup, true, agent.Input{UserText: "Where is order O-1?"})[0].Text()
 	fmt.Println(strings.Split(first, "\n")[4])
 	fmt.Println(strings.Contains(first, "\n"+translation.AvailableToolsOpen+"\n"))
 
@@ -35,11 +36,11 @@ func Example_tau2A2A() {
 		`{"tool_calls": [{"name": "get_order", "arguments": {"order_id": "O-1"}}, ` +
 			`{"id": "x", "name": "get_order", "arguments": {"order_id": "O-2"}}]}`)})
 	// ... and gets their results back in one message.
-	var outcomes []translation.ToolOutcome
+	var outcomes []agent.ToolOutcome
 	for _, c := range reply.ToolCalls {
-		outcomes = append(outcomes, translation.ToolOutcome{Call: c, Result: domains.ToolResult{Content: "shipped"}})
+		outcomes = append(outcomes, agent.ToolOutcome{Call: c, Result: domains.ToolResult{Content: "shipped"}})
 	}
-	results := profile.Render(exampleSetup, false, translation.Input{ToolResults: outcomes})[0].Text()
+	results := profile.Render(exampleSetup, false, agent.Input{ToolResults: outcomes})[0].Text()
 	var v map[string][]map[string]any
 	_ = json.Unmarshal([]byte(results), &v)
 	for _, r := range v[translation.ToolResultsKey] {
@@ -54,11 +55,11 @@ func Example_tau2A2A() {
 }
 
 func Example_structured() {
-	profile, err := translation.ProfileByName(translation.ProfileStructured)
+	profile, err := translation.ProfileByName(agent.ProfileStructured)
 	if err != nil {
 		panic(err)
 	}
-	parts := profile.Render(exampleSetup, true, translation.Input{UserText: "Where is order O-1?"})
+	parts := profile.Render(exampleSetup, true, agent.Input{UserText: "Where is order O-1?"})
 	fmt.Println(parts[0].Text())
 	setup := parts[1].Data().(map[string]any)
 	keys := make([]string, 0, len(setup))
@@ -75,7 +76,7 @@ func Example_structured() {
 	fmt.Println(reply.Format, reply.ToolCalls[0].ID, reply.ToolCalls[0].Name)
 
 	// Its result comes back as a data part.
-	parts = profile.Render(exampleSetup, false, translation.Input{ToolResults: []translation.ToolOutcome{{
+	parts = profile.Render(exampleSetup, false, agent.Input{ToolResults: []agent.ToolOutcome{{
 		Call: reply.ToolCalls[0], Result: domains.ToolResult{Content: "no such order", Error: true},
 	}}})
 	raw, _ := json.Marshal(parts[0].Data())

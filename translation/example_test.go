@@ -7,6 +7,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/translation"
 )
@@ -16,7 +17,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	setup := translation.Setup{
+	setup := agent.Setup{
 		Policy: "Help users with their orders.",
 		Tools: []domains.ToolSpec{{
 			Name:        "get_order",
@@ -24,7 +25,7 @@ func Example() {
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}`),
 		}},
 	}
-	parts := profile.Render(setup, true, translation.Input{UserText: "Where is order O-1?"})
+	parts := profile.Render(setup, true, agent.Input{UserText: "Where is order O-1?"})
 	lines := strings.Split(parts[0].Text(), "\n")
 	fmt.Println(lines[0])
 	fmt.Println(lines[len(lines)-1])
@@ -35,7 +36,7 @@ func Example() {
 	fmt.Println(reply.Format, reply.ToolCalls[0].ID, reply.ToolCalls[0].Name, reply.ToolCalls[0].Arguments)
 
 	// ... proctor runs it and sends the result back ...
-	parts = profile.Render(setup, false, translation.Input{ToolResults: []translation.ToolOutcome{{
+	parts = profile.Render(setup, false, agent.Input{ToolResults: []agent.ToolOutcome{{
 		Call:   reply.ToolCalls[0],
 		Result: domains.ToolResult{Content: `{"status":"shipped"}`},
 	}}})

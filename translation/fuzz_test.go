@@ -8,6 +8,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/proctor-eval/proctor/agent"
 )
 
 // FuzzParseReply parses arbitrary text, and the same input decoded as JSON
@@ -39,9 +41,9 @@ func FuzzParseReply(f *testing.F) {
 	}
 	// Agents echo their prompts: every profile's messages.
 	for _, name := range ProfileNames() {
-		p, _ := ProfileByName(ProfileName(name))
+		p, _ := ProfileByName(agent.ProfileName(name))
 		for _, first := range []bool{true, false} {
-			for _, part := range p.Render(testSetup, first, Input{UserText: "hi", ToolResults: testOutcomes}) {
+			for _, part := range p.Render(testSetup, first, agent.Input{UserText: "hi", ToolResults: testOutcomes}) {
 				switch c := part.Content.(type) {
 				case a2a.Text:
 					f.Add(string(c))
@@ -89,7 +91,7 @@ func FuzzParseReply(f *testing.F) {
 
 // checkReparse renders a reply's calls as an agent would and checks they
 // parse back to the same calls.
-func checkReparse(t *testing.T, r Reply) {
+func checkReparse(t *testing.T, r agent.Reply) {
 	t.Helper()
 	if len(r.ToolCalls) == 0 {
 		return

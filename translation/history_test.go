@@ -8,6 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 )
 
@@ -67,17 +68,17 @@ func TestHistoryRendering(t *testing.T) {
 	inputs := []struct {
 		name  string
 		first bool
-		in    Input
+		in    agent.Input
 		want  any // the history the agent reads; nil: none
 		user  bool
 	}{
-		{"user answers the history", true, Input{UserText: "Thanks!", History: testHistory}, wantHistory, true},
-		{"agent goes on", true, Input{History: testHistory}, wantHistory, false},
-		{"no history", true, Input{UserText: "Thanks!"}, nil, true},
-		{"only the first message carries it", false, Input{UserText: "Thanks!", History: testHistory}, nil, true},
+		{"user answers the history", true, agent.Input{UserText: "Thanks!", History: testHistory}, wantHistory, true},
+		{"agent goes on", true, agent.Input{History: testHistory}, wantHistory, false},
+		{"no history", true, agent.Input{UserText: "Thanks!"}, nil, true},
+		{"only the first message carries it", false, agent.Input{UserText: "Thanks!", History: testHistory}, nil, true},
 	}
 	for _, name := range ProfileNames() {
-		p, _ := ProfileByName(ProfileName(name))
+		p, _ := ProfileByName(agent.ProfileName(name))
 		for _, c := range inputs {
 			t.Run(name+"/"+c.name, func(t *testing.T) {
 				parts := p.Render(testSetup, c.first, c.in)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 )
 
@@ -40,12 +41,12 @@ const (
 // {"tool_call": {...}}, {"tool_calls": [...]} (including OpenAI-style items
 // {"id", "type": "function", "function": {"name", "arguments": "<json>"}}),
 // and a JSON array of calls. A call of the [RespondTool] pseudo-tool is not
-// a tool call: its content becomes [Reply.Text]. Neither is a tool
+// a tool call: its content becomes [agent.Reply.Text]. Neither is a tool
 // definition in OpenAI format ({"type": "function", "function": {"name",
 // "parameters"}} without arguments), as an agent quoting its tools writes.
 //
 // Once a call shape is recognised, the prose around it is not for the user:
-// [Reply.Text] then holds only what respond calls (or an OpenAI-style
+// [agent.Reply.Text] then holds only what respond calls (or an OpenAI-style
 // "content" next to "tool_calls") say. Format is "json" for JSON that is the
 // whole text or embedded in prose, "fenced_json" and "json_tag" for JSON in
 // a code block or <json> tag, "text" when nothing was recognised.
@@ -53,7 +54,7 @@ const (
 // When data parts carry a recognised shape, Format is "data_part": their
 // calls are the reply's calls (calls in the text are then ignored, as
 // agents often echo them), and the text parts only contribute text.
-func ParseReply(parts []*a2a.Part) Reply {
+func ParseReply(parts []*a2a.Part) agent.Reply {
 	var texts []string
 	var data []any
 	for _, p := range parts {
@@ -75,10 +76,10 @@ func ParseReply(parts []*a2a.Part) Reply {
 		if len(calls) == 0 {
 			calls = r.ToolCalls
 		}
-		r = Reply{
+		r = agent.Reply{
 			Text:      joinTexts(append(d.texts, r.Text)),
 			ToolCalls: calls,
-			Format:    ReplyFormatDataPart,
+			Format:    agent.ReplyFormatDataPart,
 		}
 	}
 	assignIDs(r.ToolCalls)
@@ -96,8 +97,8 @@ type parsed struct {
 	decoded bool
 }
 
-func (p parsed) reply(format ReplyFormat) Reply {
-	return Reply{Text: joinTexts(p.texts), ToolCalls: p.calls, Format: format}
+func (p parsed) reply(format agent.ReplyFormat) agent.Reply {
+	return agent.Reply{Text: joinTexts(p.texts), ToolCalls: p.calls, Format: format}
 }
 
 func joinTexts(texts []string) string {

@@ -13,11 +13,12 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2apb/v1/pbconv"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 )
 
 // testOutcomes are the results of three calls, one of them failed.
-var testOutcomes = []ToolOutcome{
+var testOutcomes = []agent.ToolOutcome{
 	{Call: call("call-1", "get_user", map[string]any{"user_id": "u-1"}), Result: domains.ToolResult{Content: `{"name":"Ann <A&B>"}`}},
 	{Call: call("mine", "book_flight", map[string]any{"flight": "HAT001"}), Result: domains.ToolResult{Content: "flight full", Error: true}},
 	{Call: call("call-3", "no_schema", nil), Result: domains.ToolResult{Content: ""}},
@@ -171,19 +172,19 @@ func checkToolSchemas(t *testing.T, names []string, params []map[string]any, des
 }
 
 func TestTau2A2AFirstMessage(t *testing.T) {
-	p, err := ProfileByName(ProfileTau2A2A)
+	p, err := ProfileByName(agent.ProfileTau2A2A)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
 		name string
-		in   Input
+		in   agent.Input
 		body string // what stands between the policy and the tool list
 	}{
-		{"user text", Input{UserText: "Hi, I want to book a flight.\nToday."}, "Hi, I want to book a flight.\nToday.\n\n"},
-		{"user text naming the markers", Input{UserText: "What is " + AvailableToolsOpen + "?"}, "What is " + AvailableToolsOpen + "?\n\n"},
-		{"empty input", Input{}, ""},
-		{"tool results", Input{ToolResults: testOutcomes}, "{\n"},
+		{"user text", agent.Input{UserText: "Hi, I want to book a flight.\nToday."}, "Hi, I want to book a flight.\nToday.\n\n"},
+		{"user text naming the markers", agent.Input{UserText: "What is " + AvailableToolsOpen + "?"}, "What is " + AvailableToolsOpen + "?\n\n"},
+		{"empty input", agent.Input{}, ""},
+		{"tool results", agent.Input{ToolResults: testOutcomes}, "{\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -237,19 +238,19 @@ func TestTau2A2AFirstMessage(t *testing.T) {
 }
 
 func TestTau2A2ALaterMessages(t *testing.T) {
-	p, _ := ProfileByName(ProfileTau2A2A)
+	p, _ := ProfileByName(agent.ProfileTau2A2A)
 	cases := []struct {
 		name     string
-		in       Input
+		in       agent.Input
 		wantText string       // the whole message, when results is nil
 		results  []toolResult // the tool results the message starts with
 		after    string       // what follows the results object
 	}{
-		{name: "user text", in: Input{UserText: "My id is u-1.\nThanks"}, wantText: "My id is u-1.\nThanks"},
-		{name: "user text that looks like JSON", in: Input{UserText: `{"a": 1}`}, wantText: `{"a": 1}`},
-		{name: "empty input", in: Input{}, wantText: ""},
-		{name: "tool results", in: Input{ToolResults: testOutcomes}, results: wantResults},
-		{name: "results then user text", in: Input{ToolResults: testOutcomes[:1], UserText: "Also this."}, results: wantResults[:1], after: "\n\nAlso this."},
+		{name: "user text", in: agent.Input{UserText: "My id is u-1.\nThanks"}, wantText: "My id is u-1.\nThanks"},
+		{name: "user text that looks like JSON", in: agent.Input{UserText: `{"a": 1}`}, wantText: `{"a": 1}`},
+		{name: "empty input", in: agent.Input{}, wantText: ""},
+		{name: "tool results", in: agent.Input{ToolResults: testOutcomes}, results: wantResults},
+		{name: "results then user text", in: agent.Input{ToolResults: testOutcomes[:1], UserText: "Also this."}, results: wantResults[:1], after: "\n\nAlso this."},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -282,11 +283,11 @@ func TestTau2A2ALaterMessages(t *testing.T) {
 }
 
 func TestStructuredFirstMessage(t *testing.T) {
-	p, err := ProfileByName(ProfileStructured)
+	p, err := ProfileByName(agent.ProfileStructured)
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts := p.Render(testSetup, true, Input{UserText: "Hi, I want to book a flight."})
+	parts := p.Render(testSetup, true, agent.Input{UserText: "Hi, I want to book a flight."})
 	text, setup := structuredSetup(t, parts)
 	if text != "Hi, I want to book a flight." {
 		t.Errorf("text part = %q", text)
@@ -320,31 +321,31 @@ func TestStructuredFirstMessage(t *testing.T) {
 
 	// The setup follows tool results too, and an empty input still has a
 	// text part.
-	parts = p.Render(testSetup, true, Input{ToolResults: testOutcomes})
+	parts = p.Render(testSetup, true, agent.Input{ToolResults: testOutcomes})
 	if len(parts) != 2 || !cmp.Equal(decodeResultsData(t, parts[0]), wantResults) {
 		t.Fatalf("first message with tool results: %d parts", len(parts))
 	}
 	if _, ok := parts[1].Data().(map[string]any)[SetupToolsKey]; !ok {
 		t.Errorf("setup is not the last part")
 	}
-	if text, _ := structuredSetup(t, p.Render(testSetup, true, Input{})); text != "" {
+	if text, _ := structuredSetup(t, p.Render(testSetup, true, agent.Input{})); text != "" {
 		t.Errorf("empty input text = %q", text)
 	}
 }
 
 func TestStructuredLaterMessages(t *testing.T) {
-	p, _ := ProfileByName(ProfileStructured)
+	p, _ := ProfileByName(agent.ProfileStructured)
 	cases := []struct {
 		name string
-		in   Input
+		in   agent.Input
 		// want lists the parts: a string for a text part, a []toolResult
 		// for a tool results data part.
 		want []any
 	}{
-		{"user text", Input{UserText: "My id is u-1."}, []any{"My id is u-1."}},
-		{"empty input", Input{}, []any{""}},
-		{"tool results", Input{ToolResults: testOutcomes}, []any{wantResults}},
-		{"results then user text", Input{ToolResults: testOutcomes[2:], UserText: "Also this."}, []any{wantResults[2:], "Also this."}},
+		{"user text", agent.Input{UserText: "My id is u-1."}, []any{"My id is u-1."}},
+		{"empty input", agent.Input{}, []any{""}},
+		{"tool results", agent.Input{ToolResults: testOutcomes}, []any{wantResults}},
+		{"results then user text", agent.Input{ToolResults: testOutcomes[2:], UserText: "Also this."}, []any{wantResults[2:], "Also this."}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -378,25 +379,25 @@ func TestStructuredLaterMessages(t *testing.T) {
 // TestRespondToolLeftOut checks that no profile offers a domain tool named
 // like the pseudo-tool: ParseReply would turn its calls into text.
 func TestRespondToolLeftOut(t *testing.T) {
-	setup := Setup{Policy: "p", Tools: []domains.ToolSpec{
+	setup := agent.Setup{Policy: "p", Tools: []domains.ToolSpec{
 		{Name: RespondTool, Parameters: json.RawMessage(`{"type":"object"}`)},
 		{Name: "real", Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
 	}}
-	tau2, _ := ProfileByName(ProfileTau2A2A)
-	tools := tau2ToolList(t, onlyText(t, tau2.Render(setup, true, Input{UserText: "hi"})))
+	tau2, _ := ProfileByName(agent.ProfileTau2A2A)
+	tools := tau2ToolList(t, onlyText(t, tau2.Render(setup, true, agent.Input{UserText: "hi"})))
 	if len(tools) != 1 || tools[0].Name != "real" {
 		t.Errorf("tau2-a2a tools = %+v", tools)
 	}
-	st, _ := ProfileByName(ProfileStructured)
-	_, data := structuredSetup(t, st.Render(setup, true, Input{UserText: "hi"}))
+	st, _ := ProfileByName(agent.ProfileStructured)
+	_, data := structuredSetup(t, st.Render(setup, true, agent.Input{UserText: "hi"}))
 	if got := structuredTools(t, data); len(got) != 1 || got[0].Function.Name != "real" {
 		t.Errorf("structured tools = %+v", got)
 	}
 	// No tools at all is an empty list, not null.
-	if tools := tau2ToolList(t, onlyText(t, tau2.Render(Setup{}, true, Input{UserText: "hi"}))); tools == nil || len(tools) != 0 {
+	if tools := tau2ToolList(t, onlyText(t, tau2.Render(agent.Setup{}, true, agent.Input{UserText: "hi"}))); tools == nil || len(tools) != 0 {
 		t.Errorf("tau2-a2a tools without tools = %#v", tools)
 	}
-	_, data = structuredSetup(t, st.Render(Setup{}, true, Input{UserText: "hi"}))
+	_, data = structuredSetup(t, st.Render(agent.Setup{}, true, agent.Input{UserText: "hi"}))
 	if got, ok := data[SetupToolsKey].([]any); !ok || len(got) != 0 {
 		t.Errorf("structured tools without tools = %#v", data[SetupToolsKey])
 	}
@@ -423,14 +424,14 @@ func overWire(t *testing.T, parts []*a2a.Part) []*a2a.Part {
 func TestRenderedMessagesTravel(t *testing.T) {
 	inputs := []struct {
 		first bool
-		in    Input
+		in    agent.Input
 	}{
-		{true, Input{UserText: "Hi"}},
-		{false, Input{UserText: "More"}},
-		{false, Input{ToolResults: testOutcomes}},
+		{true, agent.Input{UserText: "Hi"}},
+		{false, agent.Input{UserText: "More"}},
+		{false, agent.Input{ToolResults: testOutcomes}},
 	}
 	for _, name := range ProfileNames() {
-		p, _ := ProfileByName(ProfileName(name))
+		p, _ := ProfileByName(agent.ProfileName(name))
 		for _, c := range inputs {
 			parts := p.Render(testSetup, c.first, c.in)
 			if diff := cmp.Diff(parts, overWire(t, parts)); diff != "" {
@@ -477,7 +478,7 @@ func (c agentCall) object() map[string]any {
 // simAgent is an agent written against one profile, as its documentation
 // describes it.
 type simAgent struct {
-	profile ProfileName
+	profile agent.ProfileName
 	// tools reads the tool names from the first message.
 	tools func(t *testing.T, parts []*a2a.Part) []string
 	// reply makes calls in the profile's reply format.
@@ -485,7 +486,7 @@ type simAgent struct {
 	// results reads the tool results of a later message.
 	results func(t *testing.T, parts []*a2a.Part) []toolResult
 	// format is the Reply.Format the reply parses with.
-	format ReplyFormat
+	format agent.ReplyFormat
 	// text is the Reply.Text of a reply with calls.
 	text string
 }
@@ -507,7 +508,7 @@ func tau2Reply(calls []agentCall) []*a2a.Part {
 
 var simAgents = []simAgent{
 	{
-		profile: ProfileTau2A2A,
+		profile: agent.ProfileTau2A2A,
 		tools: func(t *testing.T, parts []*a2a.Part) []string {
 			var names []string
 			for _, tool := range tau2ToolList(t, onlyText(t, parts)) {
@@ -522,7 +523,7 @@ var simAgents = []simAgent{
 		format: "json",
 	},
 	{
-		profile: ProfileStructured,
+		profile: agent.ProfileStructured,
 		tools: func(t *testing.T, parts []*a2a.Part) []string {
 			_, setup := structuredSetup(t, parts)
 			var names []string
@@ -553,7 +554,7 @@ var simAgents = []simAgent{
 	},
 	{
 		// An agent of the structured profile that cannot send data parts.
-		profile: ProfileStructured,
+		profile: agent.ProfileStructured,
 		tools: func(t *testing.T, parts []*a2a.Part) []string {
 			_, setup := structuredSetup(t, parts)
 			var names []string
@@ -589,7 +590,7 @@ func TestProfileRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			names := a.tools(t, overWire(t, p.Render(testSetup, true, Input{UserText: "Book HAT001 for u-1."})))
+			names := a.tools(t, overWire(t, p.Render(testSetup, true, agent.Input{UserText: "Book HAT001 for u-1."})))
 			if !slices.Equal(names, wantToolNames) {
 				t.Fatalf("agent sees tools %v", names)
 			}
@@ -613,7 +614,7 @@ func TestProfileRoundTrip(t *testing.T) {
 				if len(reply.ToolCalls) != len(calls) {
 					t.Fatalf("turn %d: got %d calls, want %d: %#v", turn, len(reply.ToolCalls), len(calls), reply.ToolCalls)
 				}
-				var outcomes []ToolOutcome
+				var outcomes []agent.ToolOutcome
 				var want []toolResult
 				for i, c := range calls {
 					got := reply.ToolCalls[i]
@@ -625,10 +626,10 @@ func TestProfileRoundTrip(t *testing.T) {
 						t.Errorf("turn %d call %d = %#v, want %s %s %v", turn, i, got, wantID, c.name, c.args)
 					}
 					res := domains.ToolResult{Content: "result of " + c.name, Error: i == 1}
-					outcomes = append(outcomes, ToolOutcome{Call: got, Result: res})
+					outcomes = append(outcomes, agent.ToolOutcome{Call: got, Result: res})
 					want = append(want, toolResult{ToolCallID: wantID, Name: c.name, Content: res.Content, Error: res.Error})
 				}
-				back := a.results(t, overWire(t, p.Render(testSetup, false, Input{ToolResults: outcomes})))
+				back := a.results(t, overWire(t, p.Render(testSetup, false, agent.Input{ToolResults: outcomes})))
 				if diff := cmp.Diff(want, back); diff != "" {
 					t.Errorf("turn %d: agent reads results (-want +got):\n%s", turn, diff)
 				}
@@ -644,14 +645,14 @@ func TestProfileRoundTrip(t *testing.T) {
 }
 
 func TestProfileNames(t *testing.T) {
-	want := []string{string(ProfileAgentBeats), string(ProfileStructured), string(ProfileTau2A2A)}
+	want := []string{string(agent.ProfileAgentBeats), string(agent.ProfileStructured), string(agent.ProfileTau2A2A)}
 	if got := ProfileNames(); !slices.Equal(got, want) || !slices.IsSorted(got) {
 		t.Errorf("ProfileNames = %v, want %v", got, want)
 	}
 	if want[0] != "agentbeats" || want[1] != "structured" || want[2] != "tau2-a2a" {
 		t.Errorf("profile names changed: %v", want)
 	}
-	for _, tc := range []struct{ name, want ProfileName }{
+	for _, tc := range []struct{ name, want agent.ProfileName }{
 		{"", "agentbeats"},
 		{"agentbeats", "agentbeats"},
 		{"tau2-a2a", "tau2-a2a"},
@@ -662,7 +663,7 @@ func TestProfileNames(t *testing.T) {
 			t.Errorf("ProfileByName(%q) = %v, %v; want %s", tc.name, p, err, tc.want)
 		}
 	}
-	for _, bad := range []ProfileName{"nope", "Tau2-A2A", " structured"} {
+	for _, bad := range []agent.ProfileName{"nope", "Tau2-A2A", " structured"} {
 		_, err := ProfileByName(bad)
 		if err == nil || !strings.Contains(err.Error(), "agentbeats, structured, tau2-a2a") {
 			t.Errorf("ProfileByName(%q) error = %v", bad, err)
@@ -674,9 +675,9 @@ func TestProfileNames(t *testing.T) {
 // examples of the reply format included, makes no tool calls.
 func TestEchoedPromptIsText(t *testing.T) {
 	for _, name := range ProfileNames() {
-		p, _ := ProfileByName(ProfileName(name))
+		p, _ := ProfileByName(agent.ProfileName(name))
 		for _, first := range []bool{true, false} {
-			parts := p.Render(testSetup, first, Input{UserText: "hi", ToolResults: testOutcomes})
+			parts := p.Render(testSetup, first, agent.Input{UserText: "hi", ToolResults: testOutcomes})
 			if r := ParseReply(parts); len(r.ToolCalls) != 0 {
 				t.Errorf("%s (first %v): echo parses as calls %#v", name, first, r.ToolCalls)
 			}

@@ -9,10 +9,11 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 )
 
-var testSetup = Setup{
+var testSetup = agent.Setup{
 	Policy: "You are an airline agent.\nNever book without confirmation. Prices are in <USD> & EUR.",
 	Tools: []domains.ToolSpec{
 		{Name: "get_user", Description: "Look up a user by id.", Parameters: json.RawMessage(`{"type":"object","properties":{"user_id":{"type":"string"}},"required":["user_id"]}`)},
@@ -27,7 +28,7 @@ var testSetup = Setup{
 }
 
 // renderedText renders and checks that the result is one or more text parts.
-func renderedText(t *testing.T, p Profile, first bool, in Input) string {
+func renderedText(t *testing.T, p Profile, first bool, in agent.Input) string {
 	t.Helper()
 	parts := p.Render(testSetup, first, in)
 	if len(parts) == 0 {
@@ -78,7 +79,7 @@ func TestAgentBeatsFirstMessage(t *testing.T) {
 	if p.Name() != "agentbeats" {
 		t.Errorf("Name = %q", p.Name())
 	}
-	msg := renderedText(t, p, true, Input{UserText: "Hi, I want to book a flight."})
+	msg := renderedText(t, p, true, agent.Input{UserText: "Hi, I want to book a flight."})
 
 	if !strings.HasPrefix(msg, "<policy>\n"+testSetup.Policy+"\n</policy>\n") {
 		t.Errorf("message does not start with the policy:\n%s", msg)
@@ -142,7 +143,7 @@ func TestAgentBeatsFirstMessage(t *testing.T) {
 
 func TestAgentBeatsLaterMessages(t *testing.T) {
 	p, _ := ProfileByName("")
-	msg := renderedText(t, p, false, Input{UserText: "My id is u-1.\nThanks"})
+	msg := renderedText(t, p, false, agent.Input{UserText: "My id is u-1.\nThanks"})
 	if want := AgentBeatsUserPrefix + "My id is u-1.\nThanks"; msg != want {
 		t.Errorf("user message = %q, want %q", msg, want)
 	}
@@ -150,7 +151,7 @@ func TestAgentBeatsLaterMessages(t *testing.T) {
 		t.Error("later message repeats the policy")
 	}
 
-	in := Input{ToolResults: []ToolOutcome{
+	in := agent.Input{ToolResults: []agent.ToolOutcome{
 		{Call: domains.ToolCall{ID: "call-1", Name: "get_user", Arguments: map[string]any{"user_id": "u-1"}}, Result: domains.ToolResult{Content: `{"name":"Ann"}`}},
 		{Call: domains.ToolCall{ID: "call-2", Name: "book_flight"}, Result: domains.ToolResult{Content: "Error: flight full", Error: true}},
 		{Call: domains.ToolCall{ID: "call-3", Name: "cancel"}, Result: domains.ToolResult{Content: "no such booking", Error: true}},
@@ -169,15 +170,15 @@ func TestAgentBeatsLaterMessages(t *testing.T) {
 	}
 
 	// An empty input still renders a user line.
-	if got := renderedText(t, p, false, Input{}); got != AgentBeatsUserPrefix {
+	if got := renderedText(t, p, false, agent.Input{}); got != AgentBeatsUserPrefix {
 		t.Errorf("empty input = %q", got)
 	}
 }
 
 func TestAgentBeatsRespondToolNotDuplicated(t *testing.T) {
 	p, _ := ProfileByName("agentbeats")
-	setup := Setup{Policy: "p", Tools: []domains.ToolSpec{{Name: RespondTool, Parameters: json.RawMessage(`{"type":"object"}`)}}}
-	parts := p.Render(setup, true, Input{UserText: "hi"})
+	setup := agent.Setup{Policy: "p", Tools: []domains.ToolSpec{{Name: RespondTool, Parameters: json.RawMessage(`{"type":"object"}`)}}}
+	parts := p.Render(setup, true, agent.Input{UserText: "hi"})
 	tools := toolsInMessage(t, parts[0].Text())
 	if len(tools) != 1 || tools[0].Function.Name != RespondTool {
 		t.Errorf("tools = %+v", tools)
@@ -195,7 +196,7 @@ func TestAgentBeatsReferenceReply(t *testing.T) {
 }
 
 func TestProfileByName(t *testing.T) {
-	for _, name := range []ProfileName{"", "agentbeats"} {
+	for _, name := range []agent.ProfileName{"", "agentbeats"} {
 		p, err := ProfileByName(name)
 		if err != nil || p == nil || p.Name() != "agentbeats" {
 			t.Errorf("ProfileByName(%q) = %v, %v", name, p, err)
@@ -209,7 +210,7 @@ func TestProfileByName(t *testing.T) {
 		t.Errorf("ProfileNames = %v", got)
 	}
 	for _, n := range ProfileNames() {
-		if p, err := ProfileByName(ProfileName(n)); err != nil || string(p.Name()) != n {
+		if p, err := ProfileByName(agent.ProfileName(n)); err != nil || string(p.Name()) != n {
 			t.Errorf("profile %q: %v, %v", n, p, err)
 		}
 	}

@@ -2,15 +2,17 @@ package translation
 
 import (
 	"strings"
+
+	"github.com/proctor-eval/proctor/agent"
 )
 
 // parseText finds a tool-call shape in an agent's (trimmed) text. The
 // candidates, in order: the whole text; fenced code blocks; <json> tags;
 // balanced {...} objects embedded in prose. The first candidate that
 // decodes to a recognised shape wins; otherwise the text is plain text.
-func parseText(text string) Reply {
+func parseText(text string) agent.Reply {
 	if text == "" {
-		return Reply{Format: ReplyFormatText}
+		return agent.Reply{Format: agent.ReplyFormatText}
 	}
 	if len(text) <= maxJSONText {
 		sc := scanner{text: text, work: 4*len(text) + 1<<16}
@@ -18,7 +20,7 @@ func parseText(text string) Reply {
 			return r
 		}
 	}
-	return Reply{Text: text, Format: ReplyFormatText}
+	return agent.Reply{Text: text, Format: agent.ReplyFormatText}
 }
 
 // scanner examines the JSON candidates of one text within fixed limits.
@@ -41,8 +43,8 @@ func (sc *scanner) seen(span [2]int) bool {
 	return false
 }
 
-func (sc *scanner) find() (Reply, bool) {
-	if r, ok := sc.try(ReplyFormatJSON, 0, len(sc.text)); ok {
+func (sc *scanner) find() (agent.Reply, bool) {
+	if r, ok := sc.try(agent.ReplyFormatJSON, 0, len(sc.text)); ok {
 		return r, true
 	}
 	if r, ok := sc.fenced(); ok {
@@ -58,7 +60,7 @@ func (sc *scanner) find() (Reply, bool) {
 func (sc *scanner) done() bool { return sc.examined >= maxCandidates || sc.work <= 0 }
 
 // try decodes text[start:end] (trimmed) and checks its shape.
-func (sc *scanner) try(format ReplyFormat, start, end int) (Reply, bool) {
+func (sc *scanner) try(format agent.ReplyFormat, start, end int) (agent.Reply, bool) {
 	for start < end && isSpace(sc.text[start]) {
 		start++
 	}
@@ -66,36 +68,36 @@ func (sc *scanner) try(format ReplyFormat, start, end int) (Reply, bool) {
 		end--
 	}
 	if start >= end || (sc.text[start] != '{' && sc.text[start] != '[') || sc.done() {
-		return Reply{}, false
+		return agent.Reply{}, false
 	}
 	span := [2]int{start, end}
 	if sc.seen(span) {
-		return Reply{}, false
+		return agent.Reply{}, false
 	}
 	sc.tried[sc.examined] = span
 	sc.examined++
 	sc.work -= end - start
 	if sc.work < 0 {
-		return Reply{}, false
+		return agent.Reply{}, false
 	}
 	s := sc.text[start:end]
 	if !depthWithin(s, maxJSONDepth) {
-		return Reply{}, false
+		return agent.Reply{}, false
 	}
 	var v any
 	if err := decodeLiterals(s, &v); err != nil {
-		return Reply{}, false
+		return agent.Reply{}, false
 	}
 	p, ok := recognise(v, true)
 	if !ok {
-		return Reply{}, false
+		return agent.Reply{}, false
 	}
 	return p.reply(format), true
 }
 
 // fenced tries the bodies of ``` code blocks (any info string, e.g. json).
 // An unclosed block runs to the end of the text.
-func (sc *scanner) fenced() (Reply, bool) {
+func (sc *scanner) fenced() (agent.Reply, bool) {
 	const fence = "```"
 	t := sc.text
 	for i := 0; i < len(t) && !sc.done(); {
@@ -113,17 +115,17 @@ func (sc *scanner) fenced() (Reply, bool) {
 			end = body + k
 			next = end + len(fence)
 		}
-		if r, ok := sc.try(ReplyFormatFencedJSON, body, end); ok {
+		if r, ok := sc.try(agent.ReplyFormatFencedJSON, body, end); ok {
 			return r, true
 		}
 		i = next
 	}
-	return Reply{}, false
+	return agent.Reply{}, false
 }
 
 // tagged tries the bodies of <json>...</json> tags (ASCII case-insensitive).
 // An unclosed tag runs to the end of the text.
-func (sc *scanner) tagged() (Reply, bool) {
+func (sc *scanner) tagged() (agent.Reply, bool) {
 	const open, closing = "<json>", "</json>"
 	t := sc.text
 	for i := 0; i < len(t) && !sc.done(); {
@@ -138,18 +140,18 @@ func (sc *scanner) tagged() (Reply, bool) {
 			end = body + k
 			next = end + len(closing)
 		}
-		if r, ok := sc.try(ReplyFormatJSONTag, body, end); ok {
+		if r, ok := sc.try(agent.ReplyFormatJSONTag, body, end); ok {
 			return r, true
 		}
 		i = next
 	}
-	return Reply{}, false
+	return agent.Reply{}, false
 }
 
 // embedded tries balanced {...} objects in the text, left to right. When
 // an object is not a call, the search goes on inside it, so that a call
 // nested in other JSON (e.g. {"thought": ..., "action": {call}}) is found.
-func (sc *scanner) embedded() (Reply, bool) {
+func (sc *scanner) embedded() (agent.Reply, bool) {
 	t := sc.text
 	for i := 0; i < len(t) && !sc.done(); {
 		j := strings.IndexByte(t[i:], '{')
@@ -158,13 +160,13 @@ func (sc *scanner) embedded() (Reply, bool) {
 		}
 		start := i + j
 		if end, ok := sc.matchObject(start); ok {
-			if r, ok := sc.try(ReplyFormatJSON, start, end); ok {
+			if r, ok := sc.try(agent.ReplyFormatJSON, start, end); ok {
 				return r, true
 			}
 		}
 		i = start + 1
 	}
-	return Reply{}, false
+	return agent.Reply{}, false
 }
 
 // stringState follows a byte-by-byte scan of JSON text in and out of

@@ -7,6 +7,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 )
 
@@ -15,11 +16,11 @@ import (
 // also when many conversations render with it at once.
 func TestNewSetupRendersTheSame(t *testing.T) {
 	tools := []domains.ToolSpec{{Name: "get_user", Description: "Look up a user.", Parameters: []byte(`{"type":"object","properties":{"id":{"type":"string"}}}`)}}
-	plain := Setup{Policy: "Be kind.", Tools: tools}
-	memo := NewSetup("Be kind.", tools)
-	in := Input{UserText: "hello"}
+	plain := agent.Setup{Policy: "Be kind.", Tools: tools}
+	memo := agent.NewSetup("Be kind.", tools)
+	in := agent.Input{UserText: "hello"}
 	for _, name := range ProfileNames() {
-		p, _ := ProfileByName(ProfileName(name))
+		p, _ := ProfileByName(agent.ProfileName(name))
 		want := p.Render(plain, true, in)
 		var wg sync.WaitGroup
 		got := make([][]*a2a.Part, 16)
@@ -37,7 +38,7 @@ func TestNewSetupRendersTheSame(t *testing.T) {
 }
 
 func TestDerivedComputesOnce(t *testing.T) {
-	s := NewSetup("p", nil)
+	s := agent.NewSetup("p", nil)
 	calls := 0
 	for range 3 {
 		if v := derived(s, "k", func() int { calls++; return 7 }); v != 7 {
@@ -49,7 +50,7 @@ func TestDerivedComputesOnce(t *testing.T) {
 	}
 	calls = 0
 	for range 2 {
-		derived(Setup{}, "k", func() int { calls++; return 0 })
+		derived(agent.Setup{}, "k", func() int { calls++; return 0 })
 	}
 	if calls != 2 {
 		t.Errorf("a plain Setup must not memoise: built %d times", calls)

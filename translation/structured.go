@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/proctor-eval/proctor/agent"
 )
 
 // Keys of the setup data part of the structured profile. Agents written
@@ -32,9 +34,9 @@ const (
 // pseudo-tool: text is the answer to the user.
 type structured struct{}
 
-func (structured) Name() ProfileName { return ProfileStructured }
+func (structured) Name() agent.ProfileName { return agent.ProfileStructured }
 
-func (structured) Render(setup Setup, first bool, in Input) []*a2a.Part {
+func (structured) Render(setup agent.Setup, first bool, in agent.Input) []*a2a.Part {
 	parts := make([]*a2a.Part, 0, 3)
 	if len(in.ToolResults) > 0 {
 		items := newToolResults(in.ToolResults).ToolResults

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/proctor-eval/proctor/agent"
 )
 
 // Markers of the tau2-a2a profile. Agents written against the profile look
@@ -35,9 +37,9 @@ const (
 // respond pseudo-tool: plain text is the answer to the user.
 type tau2A2A struct{}
 
-func (tau2A2A) Name() ProfileName { return ProfileTau2A2A }
+func (tau2A2A) Name() agent.ProfileName { return agent.ProfileTau2A2A }
 
-func (tau2A2A) Render(setup Setup, first bool, in Input) []*a2a.Part {
+func (tau2A2A) Render(setup agent.Setup, first bool, in agent.Input) []*a2a.Part {
 	body := renderTau2Input(in)
 	if !first {
 		return []*a2a.Part{a2a.NewTextPart(body)}
@@ -60,7 +62,7 @@ func (tau2A2A) Render(setup Setup, first bool, in Input) []*a2a.Part {
 
 // renderTau2Input renders the tool results object, then (after a blank
 // line) the user's words. The simulator never sends both at once.
-func renderTau2Input(in Input) string {
+func renderTau2Input(in agent.Input) string {
 	var blocks []string
 	if len(in.ToolResults) > 0 {
 		blocks = append(blocks, indentedJSON(newToolResults(in.ToolResults), ""))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 )
 
@@ -35,7 +36,7 @@ const (
 	//
 	// There is one entry per call of the agent's previous reply, in call
 	// order. tool_call_id is the call's id: the agent's own when it gave
-	// one, otherwise "call-<position>" (see [Reply.ToolCalls]). content is
+	// one, otherwise "call-<position>" (see [agent.Reply.ToolCalls]). content is
 	// the tool's output, or the error message when error is true.
 	ToolResultsKey = "tool_results"
 )
@@ -102,7 +103,7 @@ type toolResults struct {
 
 // newToolResults lists the outcomes in call order. Contents are passed on
 // as they are: the error flag, not a prefix, marks a failed call.
-func newToolResults(outcomes []ToolOutcome) toolResults {
+func newToolResults(outcomes []agent.ToolOutcome) toolResults {
 	items := make([]toolResult, len(outcomes))
 	for i, o := range outcomes {
 		items[i] = toolResult{ToolCallID: o.Call.ID, Name: o.Call.Name, Content: o.Result.Content, Error: o.Result.Error}

@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains/catalog"
 	"github.com/proctor-eval/proctor/domains/tau2/knowledge"
 	"github.com/proctor-eval/proctor/evaluation"
@@ -106,7 +107,7 @@ banking_knowledge needs --retrieval-config (bm25, grep_only...).`,
 		strings.Join(knowledge.ConfigNames(), ", ")+" (the agent's retrieval tools and prompt; the embedding ones call an OpenAI-compatible embeddings endpoint; tau2's default, alltools, needs a shell sandbox proctor does not offer)")
 	fl.StringVar(&f.agent, "agent", builtinAgent, `agent base URL, agent card URL, "builtin", model:PROVIDER:MODEL (see --agent-model), or an ECP agent: 'ecp+stdio:COMMAND ARGS' or ecp+ws://HOST:PORT/PATH`)
 	fl.StringVar(&f.agentModel, "agent-model", "", "evaluate a model without writing an agent: proctor serves an ADK LLM agent on it (the baseline participant) in-process, e.g. openai:gpt-4.1 (same as --agent model:openai:gpt-4.1)")
-	fl.StringVar(&f.profile, "profile", string(translation.ProfileAgentBeats), "what the agent is told and how: "+strings.Join(translation.ProfileNames(), ", "))
+	fl.StringVar(&f.profile, "profile", string(agent.ProfileAgentBeats), "what the agent is told and how: "+strings.Join(translation.ProfileNames(), ", "))
 	fl.StringVar(&f.user, "user", skills.DefaultUser, "user simulator: scripted (the task's script) or llm (a model plays the user: --user-model)")
 	fl.IntVar(&f.numTrials, "num-trials", skills.DefaultNumTrials, "trials per task (pass^k is reported for every k up to this)")
 	fl.IntVar(&f.numTasks, "num-tasks", 0, "evaluate only the first N tasks (0: all)")

@@ -22,6 +22,7 @@ import (
 
 	"github.com/proctor-eval/proctor/a2aagent"
 	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/domains/catalog"
 	"github.com/proctor-eval/proctor/evaluation"
@@ -29,7 +30,6 @@ import (
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/rollout"
 	"github.com/proctor-eval/proctor/scoring"
-	"github.com/proctor-eval/proctor/translation"
 )
 
 const (
@@ -444,7 +444,7 @@ func TestJSPeerCardVersionDispatch(t *testing.T) {
 
 // mockTask returns the mock domain, its task mock-01 and the agentbeats
 // profile: what every interop simulation runs.
-func mockTask(t *testing.T) (*domains.Domain, *domains.Task, translation.Profile) {
+func mockTask(t *testing.T) (*domains.Domain, *domains.Task, agent.ProfileName) {
 	t.Helper()
 	reg, err := catalog.Builtin()
 	if err != nil {
@@ -458,11 +458,7 @@ func mockTask(t *testing.T) (*domains.Domain, *domains.Task, translation.Profile
 	if !ok {
 		t.Fatal("mock domain has no task mock-01")
 	}
-	profile, err := translation.ProfileByName("agentbeats")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d, task, profile
+	return d, task, agent.ProfileAgentBeats
 }
 
 // simulate dials the agent at baseURL with opts and plays task mock-01
