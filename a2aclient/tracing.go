@@ -19,15 +19,12 @@ const (
 	AttrA2AMethod          = attribute.Key("a2a.method")
 	AttrA2ATransport       = attribute.Key("a2a.transport")
 	AttrA2AProtocolVersion = attribute.Key("a2a.protocol_version")
-	// AttrA2AContextID is on the span of the simulation, whose
-	// conversation the context is (see package evaluation).
-	AttrA2AContextID = attribute.Key("a2a.context_id")
-	AttrA2ATaskID    = attribute.Key("a2a.task_id")
-	AttrA2ATaskState = attribute.Key("a2a.task_state")
-	AttrA2ARetries   = attribute.Key("a2a.retries")
-	AttrHTTPStatus   = attribute.Key("http.response.status_code")
-	AttrGRPCCode     = attribute.Key("rpc.grpc.status_code")
-	AttrErrorType    = attribute.Key("error.type")
+	AttrA2ATaskID          = attribute.Key("a2a.task_id")
+	AttrA2ATaskState       = attribute.Key("a2a.task_state")
+	AttrA2ARetries         = attribute.Key("a2a.retries")
+	AttrHTTPStatus         = attribute.Key("http.response.status_code")
+	AttrGRPCCode           = attribute.Key("rpc.grpc.status_code")
+	AttrErrorType          = attribute.Key("error.type")
 )
 
 // WithTracerProvider makes a span for every call to the agent (one per

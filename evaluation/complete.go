@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/proctor-eval/proctor/a2aclient"
+	"github.com/proctor-eval/proctor/measure"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/store"
 )
@@ -18,7 +18,7 @@ const storeChunk = 10000
 // sharded evaluation) with its per-request metrics.
 type Recorded struct {
 	Simulation result.Simulation
-	Requests   []a2aclient.RequestMetrics
+	Requests   []measure.Request
 }
 
 // Complete makes eval the evaluation of simulations played elsewhere: it

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/evalset"
 	"github.com/proctor-eval/proctor/llm"
+	"github.com/proctor-eval/proctor/measure"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/scoring/metric"
 	"github.com/proctor-eval/proctor/store"
@@ -121,7 +121,7 @@ func loadRecordedCases(ctx context.Context, st Store, src *result.EvalSetRun) (m
 			return nil, fmt.Errorf("requests of case run %s of %s: %w", cr.ID, runID, err)
 		}
 		if len(raw) > 0 {
-			var reqs []a2aclient.RequestMetrics
+			var reqs []measure.Request
 			if err := json.Unmarshal(raw, &reqs); err != nil {
 				return nil, fmt.Errorf("requests of case run %s of %s are unreadable: %w", cr.ID, runID, err)
 			}

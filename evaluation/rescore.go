@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/domains"
 	"github.com/proctor-eval/proctor/llm"
+	"github.com/proctor-eval/proctor/measure"
 	"github.com/proctor-eval/proctor/result"
 	"github.com/proctor-eval/proctor/scoring"
 )
@@ -58,7 +58,7 @@ func loadRecorded(ctx context.Context, st Store, evalID string) (map[string]resu
 	out := make(map[string]result.Simulation, len(sims))
 	for _, s := range sims {
 		if raw := all[s.ID]; len(raw) > 0 {
-			var reqs []a2aclient.RequestMetrics
+			var reqs []measure.Request
 			if err := json.Unmarshal(raw, &reqs); err != nil {
 				return nil, fmt.Errorf("requests of simulation %s of %s are unreadable: %w", s.ID, evalID, err)
 			}

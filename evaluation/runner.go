@@ -535,7 +535,7 @@ func encodeRow(noun string, row store.Simulation, trial, requests any) (store.Si
 func now() time.Time { return time.Now().UTC() }
 
 // Latencies decodes the latencies of stored request metrics (the JSON
-// of []a2aclient.RequestMetrics), reading nothing else of them; metrics
+// of []measure.Request), reading nothing else of them; metrics
 // that do not decode give none.
 func Latencies(raw json.RawMessage) []float64 {
 	if len(raw) == 0 {

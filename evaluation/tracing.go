@@ -8,7 +8,6 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/proctor-eval/proctor/a2aclient"
 	"github.com/proctor-eval/proctor/result"
 )
 
@@ -28,6 +27,9 @@ const (
 	AttrTrial             = attribute.Key("proctor.trial")
 	AttrReward            = attribute.Key("proctor.reward")
 	AttrTerminationReason = attribute.Key("proctor.termination_reason")
+	// AttrContextID is the simulation's conversation: its A2A context id
+	// (an ECP conversation's own id), under the A2A name.
+	AttrContextID = attribute.Key("a2a.context_id")
 )
 
 // Span names.
@@ -110,7 +112,7 @@ func endSimulationSpan(span trace.Span, sim *result.Simulation, aborted bool) {
 		return
 	}
 	span.SetAttributes(AttrReward.Float64(sim.Reward), AttrTerminationReason.String(string(sim.TerminationReason)),
-		a2aclient.AttrA2AContextID.String(sim.ContextID))
+		AttrContextID.String(sim.ContextID))
 	if sim.Error != "" {
 		span.SetStatus(codes.Error, sim.Error)
 	}
