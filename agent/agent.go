@@ -12,9 +12,17 @@ for A2A agents (an a2aclient.Client) and package ecp for ECP agents (a
 pool of processes or WebSocket peers). Neither the rollout nor the scorers
 import a protocol package, and the adapters import neither of them.
 
-The package is a leaf of plain data and interfaces: it imports translation
-(what the domain's setup and input are), evalset (the shape of a tool the
-agent ran) and measure (request metrics).
+The package also holds what a request and an answer carry, whatever the
+protocol: the domain's [Setup] (whose profile renderings [Setup.Derived]
+keeps once per evaluation), the [Input], the parsed [Reply] with its
+[ReplyFormat], and the [ProfileName] of the translation profile a text
+agent is told through (the profiles themselves render A2A parts, in
+package translation, which imports this one).
+
+The package is a leaf of plain data and interfaces: of proctor it imports
+only domains (tools, tool calls and results), evalset (the shape of a tool
+the agent ran) and measure (request metrics), and nothing of a protocol
+(internal/layering checks it).
 */
 package agent
 

@@ -1,6 +1,9 @@
 // Package translation turns a conversation into A2A messages for the agent
 // under evaluation and turns the agent's replies back into text and tool
-// calls.
+// calls. What it renders and parses are package agent's protocol-neutral
+// types (agent.Setup, agent.Input, agent.Reply); this package holds only
+// what speaks A2A parts, and the A2A adapter (package a2aagent) resolves a
+// request's agent.ProfileName to a [Profile] here.
 //
 // What the agent is told is decided by a [Profile], chosen by name with
 // [ProfileByName]; [ProfileNames] lists them. There are three:
