@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/proctor-eval/proctor/a2aagent"
+	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/evaluation"
 	"github.com/proctor-eval/proctor/internal/agenttest"
 	"github.com/proctor-eval/proctor/result"
@@ -62,7 +63,7 @@ func runCounter(t *testing.T, st evaluation.Store, trials, concurrency int) (*re
 	t.Helper()
 	d := counterDomain(t)
 	r := &evaluation.Runner{
-		Simulator:   rollout.NewSimulator(d, agentbeats(t), rollout.Limits{}),
+		Simulator:   rollout.NewSimulator(d, agent.ProfileAgentBeats, rollout.Limits{}),
 		Scorer:      scoring.NewScorer(d, false),
 		Agent:       a2aagent.New(dial(t, agenttest.Start(t, counterAgent).URL)),
 		Store:       st,
