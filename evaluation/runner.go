@@ -391,36 +391,37 @@ func (w *writer[T]) gather(last time.Time) (batch []T, more bool) {
 	batch = append(batch, first)
 	wait := commitInterval - time.Since(last)
 	if wait <= 0 {
-		return w.takeQueued(batch)
+		return w.take(batch, nil)
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
-	for len(batch) < maxPendingWrites {
-		select {
-		case t, ok := <-w.finished:
-			if !ok {
-				return batch, false
-			}
-			batch = append(batch, t)
-		case <-timer.C:
-			return w.takeQueued(batch)
-		}
-	}
-	return batch, true
+	return w.take(batch, timer.C)
 }
 
-// takeQueued adds to batch the finished trials already waiting.
-func (w *writer[T]) takeQueued(batch []T) ([]T, bool) {
+// take adds to batch the finished trials that come before until fires
+// and then those already waiting (with until nil, only those), up to
+// maxPendingWrites. more is false once the workers are done.
+func (w *writer[T]) take(batch []T, until <-chan time.Time) (_ []T, more bool) {
 	for len(batch) < maxPendingWrites {
-		select {
-		case t, ok := <-w.finished:
-			if !ok {
-				return batch, false
+		var t T
+		var ok bool
+		if until == nil {
+			select {
+			case t, ok = <-w.finished:
+			default:
+				return batch, true
 			}
-			batch = append(batch, t)
-		default:
-			return batch, true
+		} else {
+			select {
+			case t, ok = <-w.finished:
+			case <-until:
+				return w.take(batch, nil)
+			}
 		}
+		if !ok {
+			return batch, false
+		}
+		batch = append(batch, t)
 	}
 	return batch, true
 }
