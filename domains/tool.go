@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // ToolSpec describes a tool to the agent: its name, what it does, and its
@@ -42,6 +43,7 @@ type Toolbox[DB any] struct {
 	funcs    map[string]ToolFunc[DB]
 	envFuncs map[string]ToolFunc[DB]
 	dupEnv   []string // env functions registered twice, reported by validate
+	dupTool  []string // unlisted tools registered twice, reported by validate
 	// encode writes a tool's non-string result; nil: encoding/json.
 	encode func(any) (string, error)
 }
@@ -62,7 +64,21 @@ func NewToolbox[DB any]() *Toolbox[DB] {
 // Register adds a tool. Parameters must be a JSON Schema object; a duplicate
 // name or malformed schema is a programming error reported at domain build time.
 func (tb *Toolbox[DB]) Register(name, description, parameters string, fn ToolFunc[DB]) {
+	if _, unlisted := tb.funcs[name]; unlisted && !slices.ContainsFunc(tb.specs, func(s ToolSpec) bool { return s.Name == name }) {
+		tb.dupTool = append(tb.dupTool, name)
+	}
 	tb.specs = append(tb.specs, ToolSpec{Name: name, Description: description, Parameters: json.RawMessage(parameters)})
+	tb.funcs[name] = fn
+}
+
+// RegisterUnlisted adds a tool that a call reaches by its name but that is
+// described to no one (tau2's discoverable tools: its toolkits run them by
+// name, though the tools they list leave them out). A name registered twice
+// is reported at domain build time.
+func (tb *Toolbox[DB]) RegisterUnlisted(name string, fn ToolFunc[DB]) {
+	if _, dup := tb.funcs[name]; dup {
+		tb.dupTool = append(tb.dupTool, name)
+	}
 	tb.funcs[name] = fn
 }
 
@@ -95,11 +111,14 @@ func (tb *Toolbox[DB]) validate() error {
 			return fmt.Errorf("tool %q: parameters must be a JSON Schema object", s.Name)
 		}
 	}
+	if len(tb.dupTool) > 0 {
+		return fmt.Errorf("tool %q registered twice", tb.dupTool[0])
+	}
 	if len(tb.dupEnv) > 0 {
 		return fmt.Errorf("env function %q registered twice", tb.dupEnv[0])
 	}
 	for name, fn := range tb.envFuncs {
-		if seen[name] {
+		if _, tool := tb.funcs[name]; tool {
 			return fmt.Errorf("env function %q has the name of a tool", name)
 		}
 		if fn == nil {

@@ -97,6 +97,7 @@ func ToolsWith(retrieval *knowledge.Toolset) *domains.Toolbox[DB] {
 			return "Your called agent tools:\n" + res
 		},
 	})
+	registerDiscoverables(tb, agentDisc, agentClass, func(db *DB) *DB { return db })
 	return tb
 }
 
@@ -137,7 +138,7 @@ func giveUserTool(db *DB, a *Obj, user map[string]discoverable) string {
 	if !ok {
 		return errorf("Unknown discoverable tool '%s'.", name)
 	}
-	args, errMsg := parseArguments(a, false)
+	args, errMsg := parseArguments(a, false, "")
 	if errMsg != "" {
 		return errMsg
 	}
@@ -157,16 +158,19 @@ func giveUserTool(db *DB, a *Obj, user map[string]discoverable) string {
 }
 
 // parseArguments reads a discoverable call's "arguments" (a JSON string,
-// "{}" when absent) as tau2's json.loads does; errMsg is tau2's answer
-// when it is not JSON.
-func parseArguments(a *Obj, intsAsFloats bool) (args *Obj, errMsg string) {
+// "{}" when absent) as tau2's json.loads does, for method(**args); errMsg
+// is tau2's answer when it is not JSON, the TypeError json.loads raises
+// (outside the tools' try blocks) when it is no str, or the TypeError of
+// ** given no mapping, which the tools catch. qualname is the method's in
+// that TypeError's text ("": left out).
+func parseArguments(a *Obj, intsAsFloats bool, qualname string) (args *Obj, errMsg string) {
 	raw, ok := a.Get("arguments")
 	if !ok {
 		return NewObj(), ""
 	}
 	s, isStr := raw.(string)
 	if !isStr {
-		return nil, "Error: the JSON object must be str, bytes or bytearray, not " + pyTypeName(raw)
+		return nil, raiseTypeError("the JSON object must be str, bytes or bytearray, not " + pyTypeName(raw))
 	}
 	v, err := parseJSON(s, intsAsFloats)
 	if err != nil {
@@ -174,9 +178,18 @@ func parseArguments(a *Obj, intsAsFloats bool) (args *Obj, errMsg string) {
 	}
 	o, ok := v.(*Obj)
 	if !ok {
-		return nil, "Error: Invalid arguments: argument after ** must be a mapping, not " + pyTypeName(v)
+		if qualname != "" {
+			qualname += "() "
+		}
+		return nil, "Error: Invalid arguments: " + qualname + "argument after ** must be a mapping, not " + pyTypeName(v)
 	}
 	return o, ""
+}
+
+// agentQualname is the qualified name Python gives an agent discoverable
+// tool in a TypeError of its call.
+func agentQualname(name string) string {
+	return "tau2.domains.banking_knowledge.tools." + agentClass + "." + name
 }
 
 // pyTypeName is the name of a value's Python type: pycompat's, and dict
@@ -213,7 +226,7 @@ func callAgentTool(db *DB, a *Obj, agent map[string]discoverable) string {
 	if !db.unlocked[name] {
 		return errorf("Tool '%s' has not been unlocked. You must first use `unlock_discoverable_agent_tool` to unlock this tool before calling it.", name)
 	}
-	args, errMsg := parseArguments(a, true)
+	args, errMsg := parseArguments(a, true, agentQualname(name))
 	if errMsg != "" {
 		return errMsg
 	}
@@ -221,6 +234,12 @@ func callAgentTool(db *DB, a *Obj, agent map[string]discoverable) string {
 		return "Error: Invalid arguments: " + err.Error()
 	}
 	res := d.run(db, args)
+	if res, caught := catchTypeError(res, "Error: Invalid arguments: "); caught {
+		return res
+	}
+	if _, _, ok := raised(res); ok {
+		return res // the exception goes on up, and no call is logged
+	}
 	if d.info.Mutates || db.readAllow[name] {
 		db.addRecord("agent_discoverable_tools", agentDiscoverableToolID(name), objOf("tool_name", name, "status", "CALLED"))
 	}

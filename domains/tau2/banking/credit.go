@@ -126,7 +126,7 @@ func applyStatementCredit(db *DB, a *Obj) string {
 	}
 	userStr, ok := user.(string)
 	if !ok { // ":".join of the id's seed
-		return "Error: Invalid arguments: sequence item 1: expected str instance, " + pyTypeName(user) + " found"
+		return raiseTypeError("sequence item 1: expected str instance, " + pyTypeName(user) + " found")
 	}
 	id := transactionID(userStr, "STATEMENT_CREDIT", pyStr(reason), amount, "Statement Credit")
 	rec := objOf("transaction_id", id, "user_id", user, "credit_card_account_id", acct, "credit_card_type", "N/A",

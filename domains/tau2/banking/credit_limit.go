@@ -140,9 +140,9 @@ func approveCLI(db *DB, a *Obj) string {
 	previous := pyMoney(current)
 	next, ok := pyFloat(limit)
 	if s, isStr := limit.(string); !ok && isStr {
-		return floatValueError(s) // tau2 raises this ValueError out of the tool
+		return floatValueError(s)
 	} else if !ok {
-		return "Error: Invalid arguments: float() argument must be a string or a real number, not '" + pyTypeName(limit) + "'"
+		return raiseTypeError("float() argument must be a string or a real number, not '" + pyTypeName(limit) + "'")
 	}
 	card.Set("credit_limit", "$"+pyFixed2(next))
 	id := cliRequestID(pyStr(acct), pyStr(user), next-previous)

@@ -82,12 +82,11 @@ func pyMoney(v any) float64 {
 }
 
 // lookup is `key in table.data` then table.data[key]: typeErr is the
-// TypeError Python raises for an unhashable key (a list or dict), which
-// call_discoverable_agent_tool answers as invalid arguments.
+// TypeError Python raises for an unhashable key (a list or dict).
 func (db *DB) lookup(table string, key any) (rec *Obj, typeErr string) {
 	switch k := key.(type) {
 	case []any, *Obj:
-		return nil, "Error: Invalid arguments: unhashable type: '" + pyTypeName(key) + "'"
+		return nil, raiseTypeError("unhashable type: '" + pyTypeName(key) + "'")
 	case string:
 		rec, _ = db.record(table, k)
 	}
@@ -117,10 +116,10 @@ func (db *DB) historyReport(header, tool, subject, table, field string, value an
 
 // compareTypeError is the TypeError of `v <= 0` when v is no number.
 func compareTypeError(op string, v any) string {
-	return "Error: Invalid arguments: '" + op + "' not supported between instances of '" + pyTypeName(v) + "' and 'int'"
+	return raiseTypeError("'" + op + "' not supported between instances of '" + pyTypeName(v) + "' and 'int'")
 }
 
 // floatValueError is the ValueError text of float(s) for a str s.
 func floatValueError(s string) string {
-	return "Error: could not convert string to float: " + pycompat.Repr(s)
+	return raiseError("could not convert string to float: " + pycompat.Repr(s))
 }

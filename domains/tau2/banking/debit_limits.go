@@ -124,7 +124,7 @@ func requestTemporaryDebitLimitIncrease(db *DB, a *Obj) string {
 	}
 	cur, ok := asFloat(current)
 	if !ok {
-		return "Error: Invalid arguments: unsupported operand type(s) for *: '" + pyTypeName(current) + "' and 'float'"
+		return raiseTypeError("unsupported operand type(s) for *: '" + pyTypeName(current) + "' and 'float'")
 	}
 	if maxAllowed := int64(cur * 1.5); newLimit > maxAllowed {
 		return fmt.Sprintf("Error: Requested limit $%d exceeds the maximum allowed temporary increase. Maximum temporary limit is $%d (150%% of current $%s limit).",

@@ -29,7 +29,7 @@ func setRecurringBlock(db *DB, a *Obj) string {
 	}
 	s, isStr := status.(string)
 	if !isStr {
-		return attrError(status, "upper") // tau2 raises this AttributeError out of the tool
+		return attrError(status, "upper")
 	}
 	if s = strings.ToUpper(s); s != "ACTIVE" {
 		return errorf("Cannot update recurring block settings for a card with status '%s'. Card must be ACTIVE.", s)
@@ -43,10 +43,9 @@ func setRecurringBlock(db *DB, a *Obj) string {
 		"This change takes effect within 24 hours."
 }
 
-// attrError is the text of Python's AttributeError for a method a value's
-// type lacks.
+// attrError is Python's AttributeError for a method a value's type lacks.
 func attrError(v any, method string) string {
-	return "Error: '" + pyTypeName(v) + "' object has no attribute '" + method + "'"
+	return raiseError("'" + pyTypeName(v) + "' object has no attribute '" + method + "'")
 }
 
 // getATMDepositImages is get_atm_deposit_images_8473.
@@ -89,7 +88,7 @@ func getATMDepositImages(db *DB, a *Obj) string {
 	}
 	f, isNum := asFloat(amount)
 	if !isNum {
-		return "Error: Invalid arguments: bad operand type for abs(): '" + pyTypeName(amount) + "'"
+		return raiseTypeError("bad operand type for abs(): '" + pyTypeName(amount) + "'")
 	}
 	return head + d + "\nDeposit Date: " + pyStr(date) + "\nAmount Recorded: $" + pyFixed2(math.Abs(f)) +
 		"\n\n--- IMAGE STATUS ---\nStatus: IMAGES NOT AVAILABLE\nReason: Deposit images for this transaction have either expired (older than 90 days) or were not captured by the ATM system.\n\n" +

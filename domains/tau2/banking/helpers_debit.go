@@ -148,20 +148,19 @@ func daysBeforeToday(t time.Time) int64 {
 	return (today.Unix() - t.Unix()) / 86400
 }
 
-// strptimeTypeError is the answer of call_discoverable_agent_tool when a
-// tool hands strptime a value that is not a str (a TypeError it catches).
+// strptimeTypeError is the TypeError of strptime given a value that is not
+// a str.
 func strptimeTypeError(v any) string {
-	return "Error: Invalid arguments: strptime() argument 1 must be str, not " + pyTypeName(v)
+	return raiseTypeError("strptime() argument 1 must be str, not " + pyTypeName(v))
 }
 
-// compareIntError is the answer of call_discoverable_agent_tool when a
-// tool compares v with an int and Python raises TypeError: "" when v is a
-// number or a bool, which compare.
+// compareIntError is the TypeError Python raises when a tool compares v
+// with an int: "" when v is a number or a bool, which compare.
 func compareIntError(op string, v any) string {
 	if _, ok := asFloat(v); ok {
 		return ""
 	}
-	return "Error: Invalid arguments: '" + op + "' not supported between instances of '" + pyTypeName(v) + "' and 'int'"
+	return raiseTypeError("'" + op + "' not supported between instances of '" + pyTypeName(v) + "' and 'int'")
 }
 
 // pyZfill is Python's s.zfill(n) for a str of digits.

@@ -1,6 +1,7 @@
 package banking
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -106,7 +107,33 @@ func register[DB any](tb *domains.Toolbox[DB], specs []toolSpec, class string, p
 			if err := bindPlain(class, s.Name, sig, a); err != nil {
 				return nil, err
 			}
-			return fn(db, a), nil
+			return answer(fn(db, a))
+		})
+	}
+}
+
+// answer is a tool's answer as tau2's Environment.get_response gives it:
+// an exception raised out of the tool is "Error: " and its text, with the
+// error flag set.
+func answer(res string) (any, error) {
+	if msg, _, ok := raised(res); ok {
+		return nil, errors.New(msg)
+	}
+	return res, nil
+}
+
+// registerDiscoverables adds a side's discoverable tools, unlisted, to its
+// toolbox: tau2's toolkit runs one called by its own name as any of its
+// tools, without unlocking or giving, logging or float arguments (the
+// tool checks what it checks, as the user's check they were given).
+func registerDiscoverables[S any](tb *domains.Toolbox[S], disc map[string]discoverable, class string, db func(*S) *DB) {
+	for name, d := range disc {
+		tb.RegisterUnlisted(name, func(side *S, args domains.Args) (any, error) {
+			a := toolArgs(args)
+			if err := d.info.bind(class, a); err != nil {
+				return nil, err
+			}
+			return answer(d.run(db(side), a))
 		})
 	}
 }

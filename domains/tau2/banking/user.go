@@ -72,6 +72,7 @@ func UserTools() *domains.Toolbox[UserView] {
 		"request_human_agent_transfer": on(requestHumanTransfer),
 		"submit_transaction":           on(submitTransaction),
 	})
+	registerDiscoverables(tb, disc, userClass, func(u *UserView) *DB { return u.db })
 	return tb
 }
 
@@ -179,7 +180,7 @@ func callUserTool(db *DB, a *Obj, user map[string]discoverable) string {
 	if !ok {
 		return errorf("Unknown discoverable tool '%s'.", name)
 	}
-	args, errMsg := parseArguments(a, true)
+	args, errMsg := parseArguments(a, true, "")
 	if errMsg != "" {
 		return errMsg
 	}
@@ -193,7 +194,8 @@ func callUserTool(db *DB, a *Obj, user map[string]discoverable) string {
 			return errorf("Unexpected parameter: %s", k)
 		}
 	}
-	return d.run(db, args)
+	res, _ := catchTypeError(d.run(db, args), "Error: Invalid arguments for tool '"+name+"': ")
+	return res
 }
 
 // checkGiven is _check_tool_given: "" when the agent gave the tool.
