@@ -54,18 +54,30 @@ func readJSON(t *testing.T, path string, v any) {
 // (and the credit card tools off their gold paths) and compares each
 // output, its error flag and the final database hash with tau2's.
 func TestMoreToolsAsTau2(t *testing.T) {
-	var cases struct{ Cases []moreToolsCase }
-	var want struct{ Cases []moreToolsResult }
-	readJSON(t, "testdata/more_tools_cases.json", &cases)
-	readJSON(t, "testdata/more_tools_expected.json", &want)
+	checkAsTau2(t, "more_tools", runMoreTools)
+}
+
+// namedCase is a case of a fixture made with tau2, named by its "name".
+type namedCase interface{ caseName() string }
+
+func (c moreToolsCase) caseName() string { return c.Name }
+
+// checkAsTau2 runs every case of testdata/<fixture>_cases.json with run and
+// compares each result with tau2's in testdata/<fixture>_expected.json
+// (both written by testdata/<fixture>.py).
+func checkAsTau2[C namedCase, R any](t *testing.T, fixture string, run func(*testing.T, *domains.Domain, C) R) {
+	t.Helper()
+	var cases struct{ Cases []C }
+	var want struct{ Cases []R }
+	readJSON(t, "testdata/"+fixture+"_cases.json", &cases)
+	readJSON(t, "testdata/"+fixture+"_expected.json", &want)
 	if len(cases.Cases) != len(want.Cases) {
-		t.Fatalf("%d cases, %d expected results: run testdata/more_tools.py again", len(cases.Cases), len(want.Cases))
+		t.Fatalf("%d cases, %d expected results: run testdata/%s.py again", len(cases.Cases), len(want.Cases), fixture)
 	}
 	d := testDomain(t)
 	for i, c := range cases.Cases {
-		t.Run(c.Name, func(t *testing.T) {
-			got := runMoreTools(t, d, c)
-			if diff := cmp.Diff(want.Cases[i], got); diff != "" {
+		t.Run(c.caseName(), func(t *testing.T) {
+			if diff := cmp.Diff(want.Cases[i], run(t, d, c)); diff != "" {
 				t.Errorf("differs from tau2 (-tau2 +proctor):\n%s", diff)
 			}
 		})

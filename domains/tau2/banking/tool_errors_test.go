@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/proctor-eval/proctor/domains"
 )
 
@@ -47,23 +46,10 @@ type toolErrorsResult struct {
 // tool, a TypeError outside call_discoverable_agent_tool's try), and
 // discoverable tools called by their own names, against tau2's answers.
 func TestToolErrorsAsTau2(t *testing.T) {
-	var cases struct{ Cases []toolErrorsCase }
-	var want struct{ Cases []toolErrorsResult }
-	readJSON(t, "testdata/tool_errors_cases.json", &cases)
-	readJSON(t, "testdata/tool_errors_expected.json", &want)
-	if len(cases.Cases) != len(want.Cases) {
-		t.Fatalf("%d cases, %d expected results: run testdata/tool_errors.py again", len(cases.Cases), len(want.Cases))
-	}
-	d := testDomain(t)
-	for i, c := range cases.Cases {
-		t.Run(c.Name, func(t *testing.T) {
-			got := runToolErrors(t, d, c)
-			if diff := cmp.Diff(want.Cases[i], got); diff != "" {
-				t.Errorf("differs from tau2 (-tau2 +proctor):\n%s", diff)
-			}
-		})
-	}
+	checkAsTau2(t, "tool_errors", runToolErrors)
 }
+
+func (c toolErrorsCase) caseName() string { return c.Name }
 
 func runToolErrors(t *testing.T, d *domains.Domain, c toolErrorsCase) toolErrorsResult {
 	t.Helper()
