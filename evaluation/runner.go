@@ -474,13 +474,16 @@ func (w *writer[T]) persist(ctx context.Context, batch []T) (int, error) {
 	return len(rows), encodeErr
 }
 
+// recordKind is what an evaluation's kind gives for its record.
+type recordKind interface {
+	names() kindNames
+	record() (store.Evaluation, error)
+}
+
 // startRecord encodes the evaluation's record and starts storing it, if
 // there is a store: the trials are played meanwhile, and stored once the
 // record is (their rows need it). The channel gives the outcome.
-func startRecord(ctx context.Context, st Store, k interface {
-	names() kindNames
-	record() (store.Evaluation, error)
-}) (<-chan error, error) {
+func startRecord(ctx context.Context, st Store, k recordKind) (<-chan error, error) {
 	begun := make(chan error, 1)
 	if st == nil {
 		begun <- nil
@@ -503,10 +506,7 @@ func putRecord(ctx context.Context, st Store, names kindNames, rec store.Evaluat
 }
 
 // saveRecord stores the evaluation's record, if there is a store.
-func saveRecord(ctx context.Context, st Store, k interface {
-	names() kindNames
-	record() (store.Evaluation, error)
-}) error {
+func saveRecord(ctx context.Context, st Store, k recordKind) error {
 	if st == nil {
 		return nil
 	}
