@@ -202,15 +202,20 @@ func decodeCase(rec store.Simulation) (*result.CaseResult, error) {
 	return &cr, nil
 }
 
-// settle keeps only the latencies of a case trial's requests.
+// settle is a copy of a case trial without its requests, and their
+// latencies.
 func (k *cases) settle(cr *result.CaseResult) (*result.CaseResult, []float64) {
 	lat := make([]float64, len(cr.Requests))
 	for i, q := range cr.Requests {
 		lat[i] = q.LatencyMS
 	}
-	cr.Requests = nil
-	return cr, lat
+	settled := *cr
+	settled.Requests = nil
+	return &settled, lat
 }
+
+// observe: no one watches case trials.
+func (k *cases) observe(*result.CaseResult) {}
 
 func (k *cases) progress(p Progress, done []*result.CaseResult) Progress {
 	p.LastCase = done[len(done)-1]
@@ -233,7 +238,7 @@ func (k *cases) finish(done []*result.CaseResult, latencies []float64) {
 
 // end marks how the run ended.
 func (k *cases) end(status result.Status, why string) {
-	k.run.Status, k.run.Error = status, why
+	k.run.Status, k.run.Error, k.run.FinishedAt = status, why, nil
 	if status == result.StatusCompleted {
 		t := now()
 		k.run.FinishedAt = &t

@@ -1,10 +1,12 @@
 package evaluation
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,6 +26,9 @@ type Store interface {
 	// PutSimulations stores finished trials of one evaluation together:
 	// all of them, durably, or on an error none.
 	PutSimulations(ctx context.Context, evalID string, sims []store.Simulation) error
+	// PutEvaluationWith stores an evaluation's record with some of its
+	// trials in one transaction: all, or on an error none.
+	PutEvaluationWith(ctx context.Context, e store.Evaluation, sims []store.Simulation) error
 	Simulations(ctx context.Context, evalID string) ([]store.Simulation, error)
 	Requests(ctx context.Context, evalID, simID string) (json.RawMessage, error)
 	// AllRequests is Requests for every simulation of an evaluation, in
@@ -57,8 +62,9 @@ type Progress struct {
 // Runner runs evaluations, of simulations (Run) or of eval-set cases
 // (RunCases), the one way: it plans every trial (task x trial, case x
 // trial) not already stored, plays them with bounded concurrency, scores
-// each as it ends, stores every finished one in its own transaction, and
-// totals the evaluation. A second run of the same evaluation resumes it.
+// each as it ends, stores the finished ones as they come (those that finish
+// together share a transaction; the last ones share the closing record's),
+// and totals the evaluation. A second run of the same evaluation resumes it.
 // The two kinds differ only in the player and scorer they plug in.
 type Runner struct {
 	// Simulator plays simulations of Agent against the users Users makes
@@ -124,9 +130,12 @@ type trialKind[J, T any] interface {
 	decode(rec store.Simulation) (T, error)
 	id(t T) string
 	passed(t T) bool
-	// settle takes a stored trial's request latencies and drops its
-	// requests (kept apart in the store), telling whoever watches.
+	// settle is a stored trial with its requests (kept apart in the
+	// store) dropped, and their latencies; it leaves t as it was.
 	settle(t T) (T, []float64)
+	// observe tells whoever watches of a trial just stored, requests
+	// included.
+	observe(t T)
 	// progress names the last of done in p.
 	progress(p Progress, done []T) Progress
 	// finish orders and totals the finished trials into the record;
@@ -175,23 +184,71 @@ func runTraced[J, T any](ctx context.Context, r *Runner, k trialKind[J, T]) erro
 	if err != nil {
 		return err
 	}
-	storeErr := execute(ctx, r, k, jobs, t, begun)
-	k.finish(t.done, t.latencies)
-	switch {
-	case storeErr != nil:
-		k.end(result.StatusFailed, storeErr.Error())
-	case ctx.Err() != nil || len(t.done) < t.total:
-		// Cut short, or drained (see Slots.Drain): what did not run
-		// stays to do, and a resume runs it.
-		k.end(result.StatusInterrupted, "")
-	default:
-		k.end(result.StatusCompleted, "")
+	held, storeErr := execute(ctx, r, k, jobs, t, begun)
+	return conclude(ctx, r, k, t, held, storeErr)
+}
+
+// conclude totals the evaluation, marks how it ended and stores its record,
+// even when ctx is over (the record must then say interrupted). The trials
+// held back (the last to finish, not stored yet) go in the record's
+// transaction; when that fails they are stored one by one, so that one the
+// store refuses is named and those before it kept, then the record alone.
+func conclude[J, T any](ctx context.Context, r *Runner, k trialKind[J, T], t *tally[T], held []T, storeErr error) error {
+	keep := context.WithoutCancel(ctx)
+	if len(held) > 0 {
+		rows, err := encodeRows(k.row, held)
+		if err == nil && closeWith(ctx, r, k, t, held, rows) == nil {
+			return nil
+		}
+		stored, perr := persistRows(keep, r.Store, k.evaluationID(), k.names().trial, rows)
+		for _, h := range held[:stored] {
+			t.add(r, k, h)
+		}
+		storeErr = cmp.Or(err, perr)
 	}
-	// Save even when ctx is over: the record must say interrupted.
+	k.finish(t.done, t.latencies)
+	k.end(ending(ctx, t, storeErr))
 	if err := saveRecord(keep, r.Store, k); err != nil {
 		return err
 	}
 	return storeErr
+}
+
+// closeWith stores the evaluation's record, totalled with the held
+// trials, and their rows in one transaction; once that is done it
+// tallies them.
+func closeWith[J, T any](ctx context.Context, r *Runner, k trialKind[J, T], t *tally[T], held []T, rows []store.Simulation) error {
+	next := t.clone()
+	for _, h := range held {
+		next.keep(k, h)
+	}
+	k.finish(next.done, next.latencies)
+	k.end(ending(ctx, next, nil))
+	rec, err := k.record()
+	if err != nil {
+		return err
+	}
+	if err := r.Store.PutEvaluationWith(context.WithoutCancel(ctx), rec, rows); err != nil {
+		return err
+	}
+	for _, h := range held {
+		t.add(r, k, h)
+	}
+	return nil
+}
+
+// ending is how an evaluation with tally t ended.
+func ending[T any](ctx context.Context, t *tally[T], storeErr error) (result.Status, string) {
+	switch {
+	case storeErr != nil:
+		return result.StatusFailed, storeErr.Error()
+	case ctx.Err() != nil || len(t.done) < t.total:
+		// Cut short, or drained (see Slots.Drain): what did not run
+		// stays to do, and a resume runs it.
+		return result.StatusInterrupted, ""
+	default:
+		return result.StatusCompleted, ""
+	}
 }
 
 // plan loads the trials already stored and lists the ones to play.
@@ -273,11 +330,12 @@ func loadTrials[T any](ctx context.Context, st Store, evalID, noun string, decod
 // waiting for its write would make the store's commit the pace of the
 // evaluation, where concurrent writes share one. It returns the first
 // store error, which stops the evaluation: one that cannot be recorded
-// must not go on.
-func execute[J, T any](ctx context.Context, r *Runner, k trialKind[J, T], jobs []J, t *tally[T], begun <-chan error) error {
+// must not go on. The trials that finish last are held back, not stored:
+// they go in the transaction of the evaluation's closing record.
+func execute[J, T any](ctx context.Context, r *Runner, k trialKind[J, T], jobs []J, t *tally[T], begun <-chan error) ([]T, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w := &writer[T]{st: r.Store, evalID: k.evaluationID(), noun: k.names().trial, row: k.row, cancel: cancel,
+	w := &writer[T]{st: r.Store, evalID: k.evaluationID(), noun: k.names().trial, row: k.row, cancel: cancel, planned: len(jobs),
 		finished: make(chan T, max(4*r.Concurrency, maxPendingWrites)), results: make(chan []T, 1)}
 	jobCh := make(chan J)
 	var workers sync.WaitGroup
@@ -313,14 +371,28 @@ func execute[J, T any](ctx context.Context, r *Runner, k trialKind[J, T], jobs [
 			t.add(r, k, done)
 		}
 	}
-	return w.err
+	return w.held, w.err
 }
 
-// add tallies a stored trial and reports progress.
+// add tallies a stored trial, telling whoever watches, and reports
+// progress.
 func (t *tally[T]) add(r *Runner, k interface {
 	settle(T) (T, []float64)
+	observe(T)
 	passed(T) bool
 	progress(Progress, []T) Progress
+}, done T) {
+	k.observe(done)
+	t.keep(k, done)
+	if r.OnProgress != nil {
+		r.OnProgress(k.progress(Progress{Done: len(t.done), Total: t.total, Passed: t.passed}, t.done))
+	}
+}
+
+// keep counts a finished trial in the tally.
+func (t *tally[T]) keep(k interface {
+	settle(T) (T, []float64)
+	passed(T) bool
 }, done T) {
 	done, lat := k.settle(done)
 	t.latencies = append(t.latencies, lat...)
@@ -328,9 +400,11 @@ func (t *tally[T]) add(r *Runner, k interface {
 	if k.passed(done) {
 		t.passed++
 	}
-	if r.OnProgress != nil {
-		r.OnProgress(k.progress(Progress{Done: len(t.done), Total: t.total, Passed: t.passed}, t.done))
-	}
+}
+
+// clone is a copy of t that can be added to without changing t.
+func (t *tally[T]) clone() *tally[T] {
+	return &tally[T]{done: slices.Clone(t.done), latencies: slices.Clone(t.latencies), total: t.total, passed: t.passed}
 }
 
 // maxPendingWrites is how many finished trials may wait for the store at
@@ -355,11 +429,16 @@ type writer[T any] struct {
 	finished chan T   // from the workers; closed when they are done
 	results  chan []T // to the tally, batch by batch; closed when every trial is stored
 	err      error    // the first failed write; read after results closes
+	held     []T      // the last trials, not stored; read after results closes
+	planned  int      // the trials to play
+	taken    int      // the finished trials taken from the workers so far
 }
 
 // run stores what the workers finish until they are done, once the
 // evaluation's record is stored (begun): each batch is what finished since
-// the previous commit, gathered for at most commitInterval after it.
+// the previous commit, gathered for at most commitInterval after it. The
+// batch gathered as the workers finish is held back for the closing
+// record's transaction.
 func (w *writer[T]) run(ctx context.Context, begun <-chan error) {
 	defer close(w.results)
 	if err := <-begun; err != nil {
@@ -369,6 +448,11 @@ func (w *writer[T]) run(ctx context.Context, begun <-chan error) {
 	var last time.Time
 	for {
 		batch, more := w.gather(last)
+		w.taken += len(batch)
+		if !more && w.st != nil && w.err == nil {
+			w.held = batch
+			return
+		}
 		if len(batch) > 0 {
 			w.store(ctx, batch)
 			last = time.Now()
@@ -400,9 +484,13 @@ func (w *writer[T]) gather(last time.Time) (batch []T, more bool) {
 
 // take adds to batch the finished trials that come before until fires
 // and then those already waiting (with until nil, only those), up to
-// maxPendingWrites. more is false once the workers are done.
+// maxPendingWrites. more is false once the workers are done, or batch
+// holds the last of the trials to play.
 func (w *writer[T]) take(batch []T, until <-chan time.Time) (_ []T, more bool) {
 	for len(batch) < maxPendingWrites {
+		if w.taken+len(batch) == w.planned {
+			return batch, false
+		}
 		var t T
 		var ok bool
 		if until == nil {
@@ -445,33 +533,43 @@ func (w *writer[T]) store(ctx context.Context, batch []T) {
 }
 
 // persist stores finished trials, if there is a store, and says how many
-// of the first ones it stored: all together, or when that fails one by
-// one, so that the trial the store refuses is named and those before it
-// are kept.
+// of the first ones it stored (see persistRows).
 func (w *writer[T]) persist(ctx context.Context, batch []T) (int, error) {
 	if w.st == nil {
 		return len(batch), nil
 	}
-	rows := make([]store.Simulation, 0, len(batch))
-	var encodeErr error
-	for _, t := range batch {
-		row, err := w.row(t)
+	rows, encodeErr := encodeRows(w.row, batch)
+	stored, err := persistRows(context.WithoutCancel(ctx), w.st, w.evalID, w.noun, rows)
+	return stored, cmp.Or(err, encodeErr)
+}
+
+// encodeRows encodes finished trials for the store, up to the first that
+// does not encode (with its error).
+func encodeRows[T any](encode func(T) (store.Simulation, error), trials []T) ([]store.Simulation, error) {
+	rows := make([]store.Simulation, 0, len(trials))
+	for _, t := range trials {
+		row, err := encode(t)
 		if err != nil {
-			encodeErr = err
-			break
+			return rows, err
 		}
 		rows = append(rows, row)
 	}
-	ctx = context.WithoutCancel(ctx)
-	if len(rows) > 1 && w.st.PutSimulations(ctx, w.evalID, rows) == nil {
-		return len(rows), encodeErr
+	return rows, nil
+}
+
+// persistRows stores rows of an evaluation and says how many of the first
+// ones it stored: all together, or when that fails one by one, so that the
+// trial (a noun) the store refuses is named and those before it are kept.
+func persistRows(ctx context.Context, st Store, evalID, noun string, rows []store.Simulation) (int, error) {
+	if len(rows) > 1 && st.PutSimulations(ctx, evalID, rows) == nil {
+		return len(rows), nil
 	}
 	for i, row := range rows {
-		if err := w.st.PutSimulations(ctx, w.evalID, []store.Simulation{row}); err != nil {
-			return i, fmt.Errorf("store %s %s: %w", w.noun, row.ID, err)
+		if err := st.PutSimulations(ctx, evalID, []store.Simulation{row}); err != nil {
+			return i, fmt.Errorf("store %s %s: %w", noun, row.ID, err)
 		}
 	}
-	return len(rows), encodeErr
+	return len(rows), nil
 }
 
 // recordKind is what an evaluation's kind gives for its record.

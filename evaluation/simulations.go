@@ -167,12 +167,15 @@ func (k *simulations) decode(rec store.Simulation) (result.Simulation, error) {
 	return decodeSimulation(false)(rec)
 }
 
-// settle shows the simulation to the Observer, with its requests, and
-// keeps only their latencies.
-func (k *simulations) settle(s result.Simulation) (result.Simulation, []float64) {
+// observe shows the simulation to the Observer, with its requests.
+func (k *simulations) observe(s result.Simulation) {
 	if k.r.Observer != nil {
 		k.r.Observer.SimulationRecorded(k.eval.Domain, &s)
 	}
+}
+
+// settle keeps only the latencies of the simulation's requests.
+func (k *simulations) settle(s result.Simulation) (result.Simulation, []float64) {
 	lat := make([]float64, len(s.Requests))
 	for i, q := range s.Requests {
 		lat[i] = q.LatencyMS
@@ -198,7 +201,7 @@ func (k *simulations) finish(done []result.Simulation, latencies []float64) {
 // simulation had an outcome failed.
 func (k *simulations) end(status result.Status, why string) {
 	eval := k.eval
-	eval.Status, eval.Error = status, why
+	eval.Status, eval.Error, eval.FinishedAt = status, why, nil
 	if status != result.StatusCompleted {
 		return
 	}

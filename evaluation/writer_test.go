@@ -34,6 +34,9 @@ type faultyStore struct {
 	mu      sync.Mutex
 	writes  int
 	records int
+	// closings holds, for each record stored with simulations, how many
+	// it carried.
+	closings []int
 }
 
 func (s *faultyStore) PutEvaluation(ctx context.Context, e store.Evaluation) error {
@@ -45,6 +48,19 @@ func (s *faultyStore) PutEvaluation(ctx context.Context, e store.Evaluation) err
 		return errDiskFull
 	}
 	return s.DB.PutEvaluation(ctx, e)
+}
+
+func (s *faultyStore) PutEvaluationWith(ctx context.Context, e store.Evaluation, sims []store.Simulation) error {
+	s.mu.Lock()
+	s.records++
+	s.writes++
+	first := s.records == 1
+	s.closings = append(s.closings, len(sims))
+	s.mu.Unlock()
+	if first && s.failRecord || slices.ContainsFunc(sims, func(sim store.Simulation) bool { return sim.ID == s.refused }) {
+		return errDiskFull
+	}
+	return s.DB.PutEvaluationWith(ctx, e, sims)
 }
 
 func (s *faultyStore) PutSimulations(ctx context.Context, evalID string, sims []store.Simulation) error {
@@ -118,26 +134,60 @@ func TestFastTrialsShareCommits(t *testing.T) {
 	}
 }
 
-// TestRefusedTrialFailsTheRun: when the store refuses one simulation, the
+// TestRefusedTrialFailsTheRun: when the store refuses one simulation (one
+// stored during the run, or the last, held for the closing record), the
 // run fails naming it; the simulations stored are exactly those in the
 // result (none lost from it, none counted unstored), the refused one not
 // among them.
 func TestRefusedTrialFailsTheRun(t *testing.T) {
-	const refused = "add-three#0"
-	st := &faultyStore{DB: openStore(t), refused: refused}
-	eval, err := runCounter(t, st, 3, 1)
-	if !errors.Is(err, errDiskFull) && !strings.Contains(eval.Error, errDiskFull.Error()) {
-		t.Fatalf("run error %v, evaluation error %q: want the store's refusal", err, eval.Error)
+	for _, refused := range []string{"add-three#0", "add-three#2"} {
+		t.Run(refused, func(t *testing.T) {
+			st := &faultyStore{DB: openStore(t), refused: refused}
+			eval, err := runCounter(t, st, 3, 1)
+			if !errors.Is(err, errDiskFull) && !strings.Contains(eval.Error, errDiskFull.Error()) {
+				t.Fatalf("run error %v, evaluation error %q: want the store's refusal", err, eval.Error)
+			}
+			if eval.Status != result.StatusFailed || !strings.Contains(eval.Error, refused) {
+				t.Errorf("status %s, error %q: want failed, naming %s", eval.Status, eval.Error, refused)
+			}
+			ids := storedIDs(t, st.DB, eval.ID)
+			if slices.Contains(ids, refused) {
+				t.Errorf("the refused simulation is stored: %v", ids)
+			}
+			if diff := cmp.Diff(ids, resultIDs(eval)); diff != "" {
+				t.Errorf("result against store (-stored +result):\n%s", diff)
+			}
+			stored, err := evaluation.Load(context.Background(), st.DB, eval.ID)
+			if err != nil || stored.Status != result.StatusFailed || stored.FinishedAt != nil {
+				t.Errorf("stored record: %v, error %v: want failed, without a finish time", stored, err)
+			}
+		})
 	}
-	if eval.Status != result.StatusFailed || !strings.Contains(eval.Error, refused) {
-		t.Errorf("status %s, error %q: want failed, naming %s", eval.Status, eval.Error, refused)
+}
+
+// TestRunEndsInOneCommit: the simulations that finish last are stored in
+// the transaction of the evaluation's closing record, so that the end of a
+// run waits for one commit; everything is stored and in the result.
+func TestRunEndsInOneCommit(t *testing.T) {
+	st := &faultyStore{DB: openStore(t)}
+	eval, err := runCounter(t, st, 5, 1)
+	if err != nil {
+		t.Fatal(err)
 	}
 	ids := storedIDs(t, st.DB, eval.ID)
-	if slices.Contains(ids, refused) {
-		t.Errorf("the refused simulation is stored: %v", ids)
+	if len(ids) != 10 || eval.Status != result.StatusCompleted {
+		t.Fatalf("%s with %d simulations stored, want completed with 10", eval.Status, len(ids))
 	}
 	if diff := cmp.Diff(ids, resultIDs(eval)); diff != "" {
 		t.Errorf("result against store (-stored +result):\n%s", diff)
+	}
+	if st.records != 2 || len(st.closings) != 1 || st.closings[0] == 0 {
+		t.Errorf("%d records stored, %v simulations with them: want the starting record, then the closing one with the last simulations",
+			st.records, st.closings)
+	}
+	stored, err := evaluation.Load(context.Background(), st.DB, eval.ID)
+	if err != nil || stored.Status != result.StatusCompleted || stored.Summary.NumSimulations != 10 {
+		t.Errorf("stored record: %+v, error %v: want completed, totalling 10 simulations", stored.Summary, err)
 	}
 }
 

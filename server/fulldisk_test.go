@@ -72,6 +72,18 @@ func (s fullEvaluations) PutEvaluation(ctx context.Context, e store.Evaluation) 
 	return s.DB.PutEvaluation(ctx, e)
 }
 
+func (s fullEvaluations) PutEvaluationWith(ctx context.Context, e store.Evaluation, sims []store.Simulation) error {
+	if err := s.disk.write("evaluation"); err != nil {
+		return err
+	}
+	for range sims {
+		if err := s.disk.write("simulation"); err != nil {
+			return err
+		}
+	}
+	return s.DB.PutEvaluationWith(ctx, e, sims)
+}
+
 func (s fullEvaluations) PutSimulations(ctx context.Context, evalID string, sims []store.Simulation) error {
 	for range sims {
 		if err := s.disk.write("simulation"); err != nil {

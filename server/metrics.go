@@ -204,6 +204,19 @@ func (s timedEvaluationStore) PutEvaluation(ctx context.Context, e store.Evaluat
 	return s.Store.PutEvaluation(ctx, e)
 }
 
+// PutEvaluationWith implements evaluation.Store: one put_evaluation write
+// and, like PutSimulations, one put_simulation for each simulation, all
+// taking the shared write's time.
+func (s timedEvaluationStore) PutEvaluationWith(ctx context.Context, e store.Evaluation, sims []store.Simulation) error {
+	start := time.Now()
+	err := s.Store.PutEvaluationWith(ctx, e, sims)
+	s.m.timeWrite("put_evaluation", start)
+	for range sims {
+		s.m.timeWrite("put_simulation", start)
+	}
+	return err
+}
+
 // PutSimulations implements evaluation.Store. Each simulation stored counts
 // as one put_simulation write, which took the shared write's time.
 func (s timedEvaluationStore) PutSimulations(ctx context.Context, evalID string, sims []store.Simulation) error {

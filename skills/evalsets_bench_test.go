@@ -127,6 +127,25 @@ func BenchmarkEvalSetCaseOverhead(b *testing.B) {
 	}
 }
 
+// BenchmarkEvalSetShortRun plays a run of 3 one-turn cases, one at a
+// time, against the lean instant agent, with a real store (fsync on): what
+// a small eval set in a CI gate waits for from its first case to its
+// stored result, most of it the store's commits (the starting record, the
+// trials, the closing record).
+func BenchmarkEvalSetShortRun(b *testing.B) {
+	svc := benchService(b)
+	srv := agenttest.StartCalculator(b, agenttest.CalculatorOptions{Lean: true})
+	set := calcBenchSet(3)
+	var wall time.Duration
+	for range b.N {
+		job := prepareBenchSet(b, svc, srv.URL, set, 1, 1)
+		start := time.Now()
+		executeBenchSet(b, job, set)
+		wall += time.Since(start)
+	}
+	b.ReportMetric(float64(wall.Microseconds())/float64(b.N), "us/run")
+}
+
 // BenchmarkEvalSetWallTime runs 1,000 cases x 3 runs at concurrency 64
 // against an agent that takes 50 ms a turn, through the whole path with a
 // real store and the lean agent (which shares this process's two cores).

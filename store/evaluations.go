@@ -80,6 +80,15 @@ func NewID() string {
 // owner; a new one belongs to e.Tenant, or else to ctx's tenant. A tenant
 // may not replace a record it does not see: that is ErrNotFound.
 func (db *DB) PutEvaluation(ctx context.Context, e Evaluation) error {
+	return db.PutEvaluationWith(ctx, e, nil)
+}
+
+// PutEvaluationWith is PutEvaluation that also stores sims, simulations of
+// e, in the same transaction (and fsync): the record and all of them, or on
+// an error none. A runner closes an evaluation this way, its record with the
+// trials that finished last, so that ending a run waits for one commit
+// instead of two.
+func (db *DB) PutEvaluationWith(ctx context.Context, e Evaluation, sims []Simulation) error {
 	if err := validateID(kindEvaluation, e.ID); err != nil {
 		return err
 	}
@@ -93,23 +102,35 @@ func (db *DB) PutEvaluation(ctx context.Context, e Evaluation) error {
 	if err := db.checkSize(fmt.Sprintf("data of evaluation %q", e.ID), len(e.Data)); err != nil {
 		return err // before encoding a huge payload
 	}
+	recs, err := db.encodeSimulations(e.ID, sims)
+	if err != nil {
+		return err
+	}
 	return db.update(ctx, func(tx *bbolt.Tx) error {
-		b := tx.Bucket(bucketEvaluations)
-		if err := keepOwner(ctx, b, &e); err != nil {
+		if err := putEvaluation(ctx, db, tx, e); err != nil {
 			return err
 		}
-		if e.CreatedAt.IsZero() {
-			e.CreatedAt = e.UpdatedAt
-		}
-		val, err := encodeJSON(e)
-		if err != nil {
-			return fmt.Errorf("store: encode evaluation %q: %w", e.ID, err)
-		}
-		if err := db.checkSize(fmt.Sprintf("evaluation %q", e.ID), len(val)); err != nil {
-			return err
-		}
-		return b.Put([]byte(e.ID), val)
+		return putEncoded(tx, e.ID, recs)
 	})
+}
+
+// putEvaluation writes e, completed with its stored owner, in tx.
+func putEvaluation(ctx context.Context, db *DB, tx *bbolt.Tx, e Evaluation) error {
+	b := tx.Bucket(bucketEvaluations)
+	if err := keepOwner(ctx, b, &e); err != nil {
+		return err
+	}
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = e.UpdatedAt
+	}
+	val, err := encodeJSON(e)
+	if err != nil {
+		return fmt.Errorf("store: encode evaluation %q: %w", e.ID, err)
+	}
+	if err := db.checkSize(fmt.Sprintf("evaluation %q", e.ID), len(val)); err != nil {
+		return err
+	}
+	return b.Put([]byte(e.ID), val)
 }
 
 // keepOwner gives e the owner and, when e has none, the creation time of

@@ -329,30 +329,44 @@ func (db *DB) PutSimulations(ctx context.Context, evalID string, sims []Simulati
 	if err := validateID(kindEvaluation, evalID); err != nil {
 		return err
 	}
-	type encoded struct {
-		id        string
-		val, reqs []byte
+	recs, err := db.encodeSimulations(evalID, sims)
+	if err != nil {
+		return err
 	}
-	recs := make([]encoded, len(sims))
+	return db.batch(ctx, func(tx *bbolt.Tx) error { return putEncoded(tx, evalID, recs) })
+}
+
+// encodedSimulation is a simulation checked and encoded for the store.
+type encodedSimulation struct {
+	id        string
+	val, reqs []byte
+}
+
+// encodeSimulations checks and encodes sims, simulations of evalID, in key
+// order: bbolt then appends to its pages instead of moving what each
+// insertion lands before.
+func (db *DB) encodeSimulations(evalID string, sims []Simulation) ([]encodedSimulation, error) {
+	recs := make([]encodedSimulation, len(sims))
 	for i, s := range sims {
 		if err := validateID(kindSimulation, s.ID); err != nil {
-			return err
+			return nil, err
 		}
 		val, reqs, err := db.encodeSimulation(evalID, s)
 		if err != nil {
+			return nil, err
+		}
+		recs[i] = encodedSimulation{s.ID, val, reqs}
+	}
+	slices.SortFunc(recs, func(a, b encodedSimulation) int { return strings.Compare(a.id, b.id) })
+	return recs, nil
+}
+
+// putEncoded writes encoded simulations of evalID in tx.
+func putEncoded(tx *bbolt.Tx, evalID string, recs []encodedSimulation) error {
+	for _, r := range recs {
+		if err := putSimulation(tx, evalID, r.id, r.val, r.reqs); err != nil {
 			return err
 		}
-		recs[i] = encoded{s.ID, val, reqs}
 	}
-	// In key order: bbolt then appends to its pages instead of moving
-	// what each insertion lands before.
-	slices.SortFunc(recs, func(a, b encoded) int { return strings.Compare(a.id, b.id) })
-	return db.batch(ctx, func(tx *bbolt.Tx) error {
-		for _, r := range recs {
-			if err := putSimulation(tx, evalID, r.id, r.val, r.reqs); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"go.etcd.io/bbolt"
 )
 
@@ -1145,5 +1147,63 @@ func TestShortIDs(t *testing.T) {
 	}
 	if got, err := db.GetEvaluation(ctx, "-12345678"); err != nil || got.ID != "bbbb-12345678" {
 		t.Errorf("a longer suffix: %q, %v", got.ID, err)
+	}
+}
+
+// TestPutEvaluationWith: an evaluation's record and simulations stored in
+// one transaction are all there after it; when one of them is refused
+// (an invalid simulation, a record of another tenant), none is, and the
+// record stored before is left as it was.
+func TestPutEvaluationWith(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	id := NewID()
+	mustPutEval(t, db, Evaluation{ID: id, Status: "running", Data: []byte(`{"n":0}`)})
+	sims := []Simulation{
+		{ID: "b#0", TaskID: "b", Reward: 1, Data: []byte(`{"x":2}`), Requests: []byte(`[{"latency_ms":2}]`)},
+		{ID: "a#0", TaskID: "a", Data: []byte(`{"x":1}`)},
+	}
+
+	refused := []struct {
+		name string
+		ctx  context.Context
+		sims []Simulation
+	}{
+		{"invalid simulation", ctx, append(slices.Clone(sims), Simulation{ID: "c#0", Reward: math.Inf(1)})},
+		{"unnamed simulation", ctx, append(slices.Clone(sims), Simulation{})},
+		{"another tenant's record", WithTenant(ctx, Tenant{Name: "intruder"}), sims},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := db.PutEvaluationWith(tt.ctx, Evaluation{ID: id, Status: "completed"}, tt.sims); err == nil {
+				t.Fatal("stored, want an error")
+			}
+			got, err := db.GetEvaluation(ctx, id)
+			if err != nil || got.Status != "running" {
+				t.Errorf("record %q, error %v: want it left running", got.Status, err)
+			}
+			if ids, _ := db.SimulationIDs(ctx, id); len(ids) != 0 {
+				t.Errorf("simulations %v stored by a refused write", ids)
+			}
+		})
+	}
+
+	if err := db.PutEvaluationWith(ctx, Evaluation{ID: id, Status: "completed", Data: []byte(`{"n":2}`)}, sims); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.GetEvaluation(ctx, id)
+	if err != nil || got.Status != "completed" || string(got.Data) != `{"n":2}` {
+		t.Errorf("record %q %s, error %v: want the completed one", got.Status, got.Data, err)
+	}
+	stored, err := db.Simulations(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Simulation{{ID: "a#0", TaskID: "a", Data: []byte(`{"x":1}`)}, {ID: "b#0", TaskID: "b", Reward: 1, Data: []byte(`{"x":2}`)}}
+	if diff := cmp.Diff(want, stored); diff != "" {
+		t.Errorf("stored simulations (-want +got):\n%s", diff)
+	}
+	if reqs, err := db.Requests(ctx, id, "b#0"); err != nil || string(reqs) != `[{"latency_ms":2}]` {
+		t.Errorf("requests %s, error %v", reqs, err)
 	}
 }
