@@ -171,9 +171,9 @@ func closeBankAccount(db *DB, a *Obj) string {
 	if !truthy(id) {
 		return "Error: Missing required parameter (account_id)."
 	}
-	account, ok := db.recordByArg("accounts", id)
-	if !ok {
-		return errorf("Account '%s' not found.", pyStr(id))
+	account, errMsg := db.findRecord("accounts", id, errorf("Account '%s' not found.", pyStr(id)))
+	if errMsg != "" {
+		return errMsg
 	}
 	if pyEqual(arg(account, "status"), "CLOSED") {
 		return errorf("Account '%s' is already closed.", pyStr(id))
@@ -224,8 +224,8 @@ func getBankAccountTransactions(db *DB, a *Obj) string {
 	if !truthy(acct) {
 		return "Error: Missing required parameter: account_id"
 	}
-	if _, ok := db.recordByArg("accounts", acct); !ok {
-		return errorf("Account '%s' not found.", pyStr(acct))
+	if _, errMsg := db.findRecord("accounts", acct, errorf("Account '%s' not found.", pyStr(acct))); errMsg != "" {
+		return errMsg
 	}
 	ids, recs := db.queryIDs("bank_account_transaction_history", objOf("account_id", acct))
 	order := make([]int, len(ids))

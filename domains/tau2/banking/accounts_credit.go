@@ -10,9 +10,9 @@ import (
 // activeAccount finds an ACTIVE or OPEN account; role names it in the
 // error answers ("Source account", "Account").
 func (db *DB) activeAccount(id any, role string) (*Obj, string) {
-	account, ok := db.recordByArg("accounts", id)
-	if !ok {
-		return nil, errorf("%s '%s' not found.", role, pyStr(id))
+	account, errMsg := db.findRecord("accounts", id, errorf("%s '%s' not found.", role, pyStr(id)))
+	if errMsg != "" {
+		return nil, errMsg
 	}
 	if !inStrs(arg(account, "status"), "ACTIVE", "OPEN") {
 		return nil, errorf("%s '%s' is not active.", role, pyStr(id))
@@ -35,11 +35,11 @@ func transferFunds(db *DB, a *Obj) string {
 	case pyEqual(from, to):
 		return "Error: Source and destination accounts cannot be the same."
 	}
-	if _, ok := db.recordByArg("accounts", from); !ok {
-		return errorf("Source account '%s' not found.", pyStr(from))
+	if _, errMsg := db.findRecord("accounts", from, errorf("Source account '%s' not found.", pyStr(from))); errMsg != "" {
+		return errMsg
 	}
-	if _, ok := db.recordByArg("accounts", to); !ok {
-		return errorf("Destination account '%s' not found.", pyStr(to))
+	if _, errMsg := db.findRecord("accounts", to, errorf("Destination account '%s' not found.", pyStr(to))); errMsg != "" {
+		return errMsg
 	}
 	source, errMsg := db.activeAccount(from, "Source account")
 	if errMsg != "" {
@@ -88,9 +88,9 @@ func (c accountCredit) apply(db *DB, a *Obj) string {
 	case !inStrs(kind, c.types...):
 		return "Error: Invalid credit_type. Must be one of: " + strList(c.types...)
 	}
-	account, found := db.recordByArg("accounts", id)
-	if !found {
-		return errorf("Account '%s' not found.", pyStr(id))
+	account, errMsg := db.findRecord("accounts", id, errorf("Account '%s' not found.", pyStr(id)))
+	if errMsg != "" {
+		return errMsg
 	}
 	if !inStrs(strings.ToLower(pyStr(getDefault(account, "class", ""))), c.classes...) {
 		return errorf("Account '%s' is not a %s", pyStr(id), c.notClass)
@@ -155,13 +155,13 @@ func submitInterestDiscrepancyReport(db *DB, a *Obj) string {
 	if !ok1 || !ok2 || !ok3 {
 		return "Error: expected_apy, actual_apy, and amount_difference must be numbers."
 	}
-	account, ok := db.recordByArg("accounts", id)
-	if !ok {
-		return errorf("Account '%s' not found.", pyStr(id))
+	account, errMsg := db.findRecord("accounts", id, errorf("Account '%s' not found.", pyStr(id)))
+	if errMsg != "" {
+		return errMsg
 	}
-	person, ok := db.recordByArg("users", user)
-	if !ok {
-		return errorf("User '%s' not found.", pyStr(user))
+	person, errMsg := db.findRecord("users", user, errorf("User '%s' not found.", pyStr(user)))
+	if errMsg != "" {
+		return errMsg
 	}
 	reportID := "IDR_" + deterministicID("interest_report:"+pyStr(id)+":"+pyStr(user)+":"+pyStr(expected)+":"+pyStr(actual)+":"+todayStr, 16)
 	return "\nInterest Discrepancy Report Submitted Successfully!\n  - Report ID: " + reportID +

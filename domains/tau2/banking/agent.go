@@ -138,18 +138,16 @@ func giveUserTool(db *DB, a *Obj, user map[string]discoverable) string {
 	if !ok {
 		return errorf("Unknown discoverable tool '%s'.", name)
 	}
-	args, errMsg := parseArguments(a, false, "")
+	args, errMsg := loadArguments(a, false)
 	if errMsg != "" {
 		return errMsg
 	}
-	for _, k := range args.Keys() {
-		if !slices.Contains(d.info.Signature, k) && k != "self" {
-			return errorf("Unexpected parameter: %s", k)
-		}
+	if errMsg := unexpectedParam(args, d.info.Signature, true); errMsg != "" {
+		return errMsg
 	}
 	db.addRecord("user_discoverable_tools", userDiscoverableToolID(name), objOf("tool_name", name, "status", "GIVEN"))
 	argsStr := "(no arguments)"
-	if args.Len() > 0 {
+	if truthy(args) {
 		argsStr = pyDumps(args, 2)
 	}
 	return "Tool given to user: " + name + "\nDescription: " + d.info.Description + "\nArguments: " + argsStr +
@@ -157,13 +155,11 @@ func giveUserTool(db *DB, a *Obj, user map[string]discoverable) string {
 		name + "' and the same arguments."
 }
 
-// parseArguments reads a discoverable call's "arguments" (a JSON string,
-// "{}" when absent) as tau2's json.loads does, for method(**args); errMsg
-// is tau2's answer when it is not JSON, the TypeError json.loads raises
-// (outside the tools' try blocks) when it is no str, or the TypeError of
-// ** given no mapping, which the tools catch. qualname is the method's in
-// that TypeError's text ("": left out).
-func parseArguments(a *Obj, intsAsFloats bool, qualname string) (args *Obj, errMsg string) {
+// loadArguments reads a discoverable call's "arguments" (a JSON string,
+// "{}" when absent) as tau2's json.loads does: any JSON value; errMsg is
+// tau2's answer when it is not JSON, or the TypeError json.loads raises
+// (outside the tools' try blocks) when it is no str.
+func loadArguments(a *Obj, intsAsFloats bool) (args any, errMsg string) {
 	raw, ok := a.Get("arguments")
 	if !ok {
 		return NewObj(), ""
@@ -176,14 +172,27 @@ func parseArguments(a *Obj, intsAsFloats bool, qualname string) (args *Obj, errM
 	if err != nil {
 		return nil, "Error: Invalid JSON in arguments: " + err.Error()
 	}
+	return v, ""
+}
+
+// parseArguments is loadArguments for method(**args): errMsg is also the
+// TypeError of ** given no mapping, which call_discoverable_agent_tool
+// catches. qualname is the method's in that TypeError's text.
+func parseArguments(a *Obj, intsAsFloats bool, qualname string) (args *Obj, errMsg string) {
+	v, errMsg := loadArguments(a, intsAsFloats)
+	if errMsg != "" {
+		return nil, errMsg
+	}
 	o, ok := v.(*Obj)
 	if !ok {
-		if qualname != "" {
-			qualname += "() "
-		}
-		return nil, "Error: Invalid arguments: " + qualname + "argument after ** must be a mapping, not " + pyTypeName(v)
+		return nil, "Error: Invalid arguments: " + notMappingError(qualname, v)
 	}
 	return o, ""
+}
+
+// notMappingError is the TypeError of method(**v) for a v that is no dict.
+func notMappingError(qualname string, v any) string {
+	return qualname + "() argument after ** must be a mapping, not " + pyTypeName(v)
 }
 
 // agentQualname is the qualified name Python gives an agent discoverable

@@ -84,13 +84,23 @@ func pyMoney(v any) float64 {
 // lookup is `key in table.data` then table.data[key]: typeErr is the
 // TypeError Python raises for an unhashable key (a list or dict).
 func (db *DB) lookup(table string, key any) (rec *Obj, typeErr string) {
-	switch k := key.(type) {
-	case []any, *Obj:
-		return nil, raiseTypeError("unhashable type: '" + pyTypeName(key) + "'")
-	case string:
+	if typeErr := unhashableError(key); typeErr != "" {
+		return nil, typeErr
+	}
+	if k, ok := key.(string); ok {
 		rec, _ = db.record(table, k)
 	}
 	return rec, ""
+}
+
+// unhashableError is the TypeError Python raises where key, a list or a
+// dict, is looked up in a dict; "" for any other key.
+func unhashableError(key any) string {
+	switch key.(type) {
+	case []any, *Obj:
+		return raiseTypeError("unhashable type: '" + pyTypeName(key) + "'")
+	}
+	return ""
 }
 
 // display is s.replace("_", " ").title().

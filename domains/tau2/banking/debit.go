@@ -63,9 +63,9 @@ func closeDebitCard(db *DB, a *Obj) string {
 	if !slices.Contains(closeDebitCardReasons, reason) {
 		return "Error: Invalid reason. Must be one of: " + strList(closeDebitCardReasons...)
 	}
-	card, ok := db.recordByArg("debit_cards", cardID)
-	if !ok {
-		return errorf("Debit card '%s' not found.", pyStr(cardID))
+	card, errMsg := db.findRecord("debit_cards", cardID, errorf("Debit card '%s' not found.", pyStr(cardID)))
+	if errMsg != "" {
+		return errMsg
 	}
 	previous := arg(card, "status")
 	if !inStrs(previous, "ACTIVE", "PENDING") {
@@ -101,9 +101,9 @@ func freezeDebitCard(db *DB, a *Obj) string {
 	if !truthy(cardID) {
 		return "Error: Missing required parameter: card_id."
 	}
-	card, ok := db.recordByArg("debit_cards", cardID)
-	if !ok {
-		return errorf("Debit card '%s' not found.", pyStr(cardID))
+	card, errMsg := db.findRecord("debit_cards", cardID, errorf("Debit card '%s' not found.", pyStr(cardID)))
+	if errMsg != "" {
+		return errMsg
 	}
 	switch status := arg(card, "status"); {
 	case pyEqual(status, "FROZEN"):
@@ -130,9 +130,9 @@ func unfreezeDebitCard(db *DB, a *Obj) string {
 	if !truthy(cardID) {
 		return "Error: Missing required parameter: card_id."
 	}
-	card, ok := db.recordByArg("debit_cards", cardID)
-	if !ok {
-		return errorf("Debit card '%s' not found.", pyStr(cardID))
+	card, errMsg := db.findRecord("debit_cards", cardID, errorf("Debit card '%s' not found.", pyStr(cardID)))
+	if errMsg != "" {
+		return errMsg
 	}
 	switch status := arg(card, "status"); {
 	case pyEqual(status, "ACTIVE"):
@@ -141,7 +141,11 @@ func unfreezeDebitCard(db *DB, a *Obj) string {
 		return errorf("Debit card '%s' cannot be unfrozen. Current status: %s. Only FROZEN cards can be unfrozen.", pyStr(cardID), pyStr(status))
 	}
 	if acct := arg(card, "account_id"); truthy(acct) {
-		if account, ok := db.recordByArg("accounts", acct); ok && !pyEqual(arg(account, "status"), "OPEN") {
+		account, typeErr := db.lookup("accounts", acct)
+		if typeErr != "" {
+			return typeErr
+		}
+		if account != nil && !pyEqual(arg(account, "status"), "OPEN") {
 			return errorf("The linked checking account '%s' is no longer open. Card cannot be unfrozen.", pyStr(acct))
 		}
 	}
@@ -165,9 +169,9 @@ func clearDebitCardFraudAlert(db *DB, a *Obj) string {
 	case !inStrs(reason, "customer_verified", "velocity_clear"):
 		return errorf("Invalid reason '%s'. Must be one of: customer_verified, velocity_clear", pyStr(reason))
 	}
-	card, ok := db.recordByArg("debit_cards", cardID)
-	if !ok {
-		return errorf("Debit card '%s' not found.", pyStr(cardID))
+	card, errMsg := db.findRecord("debit_cards", cardID, errorf("Debit card '%s' not found.", pyStr(cardID)))
+	if errMsg != "" {
+		return errMsg
 	}
 	if reason == "velocity_clear" {
 		if !truthy(getDefault(card, "velocity_blocked", false)) {
@@ -211,9 +215,9 @@ func resetDebitCardPIN(db *DB, a *Obj) string {
 	if e := pinError(pin); e != "" {
 		return e
 	}
-	card, ok := db.recordByArg("debit_cards", cardID)
-	if !ok {
-		return errorf("Debit card '%s' not found.", pyStr(cardID))
+	card, errMsg := db.findRecord("debit_cards", cardID, errorf("Debit card '%s' not found.", pyStr(cardID)))
+	if errMsg != "" {
+		return errMsg
 	}
 	if !pyEqual(arg(card, "last_4_digits"), last4) {
 		return "Error: Card verification failed. The last 4 digits do not match our records."

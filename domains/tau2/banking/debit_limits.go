@@ -45,17 +45,20 @@ func readNewLimit(v any) (limit int64, errMsg string) {
 // limitCard finds the active card of an open account a limit increase is
 // for, the account at least 60 days old.
 func (db *DB) limitCard(cardID any) (card, account *Obj, errMsg string) {
-	card, ok := db.recordByArg("debit_cards", cardID)
-	if !ok {
-		return nil, nil, errorf("Debit card '%s' not found.", pyStr(cardID))
+	card, errMsg = db.findRecord("debit_cards", cardID, errorf("Debit card '%s' not found.", pyStr(cardID)))
+	if errMsg != "" {
+		return nil, nil, errMsg
 	}
 	if status := arg(card, "status"); !pyEqual(status, "ACTIVE") {
 		return nil, nil, errorf("Debit card '%s' is not active. Current status: %s. Only ACTIVE cards can have limit increases.", pyStr(cardID), pyStr(status))
 	}
 	acct := arg(card, "account_id")
-	account, ok = db.recordByArg("accounts", acct)
-	if !truthy(acct) || !ok {
-		return nil, nil, errorf("Could not find linked account for debit card '%s'.", pyStr(cardID))
+	noAccount := errorf("Could not find linked account for debit card '%s'.", pyStr(cardID))
+	if !truthy(acct) {
+		return nil, nil, noAccount
+	}
+	if account, errMsg = db.findRecord("accounts", acct, noAccount); errMsg != "" {
+		return nil, nil, errMsg
 	}
 	if status := arg(account, "status"); !pyEqual(status, "OPEN") {
 		return nil, nil, errorf("The linked account '%s' is not in good standing. Account status: %s.", pyStr(acct), pyStr(status))
@@ -172,9 +175,9 @@ func getDebitCardsByAccount(db *DB, a *Obj) string {
 	if !truthy(acct) {
 		return "Error: Missing required parameter 'account_id'."
 	}
-	account, ok := db.recordByArg("accounts", acct)
-	if !ok {
-		return errorf("Account '%s' not found.", pyStr(acct))
+	account, errMsg := db.findRecord("accounts", acct, errorf("Account '%s' not found.", pyStr(acct)))
+	if errMsg != "" {
+		return errMsg
 	}
 	if !inStrs(strings.ToLower(pyStr(getDefault(account, "class", ""))), "checking", "business_checking") {
 		return errorf("Account '%s' is not a checking account. Debit cards are only available for checking accounts.", pyStr(acct))

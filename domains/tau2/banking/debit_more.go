@@ -173,6 +173,9 @@ func (db *DB) activationCheck(a *Obj, allowed []string, tool string) (string, *O
 	status := arg(card, "status")
 	switch {
 	case !inStrs(reason, allowed...):
+		if typeErr := unhashableError(reason); typeErr != "" { // reason_map.get(issue_reason)
+			return typeErr, nil
+		}
 		return errorf("Wrong activation tool. This card has issue_reason='%s'. Please use %s instead of %s.", pyStr(reason), activationTool(reason), tool), nil
 	case status == "ACTIVE":
 		return errorf("Debit card '%s' is already active.", pyStr(id)), nil
@@ -182,7 +185,11 @@ func (db *DB) activationCheck(a *Obj, allowed []string, tool string) (string, *O
 		return "Error: Card verification failed. The last 4 digits do not match our records.", nil
 	}
 	if acct := arg(card, "account_id"); truthy(acct) {
-		if account, _ := db.lookup("accounts", acct); account != nil && arg(account, "status") != "OPEN" {
+		account, typeErr := db.lookup("accounts", acct)
+		if typeErr != "" {
+			return typeErr, nil
+		}
+		if account != nil && arg(account, "status") != "OPEN" {
 			return errorf("The linked checking account '%s' is no longer open. Card cannot be activated.", pyStr(acct)), nil
 		}
 	}

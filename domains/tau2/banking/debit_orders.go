@@ -89,9 +89,9 @@ func readDebitOrder(a *Obj) (*debitOrder, string) {
 // card, funds for the fees. It sets the order's holdings.
 func (db *DB) checkDebitOrderAccount(o *debitOrder) string {
 	id := pyStr(o.accountID)
-	account, ok := db.recordByArg("accounts", o.accountID)
-	if !ok {
-		return errorf("Account '%s' not found.", id)
+	account, errMsg := db.findRecord("accounts", o.accountID, errorf("Account '%s' not found.", id))
+	if errMsg != "" {
+		return errMsg
 	}
 	if class := arg(account, "class"); !pyEqual(class, "checking") {
 		return errorf("Debit cards can only be ordered for checking accounts. Account '%s' is a %s account.", id, pyStr(class))
@@ -145,7 +145,10 @@ func orderDebitCard(db *DB, a *Obj) string {
 	if o.total > 0 {
 		db.chargeDebitOrderFees(o)
 	}
-	cardID := db.addPendingDebitCard(o)
+	cardID, typeErr := db.addPendingDebitCard(o)
+	if typeErr != "" {
+		return typeErr
+	}
 	return debitOrderReceipt(o, cardID)
 }
 
@@ -168,7 +171,7 @@ func (o *debitOrder) feeParts(sep string) []string {
 // chargeDebitOrderFees takes an order's fees from its account and logs
 // them as a bank account transaction.
 func (db *DB) chargeDebitOrderFees(o *debitOrder) {
-	account, _ := db.recordByArg("accounts", o.accountID)
+	account, _ := db.lookup("accounts", o.accountID) // checked by checkDebitOrderAccount
 	account.Set("current_holdings", pyFixed2(o.holdings-o.total))
 	txnID := "btxn_dcfee_" + o.id[len(o.id)-8:]
 	db.addRecord("bank_account_transaction_history", txnID, objOf("transaction_id", txnID, "account_id", o.accountID,
@@ -207,14 +210,19 @@ func (db *DB) debitIssueReason(accountID any) string {
 }
 
 // addPendingDebitCard adds an order's card, PENDING, with its last 4
-// digits and CVV drawn from its id; it returns the card's id.
-func (db *DB) addPendingDebitCard(o *debitOrder) string {
-	cardID := debitCardID(pyStr(o.accountID), pyStr(o.userID), o.date)
+// digits and CVV drawn from its id; it returns the card's id, or the
+// TypeError of a user id Python cannot hash (the order and its fees stay).
+func (db *DB) addPendingDebitCard(o *debitOrder) (cardID, typeErr string) {
+	cardID = debitCardID(pyStr(o.accountID), pyStr(o.userID), o.date)
 	seed := "card_details:" + cardID
 	last4 := pyZfill(hexDigits(deterministicID(seed+":last4", 8), 4), 4)
 	cvv := pyZfill(hexDigits(deterministicID(seed+":cvv", 6), 3), 3)
 	name := any("CARDHOLDER")
-	if user, ok := db.recordByArg("users", o.userID); ok {
+	user, typeErr := db.lookup("users", o.userID)
+	if typeErr != "" {
+		return "", typeErr
+	}
+	if user != nil {
 		name = strings.ToUpper(pyStr(getDefault(user, "name", "CARDHOLDER")))
 	}
 	expiration := "12/31/2029"
@@ -234,7 +242,7 @@ func (db *DB) addPendingDebitCard(o *debitOrder) string {
 	db.addRecord("debit_cards", cardID, objOf("card_id", cardID, "account_id", o.accountID, "user_id", o.userID,
 		"cardholder_name", name, "last_4_digits", last4, "cvv", cvv, "status", "PENDING", "issue_date", o.date,
 		"expiration_date", expiration, "card_design", o.design, "issue_reason", db.debitIssueReason(o.accountID)))
-	return cardID
+	return cardID, ""
 }
 
 // debitOrderReceipt is order_debit_card_5739's answer.

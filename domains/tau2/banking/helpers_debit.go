@@ -22,14 +22,19 @@ func getDefault(o *Obj, key string, dflt any) any {
 	return dflt
 }
 
-// recordByArg is `id in db.<table>.data` then its record: an id that is
-// not a str (a JSON number, say) is in no table, whose keys are strs.
-func (db *DB) recordByArg(table string, id any) (*Obj, bool) {
-	s, ok := id.(string)
-	if !ok {
-		return nil, false
+// findRecord is `if id not in db.<table>.data: return notFound` then its
+// record: errMsg is notFound, or the TypeError Python raises for an id it
+// cannot hash (a list or dict). Any other id that is not a str (a JSON
+// number, say) is in no table, whose keys are strs.
+func (db *DB) findRecord(table string, id any, notFound string) (rec *Obj, errMsg string) {
+	rec, typeErr := db.lookup(table, id)
+	switch {
+	case typeErr != "":
+		return nil, typeErr
+	case rec == nil:
+		return nil, notFound
 	}
-	return db.record(table, s)
+	return rec, ""
 }
 
 // inStrs is Python's `v in [..strs..]`.

@@ -180,21 +180,22 @@ func callUserTool(db *DB, a *Obj, user map[string]discoverable) string {
 	if !ok {
 		return errorf("Unknown discoverable tool '%s'.", name)
 	}
-	args, errMsg := parseArguments(a, true, "")
+	raw, errMsg := loadArguments(a, true)
 	if errMsg != "" {
 		return errMsg
 	}
-	for _, p := range d.info.Signature {
-		if !slices.Contains(d.info.Optional, p) && !args.Has(p) {
-			return errorf("Missing required parameter: %s", p)
-		}
+	if errMsg := missingParam(raw, d); errMsg != "" {
+		return errMsg
 	}
-	for _, k := range args.Keys() {
-		if !slices.Contains(d.info.Signature, k) {
-			return errorf("Unexpected parameter: %s", k)
-		}
+	if errMsg := unexpectedParam(raw, d.info.Signature, false); errMsg != "" {
+		return errMsg
 	}
-	res, _ := catchTypeError(d.run(db, args), "Error: Invalid arguments for tool '"+name+"': ")
+	invalid := "Error: Invalid arguments for tool '" + name + "': "
+	args, ok := raw.(*Obj)
+	if !ok {
+		return invalid + notMappingError(userQualname(name), raw)
+	}
+	res, _ := catchTypeError(d.run(db, args), invalid)
 	return res
 }
 
