@@ -43,8 +43,10 @@ type toolErrorsResult struct {
 
 // TestToolErrorsAsTau2 checks the error flag and text of the tool messages
 // whose tool raises (a ValueError or AttributeError out of a discoverable
-// tool, a TypeError outside call_discoverable_agent_tool's try), and
-// discoverable tools called by their own names, against tau2's answers.
+// tool, a TypeError outside call_discoverable_agent_tool's try, a list or
+// dict id Python cannot hash), discoverable tools called by their own
+// names, and discoverable user tools given arguments that are no JSON
+// object, against tau2's answers.
 func TestToolErrorsAsTau2(t *testing.T) {
 	checkAsTau2(t, "tool_errors", runToolErrors)
 }
