@@ -173,6 +173,10 @@ type Client struct {
 	// cardNotes are the card's deviations from the protocol that Dial
 	// worked around; each conversation's first Response reports them.
 	cardNotes []string
+	// sendConfigShared is the configuration of every SendMessage request
+	// (see sendConfig), made on first use.
+	sendConfigOnce   sync.Once
+	sendConfigShared *a2a.SendMessageConfig
 }
 
 // Dial resolves the agent card at target (a base URL, or the URL of the card

@@ -248,21 +248,29 @@ func (cv *Conversation) send(ctx context.Context, ex *exchange, msg *a2a.Message
 	return extracted{}, "", err
 }
 
-// sendRequest is the request that sends msg. Its configuration names the
-// output modes proctor reads (text parts, and data parts as JSON; "text" is
-// how many cards write text/plain): A2A 0.2.5 requires
+// sendRequest is the request that sends msg, with the client's
+// sendConfig.
+func (c *Client) sendRequest(msg *a2a.Message) *a2a.SendMessageRequest {
+	return &a2a.SendMessageRequest{Message: msg, Config: c.sendConfig()}
+}
+
+// sendConfig is the configuration of every SendMessage request of the
+// client, made once and shared by its requests (a2a-go copies a request's
+// configuration before it adds to it; nothing writes to this one). It
+// names the output modes proctor reads (text parts, and data parts as
+// JSON; "text" is how many cards write text/plain): A2A 0.2.5 requires
 // acceptedOutputModes, and fasta2a answers HTTP 500 to a request without
 // it. 0.3 and 1.0 leave it optional; it is sent on every wire alike. It
 // asks for the task's whole history where leaving historyLength out asks
 // for none (see historyLength).
-func (c *Client) sendRequest(msg *a2a.Message) *a2a.SendMessageRequest {
-	return &a2a.SendMessageRequest{
-		Message: msg,
-		Config: &a2a.SendMessageConfig{
+func (c *Client) sendConfig() *a2a.SendMessageConfig {
+	c.sendConfigOnce.Do(func() {
+		c.sendConfigShared = &a2a.SendMessageConfig{
 			AcceptedOutputModes: []string{"text/plain", "text", "application/json"},
 			HistoryLength:       c.historyLength(),
-		},
-	}
+		}
+	})
+	return c.sendConfigShared
 }
 
 // wholeHistory is the historyLength that asks for a task's whole history:
