@@ -169,7 +169,7 @@ func (r *simRun) steps() int { return len(r.res.Messages) - r.history - r.interi
 // each marked interim, with the turn of the answer to come.
 func (r *simRun) addInterim(texts []string) {
 	for _, text := range texts {
-		r.res.Messages = append(r.res.Messages, result.Message{Role: result.RoleAssistant, Content: text, Interim: true, Turn: r.turn})
+		r.push(result.Message{Role: result.RoleAssistant, Content: text, Interim: true, Turn: r.turn})
 		r.interim++
 	}
 }
@@ -177,6 +177,20 @@ func (r *simRun) addInterim(texts []string) {
 func (r *simRun) add(m result.Message) {
 	m.Turn = r.turn
 	r.turn++
+	r.push(m)
+}
+
+// firstMessages is the room the transcript gets with its first message:
+// a short simulation's whole transcript, which would otherwise be copied
+// as it grows to it (1, 2, 4, then 8 messages).
+const firstMessages = 8
+
+// push appends m to the transcript, which has no room before its first
+// message: a simulation without messages keeps a nil transcript.
+func (r *simRun) push(m result.Message) {
+	if r.res.Messages == nil {
+		r.res.Messages = make([]result.Message, 0, firstMessages)
+	}
 	r.res.Messages = append(r.res.Messages, m)
 }
 
@@ -320,6 +334,10 @@ func (r *simRun) loop(ctx context.Context, ag Agent, user UserSimulator) (result
 	}
 }
 
+// firstRequests is the room the simulation's request metrics get with the
+// first: a short simulation's requests, without copies as they grow.
+const firstRequests = 4
+
 // ask gives the agent its next input and returns its parsed reply, its
 // private thought and what it said before its answer (interim), recording
 // the requests' metrics.
@@ -330,6 +348,9 @@ func (r *simRun) ask(ctx context.Context, conv Conversation, first bool, input a
 	})
 	if out == nil {
 		return agent.Reply{}, "", nil, err
+	}
+	if r.res.Requests == nil && len(out.Requests) > 0 {
+		r.res.Requests = make([]measure.Request, 0, max(firstRequests, len(out.Requests)))
 	}
 	r.res.Requests = append(r.res.Requests, out.Requests...)
 	r.res.NonConformant = append(r.res.NonConformant, out.NonConformant...)
