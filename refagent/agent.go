@@ -14,7 +14,6 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
-	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 
 	"github.com/proctor-eval/proctor/agent"
 	"github.com/proctor-eval/proctor/domains"
@@ -41,6 +40,8 @@ type Agent struct {
 	convs map[string]*list.Element // context id -> element of order
 	order *list.List               // of *entry, most recently used first
 	max   int
+
+	maxTasks int // the tasks its A2A server keeps: MaxTasks, less in tests
 }
 
 // entry is one remembered conversation.
@@ -55,7 +56,7 @@ func New(d *domains.Domain) (*Agent, error) {
 	if err := Supports(d); err != nil {
 		return nil, err
 	}
-	return &Agent{domain: d, convs: make(map[string]*list.Element), order: list.New(), max: MaxContexts}, nil
+	return &Agent{domain: d, convs: make(map[string]*list.Element), order: list.New(), max: MaxContexts, maxTasks: MaxTasks}, nil
 }
 
 // Supports says why the reference agent cannot play d, or nil when it can:
@@ -114,18 +115,18 @@ func (a *Agent) Card(url string) *a2a.AgentCard {
 // than 1.0). A request without an A2A-Version header is served when its
 // method is a 1.0 one and refused -32009 when it is a 0.3 one
 // (a2afix.JSONRPCEndpoint). The card declares no security, so every
-// caller is one anonymous user: a2a-go's task store otherwise refuses
-// ListTasks as unauthenticated (-31401).
+// caller is one anonymous user: the task store otherwise refuses
+// ListTasks as unauthenticated (-31401). The server keeps the last
+// [MaxTasks] tasks.
 func (a *Agent) Handler(cardURL string) http.Handler {
-	return serveA2A(a.Card(cardURL), &executor{agent: a})
+	return serveA2A(a.Card(cardURL), &executor{agent: a}, a.maxTasks)
 }
 
 // serveA2A serves card and, at every other path, A2A JSON-RPC 1.0 around
-// exec, with a2afix in front and every caller the anonymous user.
-func serveA2A(card *a2a.AgentCard, exec a2asrv.AgentExecutor) http.Handler {
-	store := taskstore.NewInMemory(&taskstore.InMemoryStoreConfig{
-		Authenticator: func(context.Context) (string, error) { return anonymousUser, nil },
-	})
+// exec, with a2afix in front and every caller the anonymous user. It keeps
+// the last maxTasks tasks.
+func serveA2A(card *a2a.AgentCard, exec a2asrv.AgentExecutor, maxTasks int) http.Handler {
+	store := newTaskStore(maxTasks, func(context.Context) (string, error) { return anonymousUser, nil })
 	handler := a2afix.Handler(a2asrv.NewHandler(exec, a2asrv.WithTaskStore(a2afix.Store(store))))
 	mux := http.NewServeMux()
 	mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(card))

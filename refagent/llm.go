@@ -84,7 +84,7 @@ func NewBaselineHandler(cfg BaselineConfig, cardURL string) (http.Handler, error
 	executor := adka2a.NewExecutor(adka2a.ExecutorConfig{RunnerConfig: runner.Config{
 		AppName: "baseline", Agent: ag, SessionService: session.InMemoryService(),
 	}})
-	return serveA2A(card, executor), nil
+	return serveA2A(card, executor, MaxTasks), nil
 }
 
 // ServeBaseline runs the baseline participant on ln until ctx ends. Serve
