@@ -42,7 +42,8 @@
 // telling the user. They read emails, task ids, quoted task titles,
 // priorities and statuses with regular expressions; the decision logic is a
 // pure state machine per conversation, kept in memory (bounded by
-// [MaxContexts]).
+// [MaxContexts]). Every reply is a completed A2A task, which GetTask and
+// ListTasks find until [MaxTasks] later ones have pushed it out.
 //
 // [Serve] runs the agent on a listener (see its example); to mount it in
 // your own server or advertise a public URL, use [New] and [Agent.Handler].
