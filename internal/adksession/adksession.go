@@ -17,8 +17,8 @@ import (
 
 // MaxSessions is the default bound of a [Bounded] service: the sessions
 // (conversations) an agent keeps. A session holds its conversation's
-// events; one of a first message of some 2.5 KB and its reply takes about
-// 4 KB of heap, so the bound caps such sessions at some 40 MB (a longer
+// events: one of a first message of some 2.5 KB and its reply takes about
+// 4.6 KB of heap, so the bound caps such sessions at some 45 MB (a longer
 // conversation takes more: each turn adds its messages).
 const MaxSessions = 10000
 
