@@ -11,10 +11,10 @@ import (
 	"google.golang.org/adk/model"
 	"google.golang.org/adk/runner"
 	adka2a "google.golang.org/adk/server/adka2a/v2"
-	"google.golang.org/adk/session"
 	"google.golang.org/genai"
 
 	"github.com/proctor-eval/proctor/agent"
+	"github.com/proctor-eval/proctor/internal/adksession"
 	"github.com/proctor-eval/proctor/translation"
 )
 
@@ -30,7 +30,9 @@ Make one tool call per reply and wait for its result. Follow the policy strictly
 // BaselineConfig configures the LLM baseline participant.
 type BaselineConfig struct {
 	// Model answers; the agent keeps each conversation (A2A context) in an
-	// ADK session.
+	// ADK session, the last [adksession.MaxSessions] (10,000) conversations
+	// to have a turn: an older one continued starts afresh, its history
+	// forgotten.
 	Model model.LLM
 	// Domain names what the agent is for, in its card ("" for any).
 	Domain string
@@ -44,6 +46,12 @@ type BaselineConfig struct {
 // A2A JSON-RPC (protocol 1.0) at every other path; cardURL is the URL the
 // card advertises.
 func NewBaselineHandler(cfg BaselineConfig, cardURL string) (http.Handler, error) {
+	return newBaselineHandler(cfg, cardURL, adksession.MaxSessions)
+}
+
+// newBaselineHandler is NewBaselineHandler keeping at most maxSessions
+// conversations' ADK sessions.
+func newBaselineHandler(cfg BaselineConfig, cardURL string, maxSessions int) (http.Handler, error) {
 	if cfg.Model == nil {
 		return nil, fmt.Errorf("refagent: the baseline agent needs a model")
 	}
@@ -82,7 +90,7 @@ func NewBaselineHandler(cfg BaselineConfig, cardURL string) (http.Handler, error
 		}},
 	}
 	executor := adka2a.NewExecutor(adka2a.ExecutorConfig{RunnerConfig: runner.Config{
-		AppName: "baseline", Agent: ag, SessionService: session.InMemoryService(),
+		AppName: "baseline", Agent: ag, SessionService: adksession.NewBounded(maxSessions),
 	}})
 	return serveA2A(card, executor, MaxTasks), nil
 }

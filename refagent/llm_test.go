@@ -2,12 +2,17 @@ package refagent
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"net"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	sdkclient "github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/adk/model"
 	"google.golang.org/genai"
 
@@ -110,5 +115,57 @@ func TestBaselineAgentFollowsTheAgentBeatsProfile(t *testing.T) {
 	// The second call carries the conversation so far: the session keeps it.
 	if n := len(reqs[1].Contents); n < 3 {
 		t.Errorf("second call has %d contents; the conversation's history is lost", n)
+	}
+}
+
+// TestBaselineForgetsTheLeastRecentConversations: a baseline keeping
+// bound conversations' sessions answers a conversation continued after
+// bound later ones had a turn from its new message alone, its history
+// forgotten, while a recent conversation continues with its history.
+func TestBaselineForgetsTheLeastRecentConversations(t *testing.T) {
+	// Conversations A, B, C say their first words; then C and A their
+	// second.
+	turns := []string{"A", "B", "C", "C", "A"}
+	cases := []struct {
+		name  string
+		bound int
+		want  []int // the contents of each turn's model call
+	}{
+		{name: "two kept: A forgotten", bound: 2, want: []int{1, 1, 1, 3, 1}},
+		{name: "three kept: A continues", bound: 3, want: []int{1, 1, 1, 3, 3}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fm := &recordingModel{}
+			h, err := newBaselineHandler(BaselineConfig{Model: fm}, "http://127.0.0.1/", tc.bound)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(h)
+			t.Cleanup(srv.Close)
+			client, err := sdkclient.NewFromEndpoints(t.Context(), []*a2a.AgentInterface{
+				a2a.NewAgentInterface(srv.URL, a2a.TransportProtocolJSONRPC),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { client.Destroy() })
+			for i, conv := range turns {
+				msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(fmt.Sprintf("turn %d of %s", i, conv)))
+				msg.ContextID = "conversation-" + conv
+				if _, err := client.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: msg}); err != nil {
+					t.Fatalf("turn %d of %s: %v", i, conv, err)
+				}
+			}
+			fm.mu.Lock()
+			var got []int
+			for _, req := range fm.reqs {
+				got = append(got, len(req.Contents))
+			}
+			fm.mu.Unlock()
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("contents of each model call (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
