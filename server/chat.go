@@ -11,8 +11,8 @@ import (
 	"google.golang.org/adk/model"
 	"google.golang.org/adk/runner"
 	adka2a "google.golang.org/adk/server/adka2a/v2"
-	"google.golang.org/adk/session"
 
+	"github.com/proctor-eval/proctor/internal/adksession"
 	"github.com/proctor-eval/proctor/skills"
 )
 
@@ -32,7 +32,9 @@ Report numbers exactly as the tools return them, with the evaluation id. Say "pa
 // newChatExecutor serves free-text requests with an ADK LLM agent whose
 // tools are the skills, through ADK's A2A executor. Evaluations it starts
 // wait their turn in the server's queue like structured ones, within
-// their tenant's limits, and none starts while the server drains.
+// their tenant's limits, and none starts while the server drains. It
+// keeps the ADK sessions of the last [adksession.MaxSessions] (10,000)
+// conversations to have a turn; an older one continued starts afresh.
 func newChatExecutor(m model.LLM, svc *skills.Service, q *queue, gate *tenantGate, drain *drainState) (*adka2a.Executor, error) {
 	fts, err := svc.FunctionTools(func(ctx context.Context, simulations int) (func(), error) {
 		if drain.isDraining() {
@@ -57,7 +59,7 @@ func newChatExecutor(m model.LLM, svc *skills.Service, q *queue, gate *tenantGat
 		return nil, fmt.Errorf("chat agent: %w", err)
 	}
 	return adka2a.NewExecutor(adka2a.ExecutorConfig{RunnerConfig: runner.Config{
-		AppName: "proctor", Agent: ag, SessionService: session.InMemoryService(),
+		AppName: "proctor", Agent: ag, SessionService: adksession.NewBounded(adksession.MaxSessions),
 	}}), nil
 }
 
