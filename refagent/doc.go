@@ -43,7 +43,9 @@
 // priorities and statuses with regular expressions; the decision logic is a
 // pure state machine per conversation, kept in memory (bounded by
 // [MaxContexts]). Every reply is a completed A2A task, which GetTask and
-// ListTasks find until [MaxTasks] later ones have pushed it out.
+// ListTasks find until [MaxTasks] later ones have pushed it out. The LLM
+// baseline ([NewBaselineHandler]) keeps its conversations' ADK sessions
+// the same way, the last adksession.MaxSessions (10,000) to have a turn.
 //
 // [Serve] runs the agent on a listener (see its example); to mount it in
 // your own server or advertise a public URL, use [New] and [Agent.Handler].
