@@ -1,6 +1,7 @@
 package adksession
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -43,7 +44,7 @@ func run(t *testing.T, svc session.Service, ops []op) map[int]string {
 				created[o.name()] = resp.Session
 			}
 		case "append":
-			err = svc.AppendEvent(ctx, created[o.name()], textEvent(fmt.Sprintf("turn %d", i)))
+			err = svc.AppendEvent(ctx, created[o.name()], textEvent(ctx, fmt.Sprintf("turn %d", i)))
 		case "get":
 			_, err = svc.Get(ctx, &session.GetRequest{AppName: o.app, UserID: o.user, SessionID: o.id})
 		case "delete":
@@ -61,8 +62,8 @@ func run(t *testing.T, svc session.Service, ops []op) map[int]string {
 }
 
 // textEvent is a model's reply of text.
-func textEvent(text string) *session.Event {
-	ev := session.NewEvent("invocation")
+func textEvent(ctx context.Context, text string) *session.Event {
+	ev := session.NewEventWithContext(ctx, "invocation")
 	ev.Author = "agent"
 	ev.LLMResponse = model.LLMResponse{Content: genai.NewContentFromText(text, genai.RoleModel)}
 	return ev
@@ -214,7 +215,7 @@ func TestConcurrentUse(t *testing.T) {
 					t.Errorf("Create: %v", err)
 					return
 				}
-				if err := svc.AppendEvent(t.Context(), resp.Session, textEvent("hello")); err != nil && !errors.Is(err, session.ErrNotFound) {
+				if err := svc.AppendEvent(t.Context(), resp.Session, textEvent(t.Context(), "hello")); err != nil && !errors.Is(err, session.ErrNotFound) {
 					t.Errorf("AppendEvent: %v", err)
 				}
 			}
@@ -262,9 +263,9 @@ func TestMemoryBounded(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Create %d: %v", i, err)
 			}
-			first := textEvent(fmt.Sprint(i, text))
+			first := textEvent(t.Context(), fmt.Sprint(i, text))
 			first.Author = "user"
-			for _, ev := range []*session.Event{first, textEvent(`{"name": "respond", "arguments": {"content": "Could you tell me your email?"}}`)} {
+			for _, ev := range []*session.Event{first, textEvent(t.Context(), `{"name": "respond", "arguments": {"content": "Could you tell me your email?"}}`)} {
 				if err := svc.AppendEvent(t.Context(), resp.Session, ev); err != nil {
 					t.Fatalf("AppendEvent %d: %v", i, err)
 				}
