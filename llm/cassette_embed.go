@@ -27,7 +27,11 @@ type embeddingEntry struct {
 	// Vectors are the replies' vectors, each little-endian float64s in
 	// base64 (exact, and a third of the size of JSON numbers).
 	Vectors []string `json:"vectors,omitempty"`
-	Error   string   `json:"error,omitempty"`
+	// InputTokens is the usage the replies reported (summed over a
+	// call's batches); nil when one had none, or in a cassette recorded
+	// before usage was kept: a replay is then metered unpriced.
+	InputTokens *int64 `json:"input_tokens,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // WrapEmbedder returns e recording to, or replaying from, the cassette,
@@ -63,19 +67,14 @@ func (t *tapedEmbedder) Embed(ctx context.Context, texts []string) ([][]float64,
 	t.c.mu.Unlock()
 	switch {
 	case e != nil:
-		return e.replay()
+		return e.replay(ctx)
 	case t.c.mode == ModeReplay:
 		return nil, fmt.Errorf("llm cassette %s: %w for embeddings of %d texts (model %s, request sha256 %s, first text %q): "+
 			"the evaluation asked something the recording did not; record it again with --llm-mode record",
 			t.c.path, ErrCassetteMiss, len(texts), t.spec, hash[:16], sum)
 	}
 	e = &embeddingEntry{Request: hash, Model: t.spec, Texts: len(texts), Summary: sum}
-	var vs [][]float64
-	if t.inner == nil {
-		err = errNoEmbedder
-	} else {
-		vs, err = t.inner.Embed(ctx, texts)
-	}
+	vs, err := t.record(ctx, e, texts)
 	if err != nil {
 		if ctx.Err() != nil { // a cancelled call says nothing of the provider
 			return nil, err
@@ -92,13 +91,36 @@ func (t *tapedEmbedder) Embed(ctx context.Context, texts []string) ([][]float64,
 		t.c.embeds[hash] = e
 	}
 	t.c.mu.Unlock()
-	return e.replay()
+	return e.replay(ctx)
 }
 
-// replay returns the recorded vectors, or the recorded failure.
-func (e *embeddingEntry) replay() ([][]float64, error) {
+// record calls the inner embedder for e, keeping the usage its replies
+// reported in e; the call's slot waits and throttling go to ctx's meter,
+// its usage to it only through replay, as for every answer.
+func (t *tapedEmbedder) record(ctx context.Context, e *embeddingEntry, texts []string) ([][]float64, error) {
+	if t.inner == nil {
+		return nil, errNoEmbedder
+	}
+	innerCtx, stats := withCallStats(ctx)
+	defer statsFrom(ctx).addWaits(stats)
+	vs, err := t.inner.Embed(innerCtx, texts)
+	if tokens, reported := stats.usage(); err == nil && reported {
+		e.InputTokens = &tokens
+	}
+	return vs, err
+}
+
+// replay returns the recorded vectors, or the recorded failure, and
+// gives ctx's meter the recorded usage: a recorded or replayed answer is
+// metered as the provider's answer was.
+func (e *embeddingEntry) replay(ctx context.Context) ([][]float64, error) {
 	if e.Error != "" {
 		return nil, errors.New(e.Error)
+	}
+	if e.InputTokens != nil {
+		statsFrom(ctx).embedded(*e.InputTokens, true)
+	} else {
+		statsFrom(ctx).embedded(0, false)
 	}
 	out := make([][]float64, len(e.Vectors))
 	for i, s := range e.Vectors {
@@ -118,6 +140,8 @@ func (e *embeddingEntry) check() error {
 		return errors.New("no request_sha256")
 	case e.Error == "" && len(e.Vectors) != e.Texts:
 		return fmt.Errorf("%d vectors for %d texts", len(e.Vectors), e.Texts)
+	case e.InputTokens != nil && *e.InputTokens < 0:
+		return fmt.Errorf("input_tokens %d: want 0 or more", *e.InputTokens)
 	}
 	for i, s := range e.Vectors {
 		if _, err := decodeVector(s); err != nil {

@@ -124,7 +124,7 @@ func (e *providerEmbedder) embedBatch(ctx context.Context, texts []string) (vs [
 			vs, err = nil, e.errs.fail(ctx, st, fmt.Errorf("malformed reply: decoding it panicked: %v", r))
 		}
 	}()
-	vs, err = e.inner.Embed(ctx, texts)
+	vs, usage, err := e.inner.EmbedUsage(ctx, texts)
 	if err == nil {
 		if _, _, _, bodyErr := st.snapshot(); bodyErr != nil {
 			err = bodyErr
@@ -133,6 +133,7 @@ func (e *providerEmbedder) embedBatch(ctx context.Context, texts []string) (vs [
 	if err != nil {
 		return nil, e.errs.fail(ctx, st, err)
 	}
+	statsFrom(ctx).embedded(usage.PromptTokens, usage.Reported)
 	return vs, nil
 }
 
@@ -147,7 +148,8 @@ type limitedEmbedder struct {
 // Embed implements Embedder: it waits for a slot and holds it until the
 // call ends.
 func (e *limitedEmbedder) Embed(ctx context.Context, texts []string) ([][]float64, error) {
-	release, _, err := e.limits.acquire(ctx, e.provider)
+	release, waited, err := e.limits.acquire(ctx, e.provider)
+	statsFrom(ctx).waited(waited)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +160,8 @@ func (e *limitedEmbedder) Embed(ctx context.Context, texts []string) ([][]float6
 // Embedder returns the embedder a spec names ("openai:text-embedding-3-large"),
 // reached as s.Config says, its calls capped by s.Limits like the user
 // simulator's and the judge's, and, with a cassette, recorded or replayed:
-// a replaying cassette needs no provider and no API key.
+// a replaying cassette needs no provider and no API key. Its calls are
+// metered (MeterEmbedder) with s.Prices, s.Sink and s.TracerProvider.
 func (s *Source) Embedder(spec string, opts EmbedOptions) (Embedder, error) {
 	provider, _, err := ParseSpec(spec)
 	if err != nil {
@@ -178,7 +181,15 @@ func (s *Source) Embedder(spec string, opts EmbedOptions) (Embedder, error) {
 	if s.Cassette != nil {
 		e = s.Cassette.WrapEmbedder(e, spec, opts.encoding())
 	}
-	return e, nil
+	prices := s.Prices
+	if prices == nil {
+		prices = DefaultPrices()
+	}
+	mopts := []MeterOption{WithTracing(s.TracerProvider, provider)}
+	if s.Sink != nil {
+		mopts = append(mopts, WithSink(s.Sink))
+	}
+	return MeterEmbedder(e, prices, mopts...), nil
 }
 
 // errNoEmbedder is a recording cassette's failure without an embedder.

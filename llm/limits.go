@@ -189,6 +189,10 @@ type callStats struct {
 	mu        sync.Mutex
 	slotWait  time.Duration
 	throttled int
+	// inputTokens sums the usage the replies of an embeddings call
+	// reported; unreported counts its replies without one.
+	inputTokens int64
+	unreported  int
 }
 
 type callStatsKey struct{}
@@ -216,6 +220,34 @@ func (s *callStats) throttle() {
 	s.mu.Lock()
 	s.throttled++
 	s.mu.Unlock()
+}
+
+// embedded counts an embeddings reply's usage (reported false: it had
+// none).
+func (s *callStats) embedded(inputTokens int64, reported bool) {
+	s.mu.Lock()
+	s.inputTokens += inputTokens
+	if !reported {
+		s.unreported++
+	}
+	s.mu.Unlock()
+}
+
+// addWaits adds o's slot wait and throttling (not its usage) to s.
+func (s *callStats) addWaits(o *callStats) {
+	slotWait, throttled := o.snapshot()
+	s.mu.Lock()
+	s.slotWait += slotWait
+	s.throttled += throttled
+	s.mu.Unlock()
+}
+
+// usage returns the embeddings usage counted, and whether every reply
+// reported one.
+func (s *callStats) usage() (inputTokens int64, reported bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inputTokens, s.unreported == 0
 }
 
 func (s *callStats) snapshot() (slotWait time.Duration, throttled int) {

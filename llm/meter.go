@@ -18,6 +18,9 @@ const (
 	RoleJudge = "judge" // the NL_ASSERTION judge
 	RoleChat  = "chat"  // proctor's chat front door
 	RoleAgent = "agent" // the baseline participant agent
+	// RoleEmbedding is the embeddings calls' (MeterEmbedder): a
+	// retrieval configuration's document and query vectors.
+	RoleEmbedding = "embedding"
 )
 
 // Call is one metered model call (measure.LLMCall, which the result model

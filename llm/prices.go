@@ -36,6 +36,10 @@ func DefaultPrices() Prices {
 		"gemini-2.5-pro":   {InputPerMTok: 1.25, OutputPerMTok: 10.00},
 		"gemini-2.5-flash": {InputPerMTok: 0.30, OutputPerMTok: 2.50},
 		"gemini-2.0-flash": {InputPerMTok: 0.10, OutputPerMTok: 0.40},
+		// Embeddings models charge for input only.
+		"text-embedding-3-small": {InputPerMTok: 0.02},
+		"text-embedding-3-large": {InputPerMTok: 0.13},
+		"text-embedding-ada-002": {InputPerMTok: 0.10},
 	}
 }
 

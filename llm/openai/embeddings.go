@@ -52,14 +52,28 @@ func (e *Embedder) Name() string { return e.model }
 // Encoding returns the encoding the embedder asks for.
 func (e *Embedder) Encoding() string { return e.encoding }
 
+// EmbeddingUsage is the usage an embeddings reply reports.
+type EmbeddingUsage struct {
+	// PromptTokens is the reply's usage.prompt_tokens (0 when absent).
+	PromptTokens int64
+	// Reported is false when the reply has no usage.prompt_tokens.
+	Reported bool
+}
+
 // Embed sends texts in one request (POST {base}/embeddings) and returns
 // one vector per text, in the reply's order, as OpenAI's Python client
 // does. A base64 vector's float32 values are widened exactly. A reply with
 // another number of vectors, vectors of differing lengths or a value that
 // is not finite is an error; nothing the server sends makes it panic.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float64, error) {
+	vs, _, err := e.EmbedUsage(ctx, texts)
+	return vs, err
+}
+
+// EmbedUsage is Embed that also returns the usage the reply reports.
+func (e *Embedder) EmbedUsage(ctx context.Context, texts []string) ([][]float64, EmbeddingUsage, error) {
 	if len(texts) == 0 {
-		return nil, errors.New("openai: no text to embed")
+		return nil, EmbeddingUsage{}, errors.New("openai: no text to embed")
 	}
 	params := oai.EmbeddingNewParams{
 		Input:          oai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
@@ -68,42 +82,62 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float64, erro
 	}
 	var raw *http.Response
 	if _, err := e.svc.New(ctx, params, option.WithResponseBodyInto(&raw)); err != nil {
-		return nil, fmt.Errorf("openai: %w", err)
+		return nil, EmbeddingUsage{}, fmt.Errorf("openai: %w", err)
 	}
 	if raw == nil || raw.Body == nil {
-		return nil, errors.New("openai: no response")
+		return nil, EmbeddingUsage{}, errors.New("openai: no response")
 	}
 	defer raw.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(raw.Body, MaxEmbeddingResponseBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("openai: reading response: %w", err)
+		return nil, EmbeddingUsage{}, fmt.Errorf("openai: reading response: %w", err)
 	}
 	if len(body) > MaxEmbeddingResponseBytes {
-		return nil, fmt.Errorf("openai: embeddings reply larger than %d bytes", MaxEmbeddingResponseBytes)
+		return nil, EmbeddingUsage{}, fmt.Errorf("openai: embeddings reply larger than %d bytes", MaxEmbeddingResponseBytes)
 	}
-	vectors, err := decodeEmbeddings(body, len(texts))
+	vectors, usage, err := decodeEmbeddings(body, len(texts))
 	if err != nil {
-		return nil, fmt.Errorf("openai: malformed embeddings reply: %w", err)
+		return nil, EmbeddingUsage{}, fmt.Errorf("openai: malformed embeddings reply: %w", err)
 	}
-	return vectors, nil
+	return vectors, usage, nil
 }
 
 // decodeEmbeddings reads an embeddings reply's data[].embedding, each a
-// JSON array of numbers or a base64 string of little-endian float32s.
-func decodeEmbeddings(body []byte, want int) ([][]float64, error) {
+// JSON array of numbers or a base64 string of little-endian float32s, and
+// its usage.prompt_tokens.
+func decodeEmbeddings(body []byte, want int) ([][]float64, EmbeddingUsage, error) {
 	var reply struct {
-		Data []struct {
-			Embedding json.RawMessage `json:"embedding"`
-		} `json:"data"`
+		Data  []embeddingData `json:"data"`
+		Usage *struct {
+			PromptTokens *int64 `json:"prompt_tokens"`
+		} `json:"usage"`
 	}
 	if err := json.Unmarshal(body, &reply); err != nil {
-		return nil, err
+		return nil, EmbeddingUsage{}, err
 	}
 	if len(reply.Data) != want {
-		return nil, fmt.Errorf("%d vectors for %d texts", len(reply.Data), want)
+		return nil, EmbeddingUsage{}, fmt.Errorf("%d vectors for %d texts", len(reply.Data), want)
 	}
-	out := make([][]float64, len(reply.Data))
-	for i, d := range reply.Data {
+	var usage EmbeddingUsage
+	if reply.Usage != nil && reply.Usage.PromptTokens != nil && *reply.Usage.PromptTokens >= 0 {
+		usage = EmbeddingUsage{PromptTokens: *reply.Usage.PromptTokens, Reported: true}
+	}
+	vectors, err := decodeData(reply.Data)
+	if err != nil {
+		return nil, EmbeddingUsage{}, err
+	}
+	return vectors, usage, nil
+}
+
+// embeddingData is one of an embeddings reply's data[].
+type embeddingData struct {
+	Embedding json.RawMessage `json:"embedding"`
+}
+
+// decodeData decodes an embeddings reply's vectors.
+func decodeData(data []embeddingData) ([][]float64, error) {
+	out := make([][]float64, len(data))
+	for i, d := range data {
 		v, err := decodeVector(d.Embedding)
 		if err != nil {
 			return nil, fmt.Errorf("data[%d]: %w", i, err)

@@ -72,7 +72,7 @@ func NewEmbedder(src *llm.Source, cfg Config) (Embedder, error) {
 		if getenv == nil {
 			getenv = os.Getenv
 		}
-		routed := &llm.Source{Config: src.Config, Cassette: src.Cassette, Limits: src.Limits}
+		routed := &llm.Source{Config: src.Config, Prices: src.Prices, Cassette: src.Cassette, Sink: src.Sink, TracerProvider: src.TracerProvider, Limits: src.Limits}
 		routed.Config.BaseURL = s.BaseURL
 		routed.Config.APIKey = getenv(s.KeyEnv)
 		if routed.Config.APIKey == "" && (src.Cassette == nil || src.Cassette.Mode() == llm.ModeRecord) {
