@@ -2,6 +2,7 @@ package domains
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 )
@@ -27,8 +28,9 @@ type Env interface {
 
 // sideEnv is one side of an environment.
 type sideEnv interface {
-	// call runs a tool, or with envFuncs also an env function, as Env.Call.
-	call(name string, args map[string]any, envFuncs bool) ToolResult
+	// call runs a tool, or with envFuncs also an env function, as Env.Call,
+	// under ctx.
+	call(ctx context.Context, name string, args map[string]any, envFuncs bool) ToolResult
 	// callFunc runs an env function or a tool and returns its raw result.
 	callFunc(name string, args map[string]any) (any, error)
 	hash() (string, error)
@@ -62,7 +64,7 @@ func (e *toolEnv[DB]) hasTool(name string, envFuncs bool) bool {
 	return ok
 }
 
-func (e *toolEnv[DB]) call(name string, args map[string]any, envFuncs bool) (res ToolResult) {
+func (e *toolEnv[DB]) call(ctx context.Context, name string, args map[string]any, envFuncs bool) (res ToolResult) {
 	fn, ok := e.lookup(name, envFuncs)
 	if !ok {
 		return ToolResult{Content: fmt.Sprintf("Error: unknown tool %q", name), Error: true}
@@ -73,7 +75,13 @@ func (e *toolEnv[DB]) call(name string, args map[string]any, envFuncs bool) (res
 			res = ToolResult{Content: fmt.Sprintf("Error: tool %s failed: %v", name, r), Error: true}
 		}
 	}()
-	out, err := fn(e.db, Args(args))
+	var out any
+	var err error
+	if cfn, ok := e.tools.ctxFuncs[name]; ok {
+		out, err = cfn(ctx, e.db, Args(args))
+	} else {
+		out, err = fn(e.db, Args(args))
+	}
 	if err != nil {
 		return ToolResult{Content: "Error: " + err.Error(), Error: true}
 	}

@@ -1,6 +1,7 @@
 package domains
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -110,7 +111,7 @@ func (d *Domain) NewEnv(task *Task) (Env, error) {
 		}
 	}
 	for _, a := range is.InitializationActions {
-		if res := env.callSide(a.Side(), a.Func(), a.Arguments, true); res.Error {
+		if res := env.callSide(context.Background(), a.Side(), a.Func(), a.Arguments, true); res.Error {
 			return nil, fmt.Errorf("domain %s: task %s: initialization action %s: %s", d.Name, task.ID, a.Func(), res.Content)
 		}
 	}

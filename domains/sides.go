@@ -1,6 +1,7 @@
 package domains
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -57,7 +58,7 @@ func (e *env) sideFor(requestor string) (side sideEnv, aliased bool) {
 }
 
 // callSide runs a tool, or with envFuncs also an env function, on a side.
-func (e *env) callSide(requestor, name string, args map[string]any, envFuncs bool) ToolResult {
+func (e *env) callSide(ctx context.Context, requestor, name string, args map[string]any, envFuncs bool) ToolResult {
 	side, aliased := e.sideFor(requestor)
 	switch {
 	case e.tau2 && e.user == nil && requestor == RequestorUser:
@@ -69,7 +70,7 @@ func (e *env) callSide(requestor, name string, args map[string]any, envFuncs boo
 	case aliased:
 		return ToolResult{Content: "Error: " + errAliased.Error(), Error: true}
 	}
-	res := side.call(name, args, envFuncs)
+	res := side.call(ctx, name, args, envFuncs)
 	if res.Error {
 		return res
 	}
@@ -81,7 +82,25 @@ func (e *env) callSide(requestor, name string, args map[string]any, envFuncs boo
 
 // Call implements Env.
 func (e *env) Call(call ToolCall) ToolResult {
-	return e.callSide(call.Requestor, call.Name, call.Arguments, false)
+	return e.CallContext(context.Background(), call)
+}
+
+// CallContext is Call under ctx, which a tool registered with
+// RegisterContext receives.
+func (e *env) CallContext(ctx context.Context, call ToolCall) ToolResult {
+	return e.callSide(ctx, call.Requestor, call.Name, call.Arguments, false)
+}
+
+// CallContext runs a tool call on env under ctx (see
+// Toolbox.RegisterContext): an Env not built by NewDomain runs it with
+// Call.
+func CallContext(ctx context.Context, env Env, call ToolCall) ToolResult {
+	if x, ok := env.(interface {
+		CallContext(context.Context, ToolCall) ToolResult
+	}); ok {
+		return x.CallContext(ctx, call)
+	}
+	return env.Call(call)
 }
 
 // Hash implements Env.

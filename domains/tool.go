@@ -2,6 +2,7 @@ package domains
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,12 +36,17 @@ type ToolResult struct {
 // ToolFunc implements one tool against a domain's database type.
 type ToolFunc[DB any] func(db *DB, args Args) (any, error)
 
+// ToolFuncContext is a ToolFunc that also takes the simulation's context
+// (its deadline, and the ledger its model calls are metered into).
+type ToolFuncContext[DB any] func(ctx context.Context, db *DB, args Args) (any, error)
+
 // Toolbox is a domain's tools: their specs for the agent and their Go
 // implementations, registered by name. It also holds the side's env
 // functions (RegisterEnvFunc).
 type Toolbox[DB any] struct {
 	specs    []ToolSpec
 	funcs    map[string]ToolFunc[DB]
+	ctxFuncs map[string]ToolFuncContext[DB] // tools registered with RegisterContext
 	envFuncs map[string]ToolFunc[DB]
 	dupEnv   []string // env functions registered twice, reported by validate
 	dupTool  []string // unlisted tools registered twice, reported by validate
@@ -69,6 +75,19 @@ func (tb *Toolbox[DB]) Register(name, description, parameters string, fn ToolFun
 	}
 	tb.specs = append(tb.specs, ToolSpec{Name: name, Description: description, Parameters: json.RawMessage(parameters)})
 	tb.funcs[name] = fn
+}
+
+// RegisterContext is Register for a tool that takes the context of the
+// call (CallContext); called without one (Env.Call, CallFunc) it gets
+// context.Background().
+func (tb *Toolbox[DB]) RegisterContext(name, description, parameters string, fn ToolFuncContext[DB]) {
+	tb.Register(name, description, parameters, func(db *DB, args Args) (any, error) {
+		return fn(context.Background(), db, args)
+	})
+	if tb.ctxFuncs == nil {
+		tb.ctxFuncs = make(map[string]ToolFuncContext[DB])
+	}
+	tb.ctxFuncs[name] = fn
 }
 
 // RegisterUnlisted adds a tool that a call reaches by its name but that is

@@ -400,7 +400,7 @@ func (r *simRun) runAgentCalls(ctx context.Context, calls []domains.ToolCall) []
 			r.errors++
 			continue
 		}
-		out := r.env.Call(call)
+		out := domains.CallContext(ctx, r.env, call)
 		out, fault := r.s.faults.corrupt(r.task.ID, r.res.Trial, r.calls, out)
 		r.calls++
 		endToolSpan(span, out, false)
@@ -443,7 +443,7 @@ func (t simUserTools) Call(ctx context.Context, call domains.ToolCall) domains.T
 	}
 	t.r.add(result.Message{Role: result.RoleUser, ToolCalls: []domains.ToolCall{call}})
 	span := t.r.s.toolSpan(ctx, call)
-	out := t.r.env.Call(call)
+	out := domains.CallContext(ctx, t.r.env, call)
 	endToolSpan(span, out, false)
 	t.r.add(result.Message{Role: result.RoleTool, Content: out.Content, ToolCallID: call.ID, Name: call.Name, Error: out.Error, Requestor: domains.RequestorUser})
 	return out

@@ -1,6 +1,7 @@
 package banking
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -50,8 +51,10 @@ func ToolsWith(retrieval *knowledge.Toolset) *domains.Toolbox[DB] {
 	tb := domains.NewToolbox[DB]()
 	if retrieval != nil {
 		for _, spec := range retrieval.Specs() {
-			tb.Register(spec.Name, spec.Description, string(spec.Parameters), func(_ *DB, args domains.Args) (any, error) {
-				return retrieval.Call(spec.Name, args)
+			// Under the simulation's context: a dense KB_search's
+			// embeddings call is bounded by it and metered into its ledger.
+			tb.RegisterContext(spec.Name, spec.Description, string(spec.Parameters), func(ctx context.Context, _ *DB, args domains.Args) (any, error) {
+				return retrieval.CallContext(ctx, spec.Name, args)
 			})
 		}
 	}

@@ -1,13 +1,19 @@
 package banking
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/proctor-eval/proctor/domains"
+	"github.com/proctor-eval/proctor/domains/tau2/knowledge"
+	"github.com/proctor-eval/proctor/internal/llmtest"
 	"github.com/proctor-eval/proctor/internal/tau2test"
+	"github.com/proctor-eval/proctor/llm"
 )
 
 // TestRetrievalConfigs builds the domain for every configuration proctor
@@ -127,5 +133,41 @@ func TestKBSearchRuns(t *testing.T) {
 	}
 	if res := env.Call(domains.ToolCall{Name: "KB_search", Arguments: map[string]any{"q": "x"}}); !res.Error {
 		t.Errorf("KB_search without its query: %+v", res)
+	}
+}
+
+// TestDenseKBSearchMetered: a dense KB_search run through the environment
+// under a simulation's context records its query's embeddings call in
+// that context's ledger; the documents' call, made while the domain is
+// built, is in none.
+func TestDenseKBSearchMetered(t *testing.T) {
+	srv := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply { return llmtest.Reply{InputTokens: 4 * len(r.Input)} })
+	cfg, err := knowledge.Resolve("openai_embeddings", knowledge.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := knowledge.NewEmbedder(&llm.Source{Config: llm.Config{APIKey: "test-key", BaseURL: srv.URL, Getenv: func(string) string { return "" }}}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewWithRetrieval(tau2test.Dir(t, Name), "openai_embeddings", e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := d.NewEnv(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledger := &llm.Ledger{}
+	ctx, cancel := context.WithTimeout(llm.WithLedger(context.Background(), ledger), time.Minute)
+	defer cancel()
+	res := domains.CallContext(ctx, env, domains.ToolCall{Name: "KB_search", Arguments: map[string]any{"query": "overdraft fees"}})
+	if res.Error {
+		t.Fatalf("KB_search: %s", res.Content)
+	}
+	model := "openai:text-embedding-3-large"
+	want := []llm.Call{{Role: llm.RoleEmbedding, Model: model, InputTokens: 4, CostUSD: 4 * 0.13 / 1e6, Priced: true}}
+	if diff := cmp.Diff(want, ledger.Calls(), cmpopts.IgnoreFields(llm.Call{}, "LatencyMS", "SlotWaitMS")); diff != "" {
+		t.Errorf("the simulation's calls (-want +got):\n%s", diff)
 	}
 }
