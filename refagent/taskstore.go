@@ -14,6 +14,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
+
+	"github.com/proctor-eval/proctor/internal/a2afix"
 )
 
 // MaxTasks bounds the A2A tasks an agent's server keeps for GetTask and
@@ -26,14 +28,6 @@ import (
 // (a reply to a conversation's first message, some 2.5 KB, takes about
 // 3.3 KB of heap in all), so the bound caps the tasks at some 35 MB.
 const MaxTasks = 10000
-
-// List's page sizes and the history it keeps by default, as a2a-go's
-// InMemory store.
-const (
-	defaultListPageSize      = 50
-	maxListPageSize          = 100
-	defaultListHistoryLength = 100
-)
 
 // taskStore is an in-memory taskstore.Store that keeps at most max tasks,
 // forgetting the least recently written first. It follows a2a-go's
@@ -233,9 +227,9 @@ func (s *taskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.L
 func listPaging(req *a2a.ListTasksRequest) (pageSize int, before uint64, err error) {
 	pageSize = req.PageSize
 	if pageSize == 0 {
-		pageSize = defaultListPageSize
-	} else if pageSize < 1 || pageSize > maxListPageSize {
-		return 0, 0, fmt.Errorf("page size must be between 1 and %d inclusive, got %d: %w", maxListPageSize, pageSize, a2a.ErrInvalidRequest)
+		pageSize = a2afix.DefaultPageSize
+	} else if pageSize < 1 || pageSize > a2afix.MaxPageSize {
+		return 0, 0, fmt.Errorf("page size must be between 1 and %d inclusive, got %d: %w", a2afix.MaxPageSize, pageSize, a2a.ErrInvalidRequest)
 	}
 	if req.PageToken == "" {
 		return pageSize, 0, nil
@@ -292,27 +286,15 @@ func listPage(matches []*taskRecord, before uint64, pageSize int) (page []*taskR
 }
 
 // listedTasks decodes the tasks of page, with the history and artifacts
-// req asks for: the last 100 messages unless HistoryLength says how many
-// (0 none, a negative number all), artifacts only if IncludeArtifacts.
+// req asks for (a2afix.TrimListedTask).
 func listedTasks(page []*taskRecord, req *a2a.ListTasksRequest) ([]*a2a.Task, error) {
-	historyLength := defaultListHistoryLength
-	if req.HistoryLength != nil {
-		historyLength = *req.HistoryLength
-	}
 	var tasks []*a2a.Task
 	for _, rec := range page {
 		t, err := rec.decode()
 		if err != nil {
 			return nil, err
 		}
-		if historyLength == 0 {
-			t.History = []*a2a.Message{}
-		} else if historyLength > 0 && len(t.History) > historyLength {
-			t.History = t.History[len(t.History)-historyLength:]
-		}
-		if !req.IncludeArtifacts {
-			t.Artifacts = nil
-		}
+		a2afix.TrimListedTask(t, req)
 		tasks = append(tasks, t)
 	}
 	return tasks, nil

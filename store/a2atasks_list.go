@@ -11,12 +11,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"go.etcd.io/bbolt"
-)
 
-const (
-	defaultTaskPageSize      = 50
-	maxTaskPageSize          = 100
-	defaultTaskHistoryLength = 100
+	"github.com/proctor-eval/proctor/internal/a2afix"
 )
 
 // List implements taskstore.Store; see TaskStore for the request fields it
@@ -52,7 +48,7 @@ func (s *TaskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.L
 			if err != nil {
 				return err
 			}
-			trimListedTask(rec.task, req)
+			a2afix.TrimListedTask(rec.task, req)
 			resp.Tasks = append(resp.Tasks, rec.task)
 		}
 		return nil
@@ -81,9 +77,9 @@ func (s *TaskStore) listUser(ctx context.Context) (string, error) {
 func listPaging(req *a2a.ListTasksRequest) (pageSize int, cur *taskCursor, err error) {
 	pageSize = req.PageSize
 	if pageSize == 0 {
-		pageSize = defaultTaskPageSize
-	} else if pageSize < 1 || pageSize > maxTaskPageSize {
-		return 0, nil, fmt.Errorf("page size must be between 1 and %d inclusive, got %d: %w", maxTaskPageSize, pageSize, a2a.ErrInvalidParams)
+		pageSize = a2afix.DefaultPageSize
+	} else if pageSize < 1 || pageSize > a2afix.MaxPageSize {
+		return 0, nil, fmt.Errorf("page size must be between 1 and %d inclusive, got %d: %w", a2afix.MaxPageSize, pageSize, a2a.ErrInvalidParams)
 	}
 	if req.PageToken != "" {
 		c, err := decodeTaskPageToken(req.PageToken)
@@ -151,22 +147,6 @@ func listMatches(h *taskHeader, user string, admin bool, req *a2a.ListTasksReque
 		return false
 	}
 	return true
-}
-
-// trimListedTask applies HistoryLength and IncludeArtifacts.
-func trimListedTask(t *a2a.Task, req *a2a.ListTasksRequest) {
-	historyLength := defaultTaskHistoryLength
-	if req.HistoryLength != nil {
-		historyLength = *req.HistoryLength
-	}
-	if historyLength == 0 {
-		t.History = []*a2a.Message{}
-	} else if historyLength > 0 && len(t.History) > historyLength {
-		t.History = t.History[len(t.History)-historyLength:]
-	}
-	if !req.IncludeArtifacts {
-		t.Artifacts = nil
-	}
 }
 
 // taskCursor is a position in List order: descending list time (see

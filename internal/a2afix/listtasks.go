@@ -14,11 +14,38 @@ import (
 	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 )
 
-// Bounds of ListTasks' page size (a2a.proto ListTasksRequest.page_size).
+// ListTasks' page sizes and history length: the bounds of page_size
+// (a2a.proto ListTasksRequest), and the defaults a2a-go's in-memory task
+// store applies, which proctor's task stores apply alike.
 const (
 	minPageSize = 1
-	maxPageSize = 100
+	// MaxPageSize is the largest page a ListTasks request may ask for.
+	MaxPageSize = 100
+	// DefaultPageSize is the page of a request that asks for none.
+	DefaultPageSize = 50
+	// DefaultHistoryLength is how many of a listed task's last messages
+	// are kept when the request does not say.
+	DefaultHistoryLength = 100
 )
+
+// TrimListedTask keeps of t, a task ListTasks answers with, the history
+// and artifacts req asks for: the last DefaultHistoryLength messages unless
+// HistoryLength says how many (0 none, a negative number all), the
+// artifacts only if IncludeArtifacts.
+func TrimListedTask(t *a2a.Task, req *a2a.ListTasksRequest) {
+	historyLength := DefaultHistoryLength
+	if req.HistoryLength != nil {
+		historyLength = *req.HistoryLength
+	}
+	if historyLength == 0 {
+		t.History = []*a2a.Message{}
+	} else if historyLength > 0 && len(t.History) > historyLength {
+		t.History = t.History[len(t.History)-historyLength:]
+	}
+	if !req.IncludeArtifacts {
+		t.Artifacts = nil
+	}
+}
 
 // violation is a request parameter that failed validation.
 type violation struct {
@@ -65,7 +92,7 @@ func stateList() string {
 // told from an absent one here; the transport wrappers catch it.
 func listTasksViolation(req *a2a.ListTasksRequest) *violation {
 	switch {
-	case req.PageSize != 0 && (req.PageSize < minPageSize || req.PageSize > maxPageSize):
+	case req.PageSize != 0 && (req.PageSize < minPageSize || req.PageSize > MaxPageSize):
 		return pageSizeViolation(int64(req.PageSize))
 	case req.HistoryLength != nil && *req.HistoryLength < 0:
 		return &violation{"historyLength", fmt.Sprintf("must be 0 or more, got %d", *req.HistoryLength)}
@@ -76,7 +103,7 @@ func listTasksViolation(req *a2a.ListTasksRequest) *violation {
 }
 
 func pageSizeViolation(n int64) *violation {
-	return &violation{"pageSize", fmt.Sprintf("must be between %d and %d inclusive, got %d", minPageSize, maxPageSize, n)}
+	return &violation{"pageSize", fmt.Sprintf("must be between %d and %d inclusive, got %d", minPageSize, MaxPageSize, n)}
 }
 
 func statusViolation(s string) *violation {
@@ -158,7 +185,7 @@ func checkPageSizeParam(raw json.RawMessage) *violation {
 	if err != nil {
 		return &violation{"pageSize", err.Error()}
 	}
-	if n < minPageSize || n > maxPageSize {
+	if n < minPageSize || n > MaxPageSize {
 		return pageSizeViolation(n)
 	}
 	return nil
@@ -236,7 +263,7 @@ func restListTasksViolation(q url.Values) *violation {
 		if err != nil {
 			return &violation{"pageSize", fmt.Sprintf("must be an integer, got %.40q", q.Get("pageSize"))}
 		}
-		if n < minPageSize || n > maxPageSize {
+		if n < minPageSize || n > MaxPageSize {
 			return pageSizeViolation(n)
 		}
 	}
@@ -266,7 +293,7 @@ func restListTasksViolation(q url.Values) *violation {
 // conversion, which drops a negative history length, reads an explicit
 // page size 0 as none, and an unknown state as no filter.
 func grpcListTasksViolation(req *a2apb.ListTasksRequest) *violation {
-	if req.PageSize != nil && (*req.PageSize < minPageSize || *req.PageSize > maxPageSize) {
+	if req.PageSize != nil && (*req.PageSize < minPageSize || *req.PageSize > MaxPageSize) {
 		return pageSizeViolation(int64(*req.PageSize))
 	}
 	if req.HistoryLength != nil && *req.HistoryLength < 0 {
