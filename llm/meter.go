@@ -101,39 +101,59 @@ func Meter(m model.LLM, role string, prices Prices, opts ...MeterOption) model.L
 	return mt
 }
 
+// callTimer is a metered call under way: when it started, its slot waits
+// and throttling, and its span.
+type callTimer struct {
+	start time.Time
+	stats *callStats
+	span  trace.Span
+}
+
+// begin starts a call of operation op ("chat", "embeddings") to model: its
+// stats and, when tracing, its span, both carried by the returned context.
+func (m *metered) begin(ctx context.Context, op, model string) (context.Context, callTimer) {
+	t := callTimer{start: time.Now(), span: trace.SpanFromContext(context.Background())} // no-op span
+	ctx, t.stats = withCallStats(ctx)
+	if m.tracer != nil {
+		ctx, t.span = m.tracer.Start(ctx, op+" "+model, trace.WithSpanKind(trace.SpanKindClient))
+		if t.span.IsRecording() {
+			t.span.SetAttributes(AttrOperation.String(op), AttrProvider.String(m.provider),
+				AttrRequestModel.String(model), AttrRole.String(m.role))
+		}
+	}
+	return ctx, t
+}
+
+// end completes c with its slot wait, throttling and own time (the wait
+// for a provider slot is counted apart) and, when priced, its cost from
+// the price table; then ends its span and records it in ctx's ledger and
+// the sink.
+func (m *metered) end(ctx context.Context, t callTimer, c Call, priced bool) {
+	slotWait, throttled := t.stats.snapshot()
+	c.SlotWaitMS = float64(slotWait.Microseconds()) / 1000
+	c.Throttled = throttled
+	c.LatencyMS = float64((time.Since(t.start) - slotWait).Microseconds()) / 1000
+	if priced {
+		c.CostUSD, c.Priced = m.prices.Cost(c.Model, c.InputTokens, c.OutputTokens)
+	}
+	endCallSpan(t.span, c)
+	if l := LedgerFrom(ctx); l != nil {
+		l.Add(c)
+	}
+	if m.sink != nil {
+		m.sink(c)
+	}
+}
+
 // GenerateContent implements model.LLM.
 func (m *metered) GenerateContent(ctx context.Context, req *model.LLMRequest, stream bool) iter.Seq2[*model.LLMResponse, error] {
 	return func(yield func(*model.LLMResponse, error) bool) {
-		start := time.Now()
 		c := Call{Role: m.role, Model: m.Name()}
-		ctx, stats := withCallStats(ctx)
 		if req != nil && req.Model != "" {
 			c.Model = req.Model
 		}
-		span := trace.SpanFromContext(context.Background()) // no-op
-		if m.tracer != nil {
-			ctx, span = m.tracer.Start(ctx, "chat "+c.Model, trace.WithSpanKind(trace.SpanKindClient))
-			if span.IsRecording() {
-				span.SetAttributes(AttrOperation.String("chat"), AttrProvider.String(m.provider),
-					AttrRequestModel.String(c.Model), AttrRole.String(m.role))
-			}
-		}
-		defer func() {
-			slotWait, throttled := stats.snapshot()
-			c.SlotWaitMS = float64(slotWait.Microseconds()) / 1000
-			c.Throttled = throttled
-			// The call's own time: the wait for a provider slot is
-			// counted apart.
-			c.LatencyMS = float64((time.Since(start) - slotWait).Microseconds()) / 1000
-			c.CostUSD, c.Priced = m.prices.Cost(c.Model, c.InputTokens, c.OutputTokens)
-			endCallSpan(span, c)
-			if l := LedgerFrom(ctx); l != nil {
-				l.Add(c)
-			}
-			if m.sink != nil {
-				m.sink(c)
-			}
-		}()
+		ctx, t := m.begin(ctx, "chat", c.Model)
+		defer func() { m.end(ctx, t, c, true) }()
 		for resp, err := range m.LLM.GenerateContent(ctx, req, stream) {
 			if err != nil {
 				c.Error = err.Error()
