@@ -48,13 +48,12 @@ type toolEnv[DB any] struct {
 	db    *DB
 }
 
-func (e *toolEnv[DB]) lookup(name string, envFuncs bool) (ToolFunc[DB], bool) {
+func (e *toolEnv[DB]) lookup(name string, envFuncs bool) (ToolFuncContext[DB], bool) {
 	if fn, ok := e.tools.funcs[name]; ok {
 		return fn, true
 	}
-	if envFuncs {
-		fn, ok := e.tools.envFuncs[name]
-		return fn, ok
+	if fn, ok := e.tools.envFuncs[name]; ok && envFuncs {
+		return withoutContext(fn), true
 	}
 	return nil, false
 }
@@ -75,13 +74,7 @@ func (e *toolEnv[DB]) call(ctx context.Context, name string, args map[string]any
 			res = ToolResult{Content: fmt.Sprintf("Error: tool %s failed: %v", name, r), Error: true}
 		}
 	}()
-	var out any
-	var err error
-	if cfn, ok := e.tools.ctxFuncs[name]; ok {
-		out, err = cfn(ctx, e.db, Args(args))
-	} else {
-		out, err = fn(e.db, Args(args))
-	}
+	out, err := fn(ctx, e.db, Args(args))
 	if err != nil {
 		return ToolResult{Content: "Error: " + err.Error(), Error: true}
 	}
@@ -112,7 +105,7 @@ func (e *toolEnv[DB]) callFunc(name string, args map[string]any) (out any, err e
 			out, err = nil, fmt.Errorf("%s failed: %v", name, r)
 		}
 	}()
-	return fn(e.db, Args(args))
+	return fn(context.Background(), e.db, Args(args))
 }
 
 func (e *toolEnv[DB]) state() any { return e.db }

@@ -40,13 +40,17 @@ type ToolFunc[DB any] func(db *DB, args Args) (any, error)
 // (its deadline, and the ledger its model calls are metered into).
 type ToolFuncContext[DB any] func(ctx context.Context, db *DB, args Args) (any, error)
 
+// withoutContext is fn as a ToolFuncContext, which leaves the context aside.
+func withoutContext[DB any](fn ToolFunc[DB]) ToolFuncContext[DB] {
+	return func(_ context.Context, db *DB, args Args) (any, error) { return fn(db, args) }
+}
+
 // Toolbox is a domain's tools: their specs for the agent and their Go
 // implementations, registered by name. It also holds the side's env
 // functions (RegisterEnvFunc).
 type Toolbox[DB any] struct {
 	specs    []ToolSpec
-	funcs    map[string]ToolFunc[DB]
-	ctxFuncs map[string]ToolFuncContext[DB] // tools registered with RegisterContext
+	funcs    map[string]ToolFuncContext[DB] // Register's take no context
 	envFuncs map[string]ToolFunc[DB]
 	dupEnv   []string // env functions registered twice, reported by validate
 	dupTool  []string // unlisted tools registered twice, reported by validate
@@ -64,30 +68,24 @@ func (tb *Toolbox[DB]) EncodeWith(encode func(any) (string, error)) {
 
 // NewToolbox returns an empty toolbox.
 func NewToolbox[DB any]() *Toolbox[DB] {
-	return &Toolbox[DB]{funcs: make(map[string]ToolFunc[DB]), envFuncs: make(map[string]ToolFunc[DB])}
+	return &Toolbox[DB]{funcs: make(map[string]ToolFuncContext[DB]), envFuncs: make(map[string]ToolFunc[DB])}
 }
 
 // Register adds a tool. Parameters must be a JSON Schema object; a duplicate
 // name or malformed schema is a programming error reported at domain build time.
 func (tb *Toolbox[DB]) Register(name, description, parameters string, fn ToolFunc[DB]) {
-	if _, unlisted := tb.funcs[name]; unlisted && !slices.ContainsFunc(tb.specs, func(s ToolSpec) bool { return s.Name == name }) {
-		tb.dupTool = append(tb.dupTool, name)
-	}
-	tb.specs = append(tb.specs, ToolSpec{Name: name, Description: description, Parameters: json.RawMessage(parameters)})
-	tb.funcs[name] = fn
+	tb.RegisterContext(name, description, parameters, withoutContext(fn))
 }
 
 // RegisterContext is Register for a tool that takes the context of the
 // call (CallContext); called without one (Env.Call, CallFunc) it gets
 // context.Background().
 func (tb *Toolbox[DB]) RegisterContext(name, description, parameters string, fn ToolFuncContext[DB]) {
-	tb.Register(name, description, parameters, func(db *DB, args Args) (any, error) {
-		return fn(context.Background(), db, args)
-	})
-	if tb.ctxFuncs == nil {
-		tb.ctxFuncs = make(map[string]ToolFuncContext[DB])
+	if _, unlisted := tb.funcs[name]; unlisted && !slices.ContainsFunc(tb.specs, func(s ToolSpec) bool { return s.Name == name }) {
+		tb.dupTool = append(tb.dupTool, name)
 	}
-	tb.ctxFuncs[name] = fn
+	tb.specs = append(tb.specs, ToolSpec{Name: name, Description: description, Parameters: json.RawMessage(parameters)})
+	tb.funcs[name] = fn
 }
 
 // RegisterUnlisted adds a tool that a call reaches by its name but that is
@@ -98,7 +96,7 @@ func (tb *Toolbox[DB]) RegisterUnlisted(name string, fn ToolFunc[DB]) {
 	if _, dup := tb.funcs[name]; dup {
 		tb.dupTool = append(tb.dupTool, name)
 	}
-	tb.funcs[name] = fn
+	tb.funcs[name] = withoutContext(fn)
 }
 
 // RegisterEnvFunc adds an env function: a function of the side that is not
